@@ -1,0 +1,36 @@
+"""vdplace's Relax-like IR: data structures, TVMScript parser and printer, ops."""
+
+from .builder import FunctionBuilder, ModuleBuilder, tensor
+from .errors import InferenceError, IRError, ParseError, VDeviceLookupError
+from .expr import (
+    Binding,
+    BindingBlock,
+    Call,
+    Constant,
+    DataflowBlock,
+    DataflowVar,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    StringImm,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from .module import IRModule, iter_bindings
+from .op import Op, Param, all_ops, get_op, register_op
+from .span import Span
+from .struct_info import (
+    FuncStructInfo,
+    ObjectStructInfo,
+    PrimStructInfo,
+    ShapeStructInfo,
+    StructInfo,
+    TensorStructInfo,
+    TupleStructInfo,
+)
+from .vdevice import DeviceSpec, Target, VDevice, lookup_vdevice, vdevice_name

@@ -1,0 +1,236 @@
+"""Expressions of the Relax-like IR.
+
+Plain classes with ``__slots__``: a module of 300k bindings must be cheap to
+build, walk and rebuild.  Nodes are immutable by convention: passes build new
+nodes instead of assigning to fields.  `Var` compares by identity (two
+variables with one name are different variables); everything else is compared
+structurally by `ir.structural_equal`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .span import Span
+from .struct_info import ObjectStructInfo, StructInfo
+
+if TYPE_CHECKING:
+    from .op import Op
+
+_OBJECT = ObjectStructInfo()
+
+
+class Expr:
+    """Base class: every expression has a struct info and an optional source span."""
+
+    __slots__ = ("struct_info", "span")
+
+    def __init__(self, struct_info: StructInfo | None, span: Span | None) -> None:
+        self.struct_info = _OBJECT if struct_info is None else struct_info
+        self.span = span
+
+
+class Var(Expr):
+    """A variable bound by a parameter or a binding; identity is the variable."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str, struct_info: StructInfo | None = None, span: Span | None = None) -> None:
+        super().__init__(struct_info, span)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name})"
+
+
+class DataflowVar(Var):
+    """A variable local to a dataflow block (not visible after ``R.output``)."""
+
+    __slots__ = ()
+
+
+class GlobalVar(Expr):
+    """The name of a module-level function, as a callee."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str, span: Span | None = None) -> None:
+        super().__init__(None, span)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"GlobalVar({self.name})"
+
+
+class Constant(Expr):
+    __slots__ = ("data",)
+
+    def __init__(self, data: np.ndarray, struct_info: StructInfo, span: Span | None = None) -> None:
+        super().__init__(struct_info, span)
+        self.data = data
+
+
+class Call(Expr):
+    """``op(args, **attrs)`` where op is a registered `Op` or a module `GlobalVar`."""
+
+    __slots__ = ("op", "args", "attrs")
+
+    def __init__(
+        self,
+        op: Op | GlobalVar,
+        args: Sequence[Expr],
+        attrs: Mapping[str, Any] | None = None,
+        struct_info: StructInfo | None = None,
+        span: Span | None = None,
+    ) -> None:
+        super().__init__(struct_info, span)
+        self.op = op
+        self.args = tuple(args)
+        self.attrs: Mapping[str, Any] = {} if attrs is None else attrs
+
+    def __repr__(self) -> str:
+        name = self.op.name
+        return f"Call({name}, {list(self.args)})"
+
+
+class Tuple(Expr):
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: Sequence[Expr], struct_info: StructInfo | None = None, span: Span | None = None) -> None:
+        super().__init__(struct_info, span)
+        self.fields = tuple(fields)
+
+
+class TupleGetItem(Expr):
+    __slots__ = ("tuple_value", "index")
+
+    def __init__(
+        self, tuple_value: Expr, index: int, struct_info: StructInfo | None = None, span: Span | None = None
+    ) -> None:
+        super().__init__(struct_info, span)
+        self.tuple_value = tuple_value
+        self.index = index
+
+
+class ShapeExpr(Expr):
+    """A shape value such as ``R.shape([2, n])``; carries no device."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: Sequence[int | str], struct_info: StructInfo | None = None, span: Span | None = None):
+        super().__init__(struct_info, span)
+        self.values = tuple(values)
+
+
+class PrimValue(Expr):
+    """A scalar such as ``R.prim_value(3)``; carries no device."""
+
+    __slots__ = ("value", "dtype")
+
+    def __init__(self, value: int | float | bool, dtype: str, struct_info: StructInfo | None = None, span=None):
+        super().__init__(struct_info, span)
+        self.value = value
+        self.dtype = dtype
+
+
+class StringImm(Expr):
+    __slots__ = ("value",)
+
+    def __init__(self, value: str, span: Span | None = None) -> None:
+        super().__init__(None, span)
+        self.value = value
+
+
+class Binding:
+    """``var = value``; `annotation` is the struct info the user wrote, if any.
+
+    Placement reads device pins from `annotation` only: a vdevice the
+    normalizer inferred forward is a consequence, not a constraint.
+    """
+
+    __slots__ = ("var", "value", "annotation", "span")
+
+    def __init__(
+        self, var: Var, value: Expr, annotation: StructInfo | None = None, span: Span | None = None
+    ) -> None:
+        self.var = var
+        self.value = value
+        self.annotation = annotation
+        self.span = span
+
+
+class BindingBlock:
+    __slots__ = ("bindings", "span")
+    is_dataflow = False
+
+    def __init__(self, bindings: Sequence[Binding], span: Span | None = None) -> None:
+        self.bindings = tuple(bindings) if not isinstance(bindings, (tuple, list)) else bindings
+        self.span = span
+
+
+class DataflowBlock(BindingBlock):
+    """``with R.dataflow(): ... R.output(...)``."""
+
+    __slots__ = ()
+    is_dataflow = True
+
+
+class SeqExpr(Expr):
+    """Blocks of bindings followed by a result expression (a function body or If branch)."""
+
+    __slots__ = ("blocks", "body")
+
+    def __init__(
+        self, blocks: Sequence[BindingBlock], body: Expr, struct_info: StructInfo | None = None, span=None
+    ) -> None:
+        super().__init__(body.struct_info if struct_info is None else struct_info, span)
+        self.blocks = tuple(blocks)
+        self.body = body
+
+
+class If(Expr):
+    __slots__ = ("cond", "true_branch", "false_branch")
+
+    def __init__(
+        self,
+        cond: Expr,
+        true_branch: SeqExpr,
+        false_branch: SeqExpr,
+        struct_info: StructInfo | None = None,
+        span: Span | None = None,
+    ) -> None:
+        super().__init__(struct_info, span)
+        self.cond = cond
+        self.true_branch = true_branch
+        self.false_branch = false_branch
+
+
+class Function(Expr):
+    """A module function: parameters, a body, and the return struct info it declares."""
+
+    __slots__ = ("params", "body", "ret_struct_info", "attrs", "ret_span")
+
+    def __init__(
+        self,
+        params: Sequence[Var],
+        body: SeqExpr,
+        ret_struct_info: StructInfo,
+        attrs: Mapping[str, Any] | None = None,
+        span: Span | None = None,
+        ret_span: Span | None = None,
+    ) -> None:
+        from .struct_info import FuncStructInfo
+
+        super().__init__(FuncStructInfo([p.struct_info for p in params], ret_struct_info), span)
+        self.params = tuple(params)
+        self.body = body
+        self.ret_struct_info = ret_struct_info
+        self.attrs: Mapping[str, Any] = {} if attrs is None else attrs
+        self.ret_span = ret_span
+
+    @property
+    def is_private(self) -> bool:
+        return bool(self.attrs.get("private", False))

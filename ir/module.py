@@ -1,0 +1,81 @@
+"""IRModule: named functions plus the module's global infos (the vdevice list)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from .expr import Binding, Function, If, SeqExpr
+from .vdevice import VDevice
+
+
+class IRModule:
+    """Functions by global name, in source order, and ``global_infos["vdevice"]``."""
+
+    __slots__ = ("functions", "global_infos", "attrs", "name", "source", "filename")
+
+    def __init__(
+        self,
+        functions: Mapping[str, Function],
+        vdevices: Sequence[VDevice] = (),
+        attrs: Mapping[str, Any] | None = None,
+        name: str = "Module",
+        source: str | None = None,
+        filename: str | None = None,
+        global_infos: Mapping[str, Sequence[Any]] | None = None,
+    ) -> None:
+        self.functions: dict[str, Function] = dict(functions)
+        infos = dict(global_infos or {})
+        infos["vdevice"] = list(vdevices) if vdevices else list(infos.get("vdevice", []))
+        self.global_infos: dict[str, list[Any]] = infos
+        self.attrs: dict[str, Any] = dict(attrs or {})
+        self.name = name
+        # The text the module was parsed from, so diagnostics can quote it.
+        self.source = source
+        self.filename = filename
+
+    @property
+    def vdevices(self) -> list[VDevice]:
+        return self.global_infos["vdevice"]
+
+    def __getitem__(self, name: str) -> Function:
+        return self.functions[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.functions
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.functions)
+
+    def replace(self, **changes: Any) -> IRModule:
+        """A new module with some fields changed (functions, vdevices, attrs, ...)."""
+        return IRModule(
+            functions=changes.get("functions", self.functions),
+            vdevices=changes.get("vdevices", self.vdevices),
+            attrs=changes.get("attrs", self.attrs),
+            name=changes.get("name", self.name),
+            source=changes.get("source", self.source),
+            filename=changes.get("filename", self.filename),
+            global_infos={k: v for k, v in self.global_infos.items() if k != "vdevice"},
+        )
+
+    def num_bindings(self) -> int:
+        return sum(1 for f in self.functions.values() for _ in iter_bindings(f))
+
+    def __repr__(self) -> str:
+        return f"IRModule({self.name}, functions={list(self.functions)}, vdevices={len(self.vdevices)})"
+
+
+def iter_bindings(func: Function) -> Iterator[Binding]:
+    """Every binding of `func` in program order, If branches included."""
+    return seq_bindings(func.body)
+
+
+def seq_bindings(seq: SeqExpr) -> Iterator[Binding]:
+    for block in seq.blocks:
+        for binding in block.bindings:
+            yield binding
+            value = binding.value
+            if isinstance(value, If):
+                yield from seq_bindings(value.true_branch)
+                yield from seq_bindings(value.false_branch)

@@ -1,0 +1,198 @@
+"""Struct infos: the static type of every expression, vdevice included (seed 004).
+
+Struct infos are immutable values compared by value.  A shape dimension is an
+``int`` or a ``str`` holding a symbolic expression (``"n"``, ``"n * 2"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from .vdevice import VDevice
+
+Dim = int | str
+
+DTYPES: frozenset[str] = frozenset(
+    {
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+    }
+)
+
+
+class StructInfo:
+    """Base class.  Subclasses define `_key` for equality and hashing."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._key()))
+
+
+class ObjectStructInfo(StructInfo):
+    """Anything; carries no device."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:
+        return ()
+
+    def __repr__(self) -> str:
+        return "R.Object"
+
+
+class TensorStructInfo(StructInfo):
+    """A tensor: shape (or only ndim), dtype, and the vdevice it lives on (or None)."""
+
+    __slots__ = ("shape", "dtype", "ndim", "vdevice")
+
+    def __init__(
+        self,
+        shape: Sequence[Dim] | None = None,
+        dtype: str = "",
+        ndim: int = -1,
+        vdevice: VDevice | None = None,
+    ) -> None:
+        self.shape: tuple[Dim, ...] | None = None if shape is None else tuple(shape)
+        self.dtype = dtype
+        self.ndim = len(self.shape) if self.shape is not None else ndim
+        self.vdevice = vdevice
+
+    def _key(self) -> tuple:
+        return (self.shape, self.dtype, self.ndim, self.vdevice)
+
+    def with_vdevice(self, vdevice: VDevice | None) -> TensorStructInfo:
+        if vdevice == self.vdevice:
+            return self
+        return TensorStructInfo(self.shape, self.dtype, self.ndim, vdevice)
+
+    @property
+    def static_shape(self) -> tuple[int, ...] | None:
+        if self.shape is None or not all(isinstance(d, int) for d in self.shape):
+            return None
+        return self.shape  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"R.Tensor({self.shape}, {self.dtype!r}, ndim={self.ndim}, vdevice={self.vdevice!r})"
+
+
+class TupleStructInfo(StructInfo):
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: Sequence[StructInfo]) -> None:
+        self.fields: tuple[StructInfo, ...] = tuple(fields)
+
+    def _key(self) -> tuple:
+        return self.fields
+
+    def __repr__(self) -> str:
+        return f"R.Tuple({list(self.fields)})"
+
+
+class ShapeStructInfo(StructInfo):
+    """A shape value; carries no device."""
+
+    __slots__ = ("values", "ndim")
+
+    def __init__(self, values: Sequence[Dim] | None = None, ndim: int = -1) -> None:
+        self.values: tuple[Dim, ...] | None = None if values is None else tuple(values)
+        self.ndim = len(self.values) if self.values is not None else ndim
+
+    def _key(self) -> tuple:
+        return (self.values, self.ndim)
+
+    def __repr__(self) -> str:
+        return f"R.Shape({self.values}, ndim={self.ndim})"
+
+
+class PrimStructInfo(StructInfo):
+    """A scalar of a primitive dtype, optionally with a known value; carries no device."""
+
+    __slots__ = ("dtype", "value")
+
+    def __init__(self, dtype: str, value: int | float | bool | None = None) -> None:
+        self.dtype = dtype
+        self.value = value
+
+    def _key(self) -> tuple:
+        return (self.dtype, self.value)
+
+    def __repr__(self) -> str:
+        return f"R.Prim({self.dtype!r}, value={self.value!r})"
+
+
+class FuncStructInfo(StructInfo):
+    __slots__ = ("params", "ret")
+
+    def __init__(self, params: Sequence[StructInfo], ret: StructInfo) -> None:
+        self.params = tuple(params)
+        self.ret = ret
+
+    def _key(self) -> tuple:
+        return (self.params, self.ret)
+
+    def __repr__(self) -> str:
+        return f"R.Callable({list(self.params)}, {self.ret!r})"
+
+
+def tensor_leaves(sinfo: StructInfo, path: tuple[int, ...] = ()) -> Iterator[tuple[tuple[int, ...], TensorStructInfo]]:
+    """Every tensor inside `sinfo`, with its field path (``()`` for a plain tensor)."""
+    if isinstance(sinfo, TensorStructInfo):
+        yield path, sinfo
+    elif isinstance(sinfo, TupleStructInfo):
+        for i, field in enumerate(sinfo.fields):
+            yield from tensor_leaves(field, path + (i,))
+
+
+def leaf_at(sinfo: StructInfo, path: tuple[int, ...]) -> StructInfo:
+    for i in path:
+        assert isinstance(sinfo, TupleStructInfo)
+        sinfo = sinfo.fields[i]
+    return sinfo
+
+
+def replace_vdevices(sinfo: StructInfo, choose) -> StructInfo:
+    """Rebuild `sinfo` with ``choose(path, tensor_sinfo) -> VDevice | None`` on each tensor leaf."""
+
+    def rebuild(s: StructInfo, path: tuple[int, ...]) -> StructInfo:
+        if isinstance(s, TensorStructInfo):
+            return s.with_vdevice(choose(path, s))
+        if isinstance(s, TupleStructInfo):
+            fields = tuple(rebuild(f, path + (i,)) for i, f in enumerate(s.fields))
+            return s if fields == s.fields else TupleStructInfo(fields)
+        return s
+
+    return rebuild(sinfo, ())
+
+
+def has_tensor(sinfo: StructInfo) -> bool:
+    return any(True for _ in tensor_leaves(sinfo))
+
+
+def nbytes(sinfo: TensorStructInfo, symbolic_size: int = 1) -> int:
+    """Bytes of a tensor; symbolic or unknown dimensions count as `symbolic_size`."""
+    from .dtype import itemsize
+
+    size = itemsize(sinfo.dtype)
+    if sinfo.shape is None:
+        return size * symbolic_size
+    for d in sinfo.shape:
+        size *= d if isinstance(d, int) else symbolic_size
+    return size
