@@ -1,0 +1,193 @@
+"""The `vdplace` command: place, run and benchmark TVMScript modules.
+
+Exit status: 0 success, 1 placement conflict (or a runtime device error),
+2 bad input (unreadable file, parse error, unknown option value).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_OK, EXIT_CONFLICT, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _read_module(path: str):
+    """Parse FILE, turning every way it can be unreadable into one `ParseError`."""
+    import ir
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ir.ParseError(f"cannot read {path}: {err}") from None
+    return ir.parse(text, filename=path)
+
+
+def _place(mod, args: argparse.Namespace):
+    import placement
+
+    return placement.place(mod, strict_hints=args.strict, default=args.default)
+
+
+def _placement_json(path: str, result) -> dict[str, Any]:
+    import ir
+
+    return {
+        "status": "placed",
+        "file": path,
+        "module": ir.script(result.module),
+        "copies": [copy.as_dict() for copy in result.copies],
+        "stats": result.stats.as_dict(),
+    }
+
+
+def _report_conflict(err, args: argparse.Namespace) -> int:
+    from placement.report_html import render_html
+    from placement.report_json import render_json
+    from placement.report_text import render_text
+
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            f.write(render_html(err))
+    if args.json:
+        print(json.dumps(render_json(err), indent=2))
+    else:
+        print(render_text(err, color=sys.stdout.isatty()), end="")
+    return EXIT_CONFLICT
+
+
+def cmd_place(args: argparse.Namespace) -> int:
+    import ir
+    from placement import PlacementConflict
+
+    mod = _read_module(args.file)
+    try:
+        result = _place(mod, args)
+    except PlacementConflict as err:
+        return _report_conflict(err, args)
+    if args.json:
+        print(json.dumps(_placement_json(args.file, result), indent=2))
+    else:
+        print(ir.script(result.module))
+        for copy in result.copies:
+            print(f"# copy: {copy.describe()}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _load_inputs(spec: str, mod, entry: str) -> list:
+    import numpy as np
+
+    from runtime import random_inputs
+
+    if spec == "random":
+        return random_inputs(mod, entry, rng=np.random.default_rng(0))
+    try:
+        with np.load(spec) as data:
+            names = [p.name for p in mod[entry].params]
+            missing = [n for n in names if n not in data]
+            if missing:
+                raise ValueError(f"{spec} has no array for parameter(s) {', '.join(missing)}; it has {sorted(data)}")
+            return [data[n] for n in names]
+    except (OSError, ValueError) as err:
+        import ir
+
+        raise ir.ParseError(f"cannot load inputs: {err}") from None
+
+
+def _summarize(value, prefix: str = "out") -> list[str]:
+    import numpy as np
+
+    if isinstance(value, tuple):
+        lines = []
+        for i, v in enumerate(value):
+            lines.extend(_summarize(v, f"{prefix}[{i}]"))
+        return lines
+    arr = np.asarray(value)
+    if arr.size and np.issubdtype(arr.dtype, np.number):
+        stats = f"min {arr.min():.6g}  max {arr.max():.6g}  mean {arr.mean():.6g}"
+    else:
+        stats = np.array2string(arr.ravel()[:8], threshold=8)
+    return [f"{prefix}: shape {tuple(arr.shape)} {arr.dtype}  {stats}"]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import ir
+    import runtime
+    from placement import PlacementConflict
+
+    mod = _read_module(args.file)
+    if args.entry not in mod:
+        raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
+    try:
+        placed = _place(mod, args).module
+    except PlacementConflict as err:
+        return _report_conflict(err, args)
+    executable = runtime.compile(placed)
+    devices = "cpu" if args.cpu else None
+    vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
+    inputs = _load_inputs(args.inputs, mod, args.entry)
+    outputs = vm.run(args.entry, *inputs, profile=args.profile)
+    for line in _summarize(outputs):
+        print(line)
+    if args.profile:
+        print()
+        print(vm.profile.table())
+    return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    return bench.main(args.bench_args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def placement_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", help="a TVMScript module (.py)")
+        p.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
+        p.add_argument(
+            "--default",
+            choices=("none", "first", "host"),
+            default="none",
+            help="device for tensors nothing constrains: leave unannotated (TVM), the first vdevice, or the host",
+        )
+        p.add_argument("--json", action="store_true", help="print JSON instead of text")
+        p.add_argument("--report", metavar="OUT.html", help="on conflict, also write an HTML report")
+
+    place = sub.add_parser("place", help="place a module and print it, or explain why no placement exists")
+    placement_options(place)
+    place.set_defaults(func=cmd_place)
+
+    run = sub.add_parser("run", help="place, compile and run a module")
+    placement_options(run)
+    run.add_argument("--entry", default="main", help="function to run (default: main)")
+    run.add_argument("--inputs", default="random", help="'random' or an .npz file with one array per parameter name")
+    run.add_argument("--simulate", action="store_true", help="simulate devices this machine does not have")
+    run.add_argument("--cpu", action="store_true", help="run every vdevice on the CPU (a reference run)")
+    run.add_argument("--profile", action="store_true", help="print time, copies and memory per device")
+    run.set_defaults(func=cmd_run)
+
+    bench = sub.add_parser("bench", help="run the placement benchmarks (see --help of the benchmark)", add_help=False)
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import ir
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ir.ParseError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
