@@ -1,3 +1,6 @@
-"""The built-in op library.  Importing this package registers every op."""
+"""The built-in op library.  Importing this package registers every op.
 
-from . import device, elementwise  # noqa: F401
+One module per family; adding an op is one `register_op` call in one of them.
+"""
+
+from . import create, device, elementwise, linalg, manipulate, nn, reduce  # noqa: F401
