@@ -23,6 +23,8 @@ from .expr import (
 )
 from .module import IRModule, iter_bindings
 from .op import Op, Param, all_ops, get_op, register_op
+from .parser import parse, parse_vdevice
+from .printer import script
 from .span import Span
 from .struct_info import (
     FuncStructInfo,
@@ -33,4 +35,5 @@ from .struct_info import (
     TensorStructInfo,
     TupleStructInfo,
 )
+from .structural_equal import assert_structural_equal, structural_equal
 from .vdevice import DeviceSpec, Target, VDevice, lookup_vdevice, vdevice_name

@@ -4,7 +4,8 @@ One walk over the module (`placement.extract`) produces a `ConstraintSet`.
 Every tensor-valued *site* (a parameter, a binding, a function's return, one
 tensor leaf of a tuple) gets an integer id; a site's device is an index into
 the module's vdevice list.  Each constraint remembers the rule that produced
-it and the source span it came from, so that the solver's answer can be
+it, the source span it came from and the IR node (`origin`: a Binding, a
+parameter Var or a Function), so that the solver's answer can be
 checked independently and a conflict can be explained in source terms.
 """
 
@@ -21,6 +22,17 @@ RULE_RETURN = "return annotation"
 RULE_HINT = "hint_on_device"
 RULE_TO_VDEVICE = "to_vdevice"
 RULE_SUPPORTED = "supported devices of R.{op}"
+RULE_SAME = "operands and result of R.{op} share a device"
+RULE_HOST = "R.{op} puts its result on the host"
+RULE_HINT_STRICT = "hint_on_device (strict)"
+RULE_ALIAS = "alias"
+RULE_TUPLE_FIELD = "tuple field {index}"
+RULE_GET_ITEM = "tuple item {index}"
+RULE_CONSTANT = "bound constant"
+RULE_CALL_ARG = "argument {index} of cls.{func}"
+RULE_CALL_RESULT = "result of cls.{func}"
+RULE_IF = "If branches and result share a device"
+RULE_FUNC_RESULT = "returned value"
 
 
 class Site:
@@ -59,13 +71,14 @@ class Site:
 class Pin:
     """Hard: site's device is `device` (an index into the vdevice list)."""
 
-    __slots__ = ("site", "device", "rule", "span")
+    __slots__ = ("site", "device", "rule", "span", "origin")
 
-    def __init__(self, site: int, device: int, rule: str, span: Span | None) -> None:
+    def __init__(self, site: int, device: int, rule: str, span: Span | None, origin: object = None) -> None:
         self.site = site
         self.device = device
         self.rule = rule
         self.span = span
+        self.origin = origin  # the IR node that produced it (Binding, parameter Var, Function) or None
 
     def __repr__(self) -> str:
         return f"Pin({self.site}={self.device}, {self.rule})"
@@ -74,13 +87,14 @@ class Pin:
 class Equal:
     """Hard: sites `a` and `b` share a device."""
 
-    __slots__ = ("a", "b", "rule", "span")
+    __slots__ = ("a", "b", "rule", "span", "origin")
 
-    def __init__(self, a: int, b: int, rule: str, span: Span | None) -> None:
+    def __init__(self, a: int, b: int, rule: str, span: Span | None, origin: object = None) -> None:
         self.a = a
         self.b = b
         self.rule = rule
         self.span = span
+        self.origin = origin
 
     def __repr__(self) -> str:
         return f"Equal({self.a}, {self.b}, {self.rule})"
@@ -93,14 +107,15 @@ class Prefer:
     `strict_hints` turns these into `Equal`.
     """
 
-    __slots__ = ("a", "b", "weight", "rule", "span")
+    __slots__ = ("a", "b", "weight", "rule", "span", "origin")
 
-    def __init__(self, a: int, b: int, weight: int, rule: str, span: Span | None) -> None:
+    def __init__(self, a: int, b: int, weight: int, rule: str, span: Span | None, origin: object = None) -> None:
         self.a = a
         self.b = b
         self.weight = weight
         self.rule = rule
         self.span = span
+        self.origin = origin
 
     def __repr__(self) -> str:
         return f"Prefer({self.a}~{self.b}, {self.weight}B)"
@@ -109,13 +124,14 @@ class Prefer:
 class Domain:
     """Hard: site's device is one of `allowed` (an op's supported device types)."""
 
-    __slots__ = ("site", "allowed", "rule", "span")
+    __slots__ = ("site", "allowed", "rule", "span", "origin")
 
-    def __init__(self, site: int, allowed: frozenset[int], rule: str, span: Span | None) -> None:
+    def __init__(self, site: int, allowed: frozenset[int], rule: str, span: Span | None, origin: object = None) -> None:
         self.site = site
         self.allowed = allowed
         self.rule = rule
         self.span = span
+        self.origin = origin
 
     def __repr__(self) -> str:
         return f"Domain({self.site} in {sorted(self.allowed)}, {self.rule})"

@@ -56,7 +56,7 @@ def _report_conflict(err, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(render_json(err), indent=2))
     else:
-        print(render_text(err, color=sys.stdout.isatty()), end="")
+        print(render_text(err, color=None), end="")
     return EXIT_CONFLICT
 
 
@@ -126,11 +126,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         placed = _place(mod, args).module
     except PlacementConflict as err:
         return _report_conflict(err, args)
-    executable = runtime.compile(placed)
-    devices = "cpu" if args.cpu else None
-    vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
-    inputs = _load_inputs(args.inputs, mod, args.entry)
-    outputs = vm.run(args.entry, *inputs, profile=args.profile)
+    try:
+        executable = runtime.compile(placed)
+        devices = "cpu" if args.cpu else None
+        vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
+        inputs = _load_inputs(args.inputs, mod, args.entry)
+        outputs = vm.run(args.entry, *inputs, profile=args.profile)
+    except runtime.VMError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_CONFLICT
     for line in _summarize(outputs):
         print(line)
     if args.profile:
@@ -149,24 +153,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def placement_options(p: argparse.ArgumentParser) -> None:
+    def placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
         p.add_argument("file", help="a TVMScript module (.py)")
         p.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
         p.add_argument(
             "--default",
             choices=("none", "first", "host"),
-            default="none",
-            help="device for tensors nothing constrains: leave unannotated (TVM), the first vdevice, or the host",
+            default=default_policy,
+            help="device for tensors nothing constrains: leave unannotated (TVM's behaviour), the first vdevice "
+            f"(the RFC's), or the host (default: {default_policy})",
         )
         p.add_argument("--json", action="store_true", help="print JSON instead of text")
         p.add_argument("--report", metavar="OUT.html", help="on conflict, also write an HTML report")
 
     place = sub.add_parser("place", help="place a module and print it, or explain why no placement exists")
-    placement_options(place)
+    placement_options(place, "none")
     place.set_defaults(func=cmd_place)
 
     run = sub.add_parser("run", help="place, compile and run a module")
-    placement_options(run)
+    # A program can only run once every tensor has a device: what nothing
+    # constrains (an If condition, say) goes to the host unless told otherwise.
+    placement_options(run, "host")
     run.add_argument("--entry", default="main", help="function to run (default: main)")
     run.add_argument("--inputs", default="random", help="'random' or an .npz file with one array per parameter name")
     run.add_argument("--simulate", action="store_true", help="simulate devices this machine does not have")

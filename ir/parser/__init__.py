@@ -1,0 +1,112 @@
+"""`ir.parse`: TVMScript text (the Relax subset) to an `IRModule`, never executing it.
+
+The text is read with Python's `ast` and walked node by node; values are
+read from literal nodes only (see `literals`).  It accepts both the style of
+TVM's tests (``R.Tensor((2, 3), "float32", "cuda:0")``, ``tvm.cuda(1)``) and
+the style TVM's ``mod.script()`` prints (``dtype=``/``vdevice=`` keywords,
+``R.device(device_type=2, index=0)``, ``n = T.int64()``).
+
+Every failure on bad input is an `ir.ParseError` (or a subclass:
+`VDeviceLookupError`, `InferenceError`) whose message is one line starting
+with ``file:line:col:``.  A file holds exactly one ``@I.ir_module`` class; a
+second one is an error rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..errors import ParseError
+from ..module import IRModule
+from ..vdevice import VDevice
+from .annotations import StaticReader
+from .fastlines import FastLine, Skeleton, build_skeleton
+from .module import ModuleParser
+from .source import Source, one_line, parse_python, paused_gc, quiet_parse
+
+__all__ = ["parse", "parse_vdevice"]
+
+# Texts longer than this many lines are first probed from their beginning (see `_probe`).
+_PROBE_LINES = 2000
+
+
+def parse(text: str | bytes, filename: str | None = None) -> IRModule:
+    """Parse TVMScript `text` (the contents of `filename`, used in messages) into an `IRModule`."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ParseError(
+                f"the file is not UTF-8 text ({err.reason} at byte {err.start})", Source("", filename).start()
+            ) from None
+    if not isinstance(text, str):
+        raise TypeError(f"ir.parse takes the text of a module (str), got {type(text).__name__}")
+    src = Source(text, filename)
+    parser: ModuleParser | None = None
+    try:
+        with paused_gc():
+            tree, skeleton = _python_tree(src)
+            parser = ModuleParser(src, tree, skeleton)
+            return parser.run()
+    except ParseError as err:
+        raise _located(err, src, parser) from None
+    except (RecursionError, MemoryError) as err:
+        raise src.error(
+            f"the text is too deeply nested or too large ({type(err).__name__})", _where(src, parser)
+        ) from None
+    except Exception as err:  # a bug in the parser: still report it at the text, in one line
+        raise src.error(f"internal parser error ({type(err).__name__}: {err})", _where(src, parser)) from None
+
+
+def parse_vdevice(text: str) -> VDevice:
+    """Parse one ``I.vdevice(...)`` expression, e.g. ``I.vdevice("cuda", 0, "global")``."""
+    if not isinstance(text, str):
+        raise TypeError(f"ir.parse_vdevice takes a string, got {type(text).__name__}")
+    src = Source(text.strip(), None)
+    try:
+        tree = parse_python(src, src.text, mode="eval")
+        assert isinstance(tree, ast.Expression)
+        return StaticReader(src, []).vdevice_decl(tree.body)
+    except ParseError as err:
+        raise _located(err, src, None) from None
+    except (RecursionError, MemoryError) as err:
+        raise src.error(f"the text is too deeply nested or too large ({type(err).__name__})", None) from None
+
+
+def _python_tree(src: Source) -> tuple[ast.Module, Skeleton | None]:
+    """The AST to walk: the fast-path skeleton's when it is faithful, else the whole text's."""
+    if len(src.lines) > _PROBE_LINES:
+        _probe(src)
+    skeleton = build_skeleton(src)
+    if skeleton is not None:
+        try:
+            tree = parse_python(src, skeleton.text)
+        except ParseError:
+            tree = None  # a fast line sat inside brackets or a string: read the original
+        if tree is not None and not skeleton.inside_multiline_string(tree, src.text):
+            return tree, skeleton  # type: ignore[return-value]
+    return parse_python(src, src.text), None  # type: ignore[return-value]
+
+
+def _probe(src: Source) -> None:
+    """Fail fast when the first lines of a big text already show it is not a module."""
+    try:
+        tree = quiet_parse("\n".join(src.lines[:_PROBE_LINES]))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return  # the cut may fall inside a statement: let the whole text decide
+    ModuleParser(src, tree, None).probe()
+
+
+def _where(src: Source, parser: ModuleParser | None):
+    where = parser.where if parser is not None else None
+    if isinstance(where, FastLine):
+        return src.span_at(where.lineno, where.col, where.value_end)
+    return where
+
+
+def _located(err: ParseError, src: Source, parser: ModuleParser | None) -> ParseError:
+    """`err` with a location (the current statement when it has none) and a one-line reason."""
+    if err.span is not None and "\n" not in err.reason and "\r" not in err.reason:
+        return err
+    where = err.span if err.span is not None else _where(src, parser)
+    return src.error(one_line(err.reason), where, type(err))

@@ -1,0 +1,142 @@
+"""The text being parsed: its lines, spans of AST nodes, and errors that point into it.
+
+Every diagnostic the parser raises goes through `Source.error`, so each one
+carries ``file:line:col`` and a one-line reason.  Python's `ast` reports
+columns as UTF-8 byte offsets; a `Span` wants characters, so lines with
+non-ASCII text are converted (ASCII text, the common case, needs no work).
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import re
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ..errors import ParseError
+from ..span import Span
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python's tokenizer counts them (``\\r\\n``, ``\\r`` and ``\\n`` end a line)."""
+    if "\r" not in text:
+        return text.split("\n")
+    return _NEWLINE.split(text)
+
+
+def one_line(reason: str) -> str:
+    """A reason with no line breaks, so ``str(error)`` is exactly one line."""
+    if "\n" in reason or "\r" in reason:
+        return " ".join(reason.split())
+    return reason
+
+
+class Source:
+    """The text, its file name and its lines; makes spans and errors."""
+
+    __slots__ = ("text", "filename", "lines", "_ascii")
+
+    def __init__(self, text: str, filename: str | None) -> None:
+        self.text = text
+        self.filename = filename
+        self.lines = split_lines(text)
+        self._ascii = text.isascii()
+
+    def _col(self, lineno: int, byte_col: int) -> int:
+        """1-based character column of a 0-based UTF-8 byte offset on line `lineno`."""
+        if self._ascii or not 0 < lineno <= len(self.lines):
+            return byte_col + 1
+        line = self.lines[lineno - 1]
+        if line.isascii():
+            return byte_col + 1
+        return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
+
+    def span(self, node: ast.AST) -> Span:
+        """The span of an AST node (1-based line and column, end exclusive)."""
+        line = node.lineno  # type: ignore[attr-defined]
+        end_line = node.end_lineno or line  # type: ignore[attr-defined]
+        end_col = node.end_col_offset  # type: ignore[attr-defined]
+        return Span(
+            self.filename,
+            line,
+            self._col(line, node.col_offset),  # type: ignore[attr-defined]
+            end_line,
+            self._col(end_line, end_col if end_col is not None else node.col_offset),  # type: ignore[attr-defined]
+        )
+
+    def span_at(self, line: int, col0: int, end_col0: int) -> Span:
+        """A span on one ASCII line from 0-based character columns (the fast path's spans)."""
+        return Span(self.filename, line, col0 + 1, line, end_col0 + 1)
+
+    def start(self) -> Span:
+        return Span(self.filename, 1, 1)
+
+    def error(self, reason: str, where: ast.AST | Span | None, cls: type[ParseError] = ParseError) -> ParseError:
+        """An error of class `cls` at `where` (a node or a span; the file start if None)."""
+        if where is None:
+            span = self.start()
+        elif isinstance(where, Span):
+            span = where
+        else:
+            span = self.span(where)
+        return cls(one_line(reason), span)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a parse builds millions of objects.
+
+    ASTs and IR nodes hold no reference cycles, but every few thousand new
+    objects the collector would walk all live ones again: with a 100k-line
+    AST alive that costs more than the parse itself.  Refcounting still frees
+    everything that is dropped; the collector resumes afterwards.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def quiet_parse(text: str, mode: str = "exec", filename: str = "<unknown>") -> ast.AST:
+    """`ast.parse` without the SyntaxWarnings Python prints for odd literals such as ``1if``.
+
+    The parser reports problems as errors; a warning on stderr would only be noise.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename=filename, mode=mode)
+
+
+def parse_python(src: Source, text: str, mode: str = "exec") -> ast.AST:
+    """`ast.parse`, with every way it can fail turned into a located `ParseError`."""
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        col = nul - (text.rfind("\n", 0, nul) + 1) + 1
+        raise src.error("the text contains a NUL byte", Span(src.filename, line, col))
+    try:
+        with paused_gc():
+            return quiet_parse(text, mode, src.filename or "<string>")
+    except SyntaxError as err:
+        line = err.lineno or 1
+        col = err.offset or 1
+        raise src.error(f"invalid syntax: {err.msg}", Span(src.filename, line, max(col, 1))) from None
+    except ValueError as err:
+        raise src.error(f"cannot parse the text: {err}", None) from None
+    except (RecursionError, MemoryError) as err:
+        # Python does not say where; the culprit is almost always the longest line.
+        lines = split_lines(text)
+        longest = max(range(len(lines)), key=lambda i: len(lines[i]))
+        raise src.error(
+            f"an expression is nested too deeply for Python's parser ({type(err).__name__}), "
+            f"probably on this line (the longest, {len(lines[longest])} characters)",
+            Span(src.filename, longest + 1, 1),
+        ) from None

@@ -1,0 +1,372 @@
+"""Compile a placed module to VM instructions (seed 002).
+
+`compile` requires every tensor site (parameter, binding, return) to carry a
+vdevice; the first one that does not is reported by function, variable and
+line.  Lowering, binding by binding:
+
+- an op call becomes `Call` on the device of its result (an op with no tensor
+  result, such as shape_of, runs on the device of its tensor input, else on
+  the host);
+- ``to_vdevice`` / ``hint_on_device`` become `AllocTensor` + `DeviceCopy`
+  when the physical device changes, else a `Move`;
+- aliases become `Move`; calls of module functions `Invoke`; `If` becomes a
+  conditional branch and a `Goto`; tuples `MakeTuple` / `GetItem`.
+
+Devices are checked statically while lowering: an op whose tensor argument
+is on another physical device than the op, or a value that flows (alias,
+call, branch, return) onto a site of another device, raises `DeviceMismatch`
+naming the instruction, the binding and both devices.  The VM checks the same
+again at run time, on the runtime devices.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ir.expr import (
+    Call as IRCall,
+)
+from ir.expr import (
+    Constant,
+    Expr,
+    Function,
+    GlobalVar,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    StringImm,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from ir.expr import (
+    If as IRIf,
+)
+from ir.module import IRModule, iter_bindings
+from ir.op import Op
+from ir.span import Span
+from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo, tensor_leaves
+from ir.vdevice import VDevice, vdevice_name
+
+from . import shapes
+from .errors import CompileError, DeviceMismatch, UnplacedError
+from .executable import CompiledFunction, DeviceTree, Executable, SymbolBinding
+from .instructions import (
+    AllocTensor,
+    Call,
+    DeviceCopy,
+    GetItem,
+    Goto,
+    If,
+    Instruction,
+    Invoke,
+    LoadConst,
+    MakeShape,
+    MakeTuple,
+    Move,
+    Origin,
+    Ret,
+)
+from .liveness import assign_drops
+
+_COPY_OPS = ("to_vdevice", "hint_on_device")
+
+
+def compile(mod: IRModule) -> Executable:  # noqa: A001  (the name the API promises)
+    """Lower a fully placed module to an `Executable`; raises `UnplacedError` / `DeviceMismatch`."""
+    check_placed(mod)
+    constants: list[Any] = []
+    functions = {name: _FunctionCompiler(mod, name, func, constants).run() for name, func in mod.functions.items()}
+    return Executable(functions, mod.vdevices, constants)
+
+
+def _location(span: Span | None) -> str | None:
+    return span.location() if span is not None else None
+
+
+def _unplaced(sinfo: StructInfo) -> bool:
+    return any(leaf.vdevice is None for _, leaf in tensor_leaves(sinfo))
+
+
+def check_placed(mod: IRModule) -> None:
+    """Raise `UnplacedError` for the first tensor site without a vdevice, in program order."""
+    for name, func in mod.functions.items():
+        for param in func.params:
+            if _unplaced(param.struct_info):
+                raise UnplacedError(name, f"parameter {param.name}", _location(param.span or func.span))
+        for binding in iter_bindings(func):
+            if _unplaced(binding.var.struct_info):
+                span = binding.span or binding.var.span or binding.value.span
+                raise UnplacedError(name, binding.var.name, _location(span))
+        if _unplaced(func.ret_struct_info):
+            raise UnplacedError(name, "the return value", _location(func.ret_span or func.span))
+
+
+class _FunctionCompiler:
+    """Lowers one function; registers are allocated in program order."""
+
+    def __init__(self, mod: IRModule, name: str, func: Function, constants: list[Any]) -> None:
+        self.mod = mod
+        self.name = name
+        self.func = func
+        self.constants = constants
+        self.vdevices: list[VDevice] = mod.vdevices
+        self.index = {v: i for i, v in enumerate(self.vdevices)}
+        self.code: list[Instruction] = []
+        self.names: list[str] = []
+        self.var_reg: dict[Var, int] = {}
+        self.origin = Origin(name, "<entry>", func.span)
+
+    # -- helpers ---------------------------------------------------------------
+    def new_reg(self, name: str = "") -> int:
+        self.names.append(name)
+        return len(self.names) - 1
+
+    def emit(self, instr: Instruction) -> Instruction:
+        instr.origin = self.origin
+        self.code.append(instr)
+        return instr
+
+    def dev(self, vdevice: VDevice) -> int:
+        return self.index[vdevice]
+
+    def dev_name(self, index: int | None) -> str:
+        return "host" if index is None else vdevice_name(self.vdevices, self.vdevices[index])
+
+    def device_tree(self, sinfo: StructInfo) -> DeviceTree:
+        if isinstance(sinfo, TensorStructInfo):
+            return None if sinfo.vdevice is None else self.dev(sinfo.vdevice)
+        if isinstance(sinfo, TupleStructInfo):
+            return tuple(self.device_tree(f) for f in sinfo.fields)
+        return None
+
+    def result_device(self, sinfo: StructInfo) -> int | None:
+        """The one vdevice of every tensor leaf of `sinfo` (None when it holds no tensor)."""
+        found: VDevice | None = None
+        for _, leaf in tensor_leaves(sinfo):
+            if found is None:
+                found = leaf.vdevice
+            elif leaf.vdevice is not None and leaf.vdevice.physical != found.physical:
+                raise CompileError(
+                    f"{self.where()}: the result of one op is on two devices "
+                    f"({self.dev_name(self.dev(found))} and {self.dev_name(self.dev(leaf.vdevice))})"
+                )
+        return None if found is None else self.dev(found)
+
+    def where(self) -> str:
+        loc = _location(self.origin.span)
+        return f"{loc}: {self.name}: {self.origin.variable}" if loc else f"{self.name}: {self.origin.variable}"
+
+    def mismatch(self, what: str, expected: int | None, actual: int | None, instr_text: str) -> DeviceMismatch:
+        exp, act = self.dev_name(expected), self.dev_name(actual)
+        return DeviceMismatch(
+            f"{self.where()}: {what} is on {act} but `{instr_text}` needs it on {exp}; "
+            f'the runtime never copies silently: insert R.to_vdevice(..., "{exp}")',
+            instruction=instr_text,
+            expected=exp,
+            actual=act,
+        )
+
+    def check_flow(self, what: str, src: StructInfo, dst: StructInfo, instr_text: str) -> None:
+        """Every tensor leaf of `src` must be on the physical device of the same leaf of `dst`."""
+        dst_leaves = dict(tensor_leaves(dst))
+        for path, leaf in tensor_leaves(src):
+            target = dst_leaves.get(path)
+            if leaf.vdevice is None or target is None or target.vdevice is None:
+                continue
+            if leaf.vdevice.physical != target.vdevice.physical:
+                field = "".join(f"[{i}]" for i in path)
+                raise self.mismatch(what + field, self.dev(target.vdevice), self.dev(leaf.vdevice), instr_text)
+
+    def text(self, instr: Instruction) -> str:
+        def reg(r: int) -> str:
+            return f"r{r}:{self.names[r]}" if self.names[r] else f"r{r}"
+
+        return instr.body(reg, self.dev_name)
+
+    # -- driver ----------------------------------------------------------------
+    def run(self) -> CompiledFunction:
+        func = self.func
+        symbols: list[SymbolBinding] = []
+        bound: set[str] = set()
+        for i, param in enumerate(func.params):
+            self.var_reg[param] = self.new_reg(param.name)
+            for path, leaf in tensor_leaves(param.struct_info):
+                for axis, dim in enumerate(leaf.shape or ()):
+                    if shapes.is_name(dim) and dim not in bound:
+                        bound.add(dim)  # type: ignore[arg-type]
+                        symbols.append(SymbolBinding(i, path, axis, dim))  # type: ignore[arg-type]
+        result = self.seq(func.body)
+        self.origin = Origin(self.name, "the return value", func.ret_span or func.span)
+        ret = Ret(result)
+        self.check_flow("the returned value", func.body.struct_info, func.ret_struct_info, self.text(ret))
+        self.emit(ret)
+        entry_drop = assign_drops(self.code, len(func.params))
+        return CompiledFunction(
+            self.name,
+            [p.name for p in func.params],
+            [p.struct_info for p in func.params],
+            [self.device_tree(p.struct_info) for p in func.params],
+            func.ret_struct_info,
+            self.device_tree(func.ret_struct_info),
+            self.names,
+            self.code,
+            entry_drop,
+            symbols,
+        )
+
+    def seq(self, seq: SeqExpr) -> int:
+        for block in seq.blocks:
+            for binding in block.bindings:
+                var = binding.var
+                self.origin = Origin(self.name, var.name, binding.span or var.span or binding.value.span)
+                self.var_reg[var] = self.bind(var, binding.value)
+        return self.operand(seq.body, None)
+
+    def operand(self, expr: Expr, device: int | None) -> int:
+        """A register holding `expr`: a variable's own, or a fresh one it is computed into."""
+        if isinstance(expr, Var):
+            if expr not in self.var_reg:
+                raise CompileError(f"{self.where()}: {expr.name} is used before it is defined")
+            return self.var_reg[expr]
+        dst = self.new_reg()
+        self.value(dst, expr, device)
+        return dst
+
+    # -- bindings --------------------------------------------------------------
+    def bind(self, var: Var, value: Expr) -> int:
+        if isinstance(value, Var):
+            src = self.operand(value, None)
+            dst = self.new_reg(var.name)
+            move = Move(dst, src)
+            self.check_flow(value.name, value.struct_info, var.struct_info, self.text(move))
+            self.emit(move)
+            return dst
+        if isinstance(value, IRCall) and isinstance(value.op, Op) and value.op.name in _COPY_OPS:
+            return self.copy(var, value)
+        if isinstance(value, IRIf):
+            return self.branch(var, value)
+        dst = self.new_reg(var.name)
+        self.value(dst, value, self.result_device(var.struct_info), var.struct_info)
+        return dst
+
+    def value(self, dst: int, expr: Expr, device: int | None, sinfo: StructInfo | None = None) -> None:
+        """Emit the instructions that compute `expr` into register `dst`."""
+        sinfo = expr.struct_info if sinfo is None else sinfo
+        if isinstance(expr, IRCall):
+            if isinstance(expr.op, GlobalVar):
+                self.invoke(dst, expr, sinfo)
+            elif expr.op.name in _COPY_OPS:
+                raise CompileError(f"{self.where()}: R.{expr.op.name} must be bound to a variable of its own")
+            else:
+                self.call(dst, expr, sinfo)
+        elif isinstance(expr, Tuple):
+            fields = [self.operand(f, None) for f in expr.fields]
+            instr = MakeTuple(dst, fields)
+            self.check_flow("a tuple field", expr.struct_info, sinfo, self.text(instr))
+            self.emit(instr)
+        elif isinstance(expr, TupleGetItem):
+            src = self.operand(expr.tuple_value, None)
+            instr = GetItem(dst, src, expr.index)
+            self.check_flow(f"field {expr.index}", expr.struct_info, sinfo, self.text(instr))
+            self.emit(instr)
+        elif isinstance(expr, Constant):
+            own = self.result_device(expr.struct_info)
+            where = own if own is not None else device
+            if where is None and isinstance(sinfo, TensorStructInfo):
+                raise UnplacedError(self.name, f"a constant in {self.origin.variable}", _location(expr.span))
+            self.emit(LoadConst(dst, self.constant(np.asarray(expr.data)), where))
+        elif isinstance(expr, ShapeExpr):
+            if all(isinstance(d, int) for d in expr.values):
+                self.emit(LoadConst(dst, self.constant(tuple(expr.values)), None))
+            else:
+                self.emit(MakeShape(dst, expr.values))
+        elif isinstance(expr, PrimValue):
+            self.emit(LoadConst(dst, self.constant(np.asarray(expr.value, dtype=expr.dtype or None)[()]), None))
+        elif isinstance(expr, StringImm):
+            self.emit(LoadConst(dst, self.constant(expr.value), None))
+        elif isinstance(expr, IRIf):
+            raise CompileError(f"{self.where()}: an If must be bound to a variable of its own")
+        else:
+            raise CompileError(f"{self.where()}: the runtime cannot execute a {type(expr).__name__} here")
+
+    def constant(self, value: Any) -> int:
+        self.constants.append(value)
+        return len(self.constants) - 1
+
+    def call(self, dst: int, expr: IRCall, sinfo: StructInfo) -> None:
+        op: Op = expr.op  # type: ignore[assignment]
+        device = self.result_device(sinfo)
+        if device is None:  # no tensor result (shape_of, ...): run where the tensor input lives
+            device = self.result_device(TupleStructInfo([a.struct_info for a in expr.args]))
+        args = [self.operand(a, device) for a in expr.args]
+        attrs = dict(expr.attrs)
+        instr = Call(op, device, args, dst, attrs, isinstance(sinfo, TensorStructInfo))
+        text = self.text(instr)
+        if device is not None and op.device_rule == "same":
+            for arg in expr.args:
+                for path, leaf in tensor_leaves(arg.struct_info):
+                    if leaf.vdevice is not None and leaf.vdevice.physical != self.vdevices[device].physical:
+                        name = arg.name if isinstance(arg, Var) else "a constant"
+                        field = "".join(f"[{i}]" for i in path)
+                        raise self.mismatch(f"argument {name}{field}", device, self.dev(leaf.vdevice), text)
+        self.emit(instr)
+
+    def invoke(self, dst: int, expr: IRCall, sinfo: StructInfo) -> None:
+        callee_name = expr.op.name
+        if callee_name not in self.mod.functions:
+            raise CompileError(f"{self.where()}: call to undefined function {callee_name!r}")
+        callee = self.mod.functions[callee_name]
+        args = []
+        for arg, param in zip(expr.args, callee.params, strict=False):
+            args.append(self.operand(arg, self.result_device(param.struct_info)))
+        if len(args) != len(callee.params) or len(expr.args) != len(callee.params):
+            raise CompileError(f"{self.where()}: {callee_name} takes {len(callee.params)} argument(s)")
+        instr = Invoke(callee_name, args, dst)
+        text = self.text(instr)
+        for arg, param in zip(expr.args, callee.params, strict=True):
+            what = f"argument {arg.name}" if isinstance(arg, Var) else f"the argument for {param.name}"
+            self.check_flow(what + f" of {callee_name}", arg.struct_info, param.struct_info, text)
+        self.check_flow(f"the result of {callee_name}", callee.ret_struct_info, sinfo, text)
+        self.emit(instr)
+
+    def copy(self, var: Var, value: IRCall) -> int:
+        """``to_vdevice`` / ``hint_on_device``: a copy between physical devices, else a move."""
+        (data,) = value.args
+        src = self.operand(data, None)
+        dst = self.new_reg(var.name)
+        src_sinfo, dst_sinfo = data.struct_info, var.struct_info
+        if not isinstance(src_sinfo, TensorStructInfo) or not isinstance(dst_sinfo, TensorStructInfo):
+            raise CompileError(f"{self.where()}: R.{value.op.name} needs a tensor, got {src_sinfo!r}")
+        src_dev, dst_dev = self.dev(src_sinfo.vdevice), self.dev(dst_sinfo.vdevice)  # type: ignore[arg-type]
+        if self.vdevices[src_dev].physical == self.vdevices[dst_dev].physical:
+            self.emit(Move(dst, src))
+            return dst
+        shape = dst_sinfo.static_shape
+        dtype = dst_sinfo.dtype
+        if shape is None or not dtype:
+            self.emit(AllocTensor(dst, dst_dev, None, dtype, like=src))
+        else:
+            self.emit(AllocTensor(dst, dst_dev, shape, dtype))
+        self.emit(DeviceCopy(src, dst, src_dev, dst_dev))
+        return dst
+
+    def branch(self, var: Var, value: IRIf) -> int:
+        cond = self.operand(value.cond, None)
+        dst = self.new_reg(var.name)
+        origin = self.origin
+        jump = self.emit(If(cond))
+        for seq, label in ((value.true_branch, "then"), (value.false_branch, "else")):
+            if label == "else":
+                jump.else_target = len(self.code)  # type: ignore[attr-defined]
+            result = self.seq(seq)
+            self.origin = origin
+            move = Move(dst, result)
+            self.check_flow(f"the {label} branch's result", seq.struct_info, var.struct_info, self.text(move))
+            self.emit(move)
+            if label == "then":
+                goto = self.emit(Goto())
+        goto.target = len(self.code)  # type: ignore[attr-defined]
+        return dst

@@ -1,0 +1,440 @@
+"""Runtime devices: where arrays live, which kernels run there, and how many bytes they hold.
+
+- `CPU()`: NumPy arrays in host memory; the op library's NumPy kernels.
+- `Simulated(name)`: NumPy memory that belongs to one named device, so a
+  heterogeneous program runs, and is checked, on a machine without a GPU:
+  data reaches it only by an explicit copy, exactly as on a real GPU.
+- `CUDA(id)`: a GPU through PyTorch (imported lazily, only when a CUDA device
+  is made).  `TorchDevice(torch_device)` is the general form (``"cpu"`` too,
+  which checks the torch kernels on a machine without a GPU).
+
+Every runtime array is a `DeviceArray(data, device)`.  Each device counts the
+bytes it holds: buffers are reference-counted by the VM's registers and keyed
+by the memory that owns them (a view shares its base's bytes), so `peak` is the
+real high-water mark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ir.dtype import to_numpy
+from ir.op import Op
+
+from .errors import DeviceUnavailable
+
+Kernel = Callable[..., Any]
+
+
+class DeviceArray:
+    """An array and the device that holds it.
+
+    `key` identifies the memory it lives in and `owner_bytes` is that memory's
+    size (a view's key and bytes are its base's).
+    """
+
+    __slots__ = ("data", "device", "key", "owner_bytes")
+
+    def __init__(self, data: Any, device: Device, key: Any, owner_bytes: int) -> None:
+        self.data = data
+        self.device = device
+        self.key = key
+        self.owner_bytes = owner_bytes
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.data.shape)
+
+    @property
+    def dtype(self) -> str:
+        return self.device.dtype_of(self.data)
+
+    @property
+    def nbytes(self) -> int:
+        return self.device.nbytes_of(self.data)
+
+    def numpy(self) -> np.ndarray:
+        """A host copy (or, on the CPU, the array itself)."""
+        return self.device.to_host(self.data)
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, device={self.device.name})"
+
+
+class MemoryStats:
+    """Bytes freed, live now and at the peak, and buffers allocated, on one device.
+
+    `allocated` is derived (every byte allocated is freed or still live), so the
+    hot path updates one counter less; `held_before` is what was already live when
+    a measured window (one run) began.
+    """
+
+    __slots__ = ("freed", "live", "peak", "allocations", "held_before")
+
+    def __init__(self, freed: int = 0, live: int = 0, peak: int = 0, allocations: int = 0, held_before: int = 0):
+        self.freed = freed
+        self.live = live
+        self.peak = peak
+        self.allocations = allocations
+        self.held_before = held_before
+
+    @property
+    def allocated(self) -> int:
+        return self.freed + self.live - self.held_before
+
+    def snapshot(self) -> MemoryStats:
+        return MemoryStats(self.freed, self.live, self.peak, self.allocations, self.held_before)
+
+    def since(self, start: MemoryStats) -> MemoryStats:
+        """The window from `start` (an earlier snapshot) to now."""
+        return MemoryStats(
+            self.freed - start.freed, self.live, self.peak, self.allocations - start.allocations, start.live
+        )
+
+
+class Device:
+    """Base class of runtime devices.  Identity is the object: two `CPU()` are two devices."""
+
+    kind = "device"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stats = MemoryStats()
+        # memory key -> register references to it.  The memory stays alive while the
+        # count is positive, since the device arrays in those registers reference it.
+        self._refs: dict[Any, int] = {}
+        self._kernels: dict[str, Kernel] = {}
+
+    # -- what a backend provides ---------------------------------------------
+    def from_host(self, array: np.ndarray) -> Any:
+        """Native storage on this device for host array `array`."""
+        raise NotImplementedError
+
+    def to_host(self, data: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def empty(self, shape: tuple[int, ...], dtype: str) -> Any:
+        raise NotImplementedError
+
+    def copy_into(self, dst: Any, src: DeviceArray) -> None:
+        """Fill `dst` (native, on this device) with `src` (on any device)."""
+        raise NotImplementedError
+
+    def owner(self, data: Any) -> tuple[Any, Any, int]:
+        """(memory key, owning object, bytes of the owner) of native array `data`."""
+        raise NotImplementedError
+
+    def make_kernel(self, op: Op) -> Kernel:
+        raise NotImplementedError
+
+    def dtype_of(self, data: Any) -> str:
+        raise NotImplementedError
+
+    def nbytes_of(self, data: Any) -> int:
+        raise NotImplementedError
+
+    def normalize(self, result: Any) -> Any:
+        """A kernel's result as native storage (NumPy kernels may return scalars)."""
+        return result
+
+    # -- shared --------------------------------------------------------------
+    def kernel(self, op: Op) -> Kernel:
+        """The kernel for `op` on this device, resolved once and cached."""
+        found = self._kernels.get(op.name)
+        if found is None:
+            found = self._kernels[op.name] = self.make_kernel(op)
+        return found
+
+    def adopt(self, data: Any) -> DeviceArray:
+        """Wrap native `data` held by this device and count one reference to its memory."""
+        key, _, nbytes = self.owner(data)
+        self._hold(key, nbytes)
+        return DeviceArray(data, self, key, nbytes)
+
+    def _hold(self, key: Any, nbytes: int) -> None:
+        refs = self._refs
+        count = refs.get(key)
+        if count is None:
+            refs[key] = 1
+            stats = self.stats
+            stats.allocations += 1
+            live = stats.live = stats.live + nbytes
+            if live > stats.peak:
+                stats.peak = live
+        else:
+            refs[key] = count + 1
+
+    def adopt_result(self, result: Any) -> DeviceArray:
+        """`adopt` for a kernel's result (which may need `normalize` first)."""
+        return self.adopt(self.normalize(result))
+
+    def acquire(self, array: DeviceArray) -> None:
+        """One more register holds `array` (again, if an earlier run handed it back)."""
+        self._hold(array.key, array.owner_bytes)
+
+    def release(self, array: DeviceArray) -> None:
+        refs = self._refs
+        count = refs.get(array.key)
+        if count is None:
+            return
+        if count > 1:
+            refs[array.key] = count - 1
+        else:
+            del refs[array.key]
+            stats = self.stats
+            stats.live -= array.owner_bytes
+            stats.freed += array.owner_bytes
+
+    def reset_peak(self) -> None:
+        self.stats.peak = self.stats.live
+
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        return self.adopt(self.from_host(array))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def _numpy_owner(data: np.ndarray) -> tuple[Any, Any, int]:
+    owner = data
+    base = data.base
+    while isinstance(base, np.ndarray):
+        owner = base
+        base = owner.base
+    return id(owner), owner, owner.nbytes
+
+
+class NumpyDevice(Device):
+    """Host-memory devices whose kernels are the op library's NumPy kernels."""
+
+    def to_host(self, data: np.ndarray) -> np.ndarray:
+        return data
+
+    def empty(self, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+        return np.empty(shape, dtype=to_numpy(dtype))
+
+    def copy_into(self, dst: np.ndarray, src: DeviceArray) -> None:
+        # Between NumPy-backed devices the source's own array is read: no staging copy.
+        data = src.data if isinstance(src.device, NumpyDevice) else src.device.to_host(src.data)
+        np.copyto(dst, data, casting="no")
+
+    def owner(self, data: np.ndarray) -> tuple[Any, Any, int]:
+        return _numpy_owner(data)
+
+    def adopt_result(self, result: Any) -> DeviceArray:
+        """`normalize` + `adopt` in one call: the VM's hot path for every op result."""
+        if result.__class__ is not np.ndarray:
+            result = np.asarray(result)
+        owner = result
+        base = result.base
+        while base.__class__ is np.ndarray:
+            owner = base
+            base = owner.base
+        key = id(owner)
+        nbytes = owner.nbytes
+        refs = self._refs
+        count = refs.get(key)
+        if count is None:
+            refs[key] = 1
+            stats = self.stats
+            stats.allocations += 1
+            live = stats.live = stats.live + nbytes
+            if live > stats.peak:
+                stats.peak = live
+        else:
+            refs[key] = count + 1
+        return DeviceArray(result, self, key, nbytes)
+
+    def make_kernel(self, op: Op) -> Kernel:
+        if op.kernel is None:
+            raise DeviceUnavailable(f"R.{op.name} has no NumPy kernel, so it cannot run on {self.name}")
+        return op.kernel
+
+    def normalize(self, result: Any) -> Any:
+        return result if type(result) is np.ndarray else np.asarray(result)
+
+    def dtype_of(self, data: np.ndarray) -> str:
+        return str(data.dtype)
+
+    def nbytes_of(self, data: np.ndarray) -> int:
+        return data.nbytes
+
+
+class CPU(NumpyDevice):
+    """The host: NumPy arrays, used as they are (inputs are not copied)."""
+
+    kind = "cpu"
+
+    def __init__(self, name: str = "cpu") -> None:
+        super().__init__(name)
+
+    def from_host(self, array: np.ndarray) -> np.ndarray:
+        return np.asarray(array)
+
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        return self.adopt_result(array)  # no copy: host memory is this device's memory
+
+
+class Simulated(NumpyDevice):
+    """NumPy memory owned by the device called `name`; data enters and leaves only by copies."""
+
+    kind = "sim"
+
+    def from_host(self, array: np.ndarray) -> np.ndarray:
+        return np.array(array, copy=True)
+
+    def to_host(self, data: np.ndarray) -> np.ndarray:
+        return np.array(data, copy=True)
+
+
+# -- PyTorch -----------------------------------------------------------------
+
+
+def _import_torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def cuda_backend(device_id: int = 0) -> str | None:
+    """'torch' when PyTorch is installed and sees CUDA device `device_id`, else None."""
+    torch = _import_torch()
+    if torch is not None and torch.cuda.is_available() and device_id < torch.cuda.device_count():
+        return "torch"
+    return None
+
+
+def available_devices() -> list[str]:
+    """Names of the runtime devices this machine has, for error messages."""
+    names = ["cpu"]
+    torch = _import_torch()
+    if torch is not None and torch.cuda.is_available():
+        names += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    return names
+
+
+class TorchDevice(Device):
+    """Arrays are torch tensors on `torch_device`; the common ops run as torch ops.
+
+    Ops without a torch implementation (`runtime.torch_kernels`) run their
+    NumPy kernel on a host copy of the inputs and upload the result; every
+    such call is counted in `fallbacks` (op name -> calls) so a profile shows it.
+    """
+
+    kind = "torch"
+
+    def __init__(self, torch_device: str = "cpu", name: str | None = None) -> None:
+        torch = _import_torch()
+        if torch is None:
+            raise DeviceUnavailable("PyTorch is not installed (pip install 'vdplace[torch]')")
+        super().__init__(name or f"torch:{torch_device}")
+        self.torch = torch
+        self.device = torch.device(torch_device)
+        self.fallbacks: dict[str, int] = {}
+
+    def _wrap_host(self, array: Any) -> Any:
+        """A CPU tensor over `array` (copied only when torch cannot share it: read-only or strided)."""
+        array = np.asarray(array)
+        if not array.flags.writeable or not array.flags.c_contiguous:
+            array = np.array(array, order="C", copy=True)
+        return self.torch.from_numpy(array)
+
+    def from_host(self, array: np.ndarray) -> Any:
+        return self._wrap_host(array).to(self.device, copy=True)
+
+    def to_host(self, data: Any) -> np.ndarray:
+        if data.dtype == self.torch.bfloat16:  # NumPy has no bfloat16: the IR stores it as float32
+            data = data.float()
+        return data.detach().cpu().numpy()
+
+    def empty(self, shape: tuple[int, ...], dtype: str) -> Any:
+        from .torch_kernels import torch_dtype
+
+        return self.torch.empty(shape, dtype=torch_dtype(self.torch, dtype), device=self.device)
+
+    def copy_into(self, dst: Any, src: DeviceArray) -> None:
+        if isinstance(src.device, TorchDevice):
+            dst.copy_(src.data)
+        else:
+            dst.copy_(self._wrap_host(src.device.to_host(src.data)))
+
+    def owner(self, data: Any) -> tuple[Any, Any, int]:
+        storage = data.untyped_storage()
+        return storage.data_ptr(), storage, storage.nbytes()
+
+    def normalize(self, result: Any) -> Any:
+        if isinstance(result, self.torch.Tensor):
+            return result
+        return self.torch.as_tensor(np.asarray(result), device=self.device)
+
+    def dtype_of(self, data: Any) -> str:
+        return str(data.dtype).removeprefix("torch.")
+
+    def nbytes_of(self, data: Any) -> int:
+        return data.numel() * data.element_size()
+
+    def make_kernel(self, op: Op) -> Kernel:
+        from .torch_kernels import Fallback, torch_kernel
+
+        native = torch_kernel(self.torch, self.device, op.name)
+        numpy_kernel = op.kernel
+        name = op.name
+        if native is None and numpy_kernel is None:
+            raise DeviceUnavailable(f"R.{op.name} has neither a torch nor a NumPy kernel")
+
+        def host_round_trip(*args: Any, **attrs: Any) -> Any:
+            if numpy_kernel is None:
+                raise DeviceUnavailable(f"R.{name} cannot run on {self.name} for these inputs (no NumPy kernel)")
+            self.fallbacks[name] = self.fallbacks.get(name, 0) + 1
+            result = numpy_kernel(*[self._host(a) for a in args], **attrs)
+            return self._device(result)
+
+        if native is None:
+            return host_round_trip
+
+        def kernel(*args: Any, **attrs: Any) -> Any:
+            try:
+                return native(*args, **attrs)
+            except Fallback:
+                return host_round_trip(*args, **attrs)
+
+        return kernel
+
+    def _host(self, value: Any) -> Any:
+        if isinstance(value, self.torch.Tensor):
+            return self.to_host(value)
+        if isinstance(value, tuple):
+            return tuple(self._host(v) for v in value)
+        return value
+
+    def _device(self, value: Any) -> Any:
+        if isinstance(value, tuple):
+            return tuple(self._device(v) for v in value)
+        if not isinstance(value, (np.ndarray, np.generic)):
+            return value  # a shape or a scalar: no device
+        return self._wrap_host(value).to(self.device)
+
+
+class CUDA(TorchDevice):
+    """NVIDIA GPU `device_id` through PyTorch; an error naming what is missing when there is none."""
+
+    kind = "cuda"
+
+    def __init__(self, device_id: int = 0) -> None:
+        if cuda_backend(device_id) is None:
+            torch = _import_torch()
+            why = (
+                "PyTorch is not installed (pip install 'vdplace[torch]')"
+                if torch is None
+                else f"PyTorch sees {torch.cuda.device_count()} CUDA device(s)"
+            )
+            raise DeviceUnavailable(
+                f"CUDA device {device_id} is not available: {why}; available: {', '.join(available_devices())}"
+            )
+        super().__init__(f"cuda:{device_id}", name=f"cuda:{device_id}")
+        self.device_id = device_id

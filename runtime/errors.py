@@ -1,0 +1,51 @@
+"""Errors raised by the runtime.
+
+Each one says what the user must change: which binding is unplaced, which
+instruction received an array from which device, which runtime devices exist.
+"""
+
+from __future__ import annotations
+
+
+class VMError(Exception):
+    """Base class of every error the `runtime` package raises on bad input."""
+
+
+class CompileError(VMError):
+    """The module cannot be compiled (not fully placed, an unsupported construct, ...)."""
+
+
+class UnplacedError(CompileError):
+    """A tensor site has no vdevice; `function`, `variable` and `location` name the first one."""
+
+    def __init__(self, function: str, variable: str, location: str | None) -> None:
+        self.function = function
+        self.variable = variable
+        self.location = location
+        where = f"{location}: " if location else ""
+        super().__init__(
+            f"{where}{function}: {variable} has no vdevice; the runtime needs a fully placed module "
+            "(run placement.place first, or annotate it)"
+        )
+
+
+class DeviceMismatch(VMError):
+    """An instruction was given an array that lives on another device than the one it runs on.
+
+    The runtime never copies silently: the program must say ``R.to_vdevice``.
+    `instruction` is the readable instruction, `expected` / `actual` the two device names.
+    """
+
+    def __init__(self, message: str, instruction: str = "", expected: str = "", actual: str = "") -> None:
+        self.instruction = instruction
+        self.expected = expected
+        self.actual = actual
+        super().__init__(message)
+
+
+class DeviceUnavailable(VMError):
+    """A vdevice has no runtime device (no GPU, no backend installed, or the mapping lacks it)."""
+
+
+class InputError(VMError):
+    """The arguments given to `VirtualMachine.run` do not fit the entry function's parameters."""

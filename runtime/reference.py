@@ -1,0 +1,123 @@
+"""A plain NumPy interpreter of a module, devices ignored: the oracle the VM is tested against.
+
+It walks the IR directly (no compilation, no registers, no device checks),
+so a bug in the compiler or the VM cannot hide in it.  ``to_vdevice`` and
+``hint_on_device`` are identities here, as they are on the data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ir.dtype import to_numpy
+from ir.expr import (
+    Call,
+    Constant,
+    Expr,
+    GlobalVar,
+    If,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    StringImm,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from ir.module import IRModule
+from ir.op import SHAPE, Op
+from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+
+from . import shapes
+from .errors import InputError, VMError
+
+
+def run_reference(mod: IRModule, entry: str = "main", *args: Any) -> Any:
+    """Evaluate `entry` on NumPy `args`; tensors come back as NumPy arrays, tuples as tuples."""
+    if entry not in mod.functions:
+        raise VMError(f"no function {entry!r} in the module; it has {', '.join(mod.functions) or 'none'}")
+    params = mod[entry].params
+    if len(args) != len(params):
+        raise InputError(f"{entry} takes {len(params)} argument(s), got {len(args)}")
+    return _Interpreter(mod).call(entry, [_as_input(p.struct_info, a) for p, a in zip(params, args, strict=True)])
+
+
+def _as_input(sinfo: StructInfo, value: Any) -> Any:
+    if isinstance(sinfo, TupleStructInfo):
+        return tuple(_as_input(s, v) for s, v in zip(sinfo.fields, value, strict=False))
+    if isinstance(sinfo, TensorStructInfo):
+        if isinstance(value, np.ndarray) or not sinfo.dtype:
+            return np.asarray(value)
+        return np.asarray(value, dtype=to_numpy(sinfo.dtype))
+    return value
+
+
+class _Interpreter:
+    def __init__(self, mod: IRModule) -> None:
+        self.mod = mod
+
+    def call(self, name: str, args: list[Any]) -> Any:
+        func = self.mod[name]
+        if len(args) != len(func.params):
+            raise InputError(f"{name} takes {len(func.params)} argument(s), got {len(args)}")
+        env: dict[Var, Any] = dict(zip(func.params, args, strict=False))
+        dims: dict[str, int] = {}
+        for param, value in zip(func.params, args, strict=False):
+            self.bind_dims(param.struct_info, value, dims)
+        return self.seq(func.body, env, dims)
+
+    def bind_dims(self, sinfo: StructInfo, value: Any, dims: dict[str, int]) -> None:
+        if isinstance(sinfo, TupleStructInfo):
+            for s, v in zip(sinfo.fields, value, strict=False):
+                self.bind_dims(s, v, dims)
+        elif isinstance(sinfo, TensorStructInfo) and sinfo.shape is not None:
+            for axis, d in enumerate(sinfo.shape):
+                if shapes.is_name(d) and d not in dims:
+                    dims[d] = int(np.shape(value)[axis])  # type: ignore[index]
+
+    def seq(self, seq: SeqExpr, env: dict[Var, Any], dims: dict[str, int]) -> Any:
+        for block in seq.blocks:
+            for binding in block.bindings:
+                env[binding.var] = self.eval(binding.value, env, dims)
+        return self.eval(seq.body, env, dims)
+
+    def eval(self, expr: Expr, env: dict[Var, Any], dims: dict[str, int]) -> Any:
+        if isinstance(expr, Var):
+            return env[expr]
+        if isinstance(expr, Constant):
+            return np.asarray(expr.data)
+        if isinstance(expr, Tuple):
+            return tuple(self.eval(f, env, dims) for f in expr.fields)
+        if isinstance(expr, TupleGetItem):
+            return self.eval(expr.tuple_value, env, dims)[expr.index]
+        if isinstance(expr, ShapeExpr):
+            return tuple(shapes.evaluate(d, dims) for d in expr.values)
+        if isinstance(expr, PrimValue):
+            return np.asarray(expr.value, dtype=expr.dtype or None)[()]
+        if isinstance(expr, StringImm):
+            return expr.value
+        if isinstance(expr, If):
+            branch = expr.true_branch if bool(np.asarray(self.eval(expr.cond, env, dims))) else expr.false_branch
+            return self.seq(branch, env, dims)
+        if isinstance(expr, Call):
+            args = [self.eval(a, env, dims) for a in expr.args]
+            if isinstance(expr.op, GlobalVar):
+                return self.call(expr.op.name, args)
+            return self.op(expr.op, args, dict(expr.attrs), dims)
+        raise VMError(f"the reference interpreter cannot evaluate a {type(expr).__name__}")
+
+    @staticmethod
+    def op(op: Op, args: list[Any], attrs: dict[str, Any], dims: dict[str, int]) -> Any:
+        if op.name in ("to_vdevice", "hint_on_device"):
+            return args[0]
+        if op.kernel is None:
+            raise VMError(f"R.{op.name} has no NumPy kernel")
+        for p in op.attr_params:
+            if p.kind == SHAPE and shapes.has_symbols(attrs.get(p.name)):
+                attrs[p.name] = shapes.resolve(attrs[p.name], dims)
+        result = op.kernel(*args, **attrs)
+        if isinstance(result, (list, tuple)):
+            return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in result)
+        return np.asarray(result) if isinstance(result, np.generic) else result

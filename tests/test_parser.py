@@ -1,0 +1,730 @@
+"""`ir.parse` and `ir.parse_vdevice`: every construct of the TVMScript subset, in both styles.
+
+The conformance texts (TVM's own tests and TVM's printed form) live in
+tests/data/parser/ so the suite does not read ../shared at run time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ir
+import ir.parser as parser_pkg
+from ir import (
+    Binding,
+    Call,
+    Constant,
+    DataflowBlock,
+    DataflowVar,
+    GlobalVar,
+    If,
+    ObjectStructInfo,
+    PrimStructInfo,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    ShapeStructInfo,
+    Span,
+    StringImm,
+    TensorStructInfo,
+    Tuple,
+    TupleGetItem,
+    TupleStructInfo,
+    Var,
+    VDevice,
+)
+from ir.module import iter_bindings
+from ir.op import ATTR, DEVICE, SHAPE, TENSORS, VDEVICE, Param, register_op
+from ir.struct_info import FuncStructInfo
+from ir.vdevice import DeviceSpec, Target
+
+DATA = Path(__file__).parent / "data" / "parser"
+CASES = sorted(DATA.glob("*.tvmscript"))
+
+HEADER = """import tvm
+from tvm.script import ir as I
+from tvm.script import relax as R
+from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 0), I.vdevice("cuda", 1)]})
+"""
+LLVM, CUDA0, CUDA1 = VDevice("llvm"), VDevice("cuda", 0), VDevice("cuda", 1)
+
+
+def module(body: str, filename: str = "test.py") -> ir.IRModule:
+    """A module with three vdevices (llvm, cuda 0, cuda 1) and the given class body."""
+    return ir.parse(HEADER + body, filename)
+
+
+def function(body: str, params: str = 'x: R.Tensor((2, 3), "float32")', ret: str = "") -> ir.Function:
+    """The function `f` with `params` and the body (indented 8 spaces)."""
+    text = f"    @R.function\n    def f({params}){ret}:\n" + "".join(f"        {line}\n" for line in body.splitlines())
+    return module(text)["f"]
+
+
+def bindings(func: ir.Function) -> dict[str, Binding]:
+    """Bindings by variable name (the last one wins for re-bound names)."""
+    return {b.var.name: b for b in iter_bindings(func)}
+
+
+def no_fast_path(monkeypatch) -> None:
+    monkeypatch.setattr(parser_pkg, "build_skeleton", lambda src: None)
+
+
+# -- the conformance texts -------------------------------------------------------
+
+
+def test_every_conformance_text_is_present():
+    assert len(CASES) == 30
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)
+def test_conformance_texts_parse_and_round_trip(path):
+    text = path.read_text()
+    mod = ir.parse(text, str(path))
+    assert mod.source == text and mod.filename == str(path)
+    assert mod.vdevices and mod.functions
+    assert mod.attrs in ({"attr": 10}, {})
+    again = ir.parse(ir.script(mod))
+    assert ir.structural_equal(mod, again)
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)
+def test_conformance_texts_parse_the_same_without_the_fast_path(path, monkeypatch):
+    text = path.read_text()
+    fast = ir.parse(text)
+    no_fast_path(monkeypatch)
+    slow = ir.parse(text)
+    assert ir.structural_equal(fast, slow)
+    assert [b.span for b in iter_bindings(fast["foo" if "foo" in fast else "main"])] == [
+        b.span for b in iter_bindings(slow["foo" if "foo" in slow else "main"])
+    ]
+
+
+def test_tvm_test_style_multi_device():
+    mod = ir.parse((DATA / "tvm_realize_multi_device.input.tvmscript").read_text())
+    assert mod.name == "Input"
+    assert mod.vdevices == [
+        VDevice("llvm"),
+        VDevice("cuda", 0),
+        VDevice("metal", 0, "global"),
+        VDevice(Target.parse("cuda -arch=sm_80"), 0),
+    ]
+    foo = mod["foo"]
+    assert [p.name for p in foo.params] == ["x", "y", "z"]
+    assert foo.ret_struct_info == TensorStructInfo((2, 3), "float32", vdevice=VDevice("cuda", 0))
+    b = bindings(foo)
+    assert b["lv0"].annotation == TensorStructInfo((2, 3), "float32", vdevice=LLVM)
+    assert isinstance(b["lv0"].var, DataflowVar) and type(b["gv"].var) is Var
+    # R.to_vdevice(lv0, "cuda"): the destination is resolved against the module's list.
+    assert b["lv1"].value.attrs == {"dst_vdevice": VDevice("cuda", 0)}
+    assert b["lv1"].annotation is None
+    assert b["lv1"].var.struct_info.vdevice == VDevice("cuda", 0)
+    # lv2 = R.add(z, z): nothing known about z, so nothing inferred.
+    assert b["lv2"].var.struct_info == TensorStructInfo((2, 3), "float32")
+
+
+def test_printed_style_with_target_dicts_and_device_codes():
+    mod = ir.parse((DATA / "printed_tvm_realize_insert_to_vdevice.input.tvmscript").read_text())
+    assert mod.vdevices[1].target.kind == "cuda"
+    assert dict(mod.vdevices[1].target.attrs)["arch"] == "sm_50"
+    b = bindings(mod["foo"])
+    hint = b["lv2"].value
+    assert hint.op.name == "hint_on_device"
+    assert hint.attrs == {"device": DeviceSpec("cuda", 0), "memory_scope": "global"}
+    assert b["lv2"].var.struct_info.vdevice == mod.vdevices[1]
+
+
+def test_rebinding_a_name_shadows_it():
+    foo = ir.parse((DATA / "tvm_vm_multi_cpu.input.tvmscript").read_text())["foo"]
+    first, second, third = list(iter_bindings(foo))[:3]
+    assert first.var.name == second.var.name == "lv0" and first.var is not second.var
+    assert second.value.args == (first.var,)
+    assert third.value.args == (second.var,)
+    assert second.var.struct_info.vdevice == VDevice("llvm", 0)
+    assert third.value.attrs == {"dst_vdevice": VDevice("llvm", 1)}
+
+
+# -- vdevices ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('I.vdevice("cuda", 0)', VDevice("cuda", 0)),
+        ('I.vdevice("llvm")', VDevice("llvm")),
+        ('I.vdevice({"kind": "cuda", "arch": "sm_80"}, 0, "global")', VDevice(Target.parse("cuda -arch=sm_80"))),
+        ('I.vdevice("cuda -arch=sm_80")', VDevice(Target.parse({"kind": "cuda", "arch": "sm_80"}))),
+        ('  I.vdevice("metal", 1, "global")\n', VDevice("metal", 1)),
+        ('I.vdevice(target="cuda", vdevice_id=2, memory_scope="shared")', VDevice("cuda", 2, "shared")),
+        (
+            'I.vdevice({"keys": ["cuda", "gpu"], "kind": "cuda", "max_num_threads": 1024}, 1, "global")',
+            VDevice(Target("cuda", {"keys": ["cuda", "gpu"], "max_num_threads": 1024}), 1),
+        ),
+    ],
+)
+def test_parse_vdevice(text, expected):
+    assert ir.parse_vdevice(text) == expected
+
+
+VDEVICE_ORDER = """
+@I.ir_module
+class M:
+    I.module_global_infos(
+        {"vdevice": [I.vdevice("cuda", 1), I.vdevice("cuda", 0), I.vdevice("cuda", 2), I.vdevice("llvm")]}
+    )
+
+    @R.function
+    def f(x: R.Tensor((2,), "float32", "cuda:1"), y: R.Tensor((2,), "float32", "vdevice:2")):
+        a = R.hint_on_device(x, tvm.cuda(1))
+        b = R.hint_on_device(x, tvm.cuda(0))
+        c = R.to_vdevice(x, "cuda:2")
+        d = R.hint_on_device(x, tvm.cpu())
+        return (a, b, c, d)
+"""
+
+
+def test_kind_index_is_the_ith_entry_of_that_kind_and_device_id_is_the_hardware_id():
+    f = ir.parse(VDEVICE_ORDER)["f"]
+    x, y = f.params
+    # "cuda:1" is the second cuda entry of the list: device id 0.
+    assert x.struct_info.vdevice == VDevice("cuda", 0)
+    assert y.struct_info.vdevice == VDevice("cuda", 2)
+    b = bindings(f)
+    # tvm.cuda(1) names hardware device 1: the first entry of the list.
+    assert b["a"].var.struct_info.vdevice == VDevice("cuda", 1)
+    assert b["b"].var.struct_info.vdevice == VDevice("cuda", 0)
+    assert b["c"].var.struct_info.vdevice == VDevice("cuda", 2)
+    assert b["d"].var.struct_info.vdevice == VDevice("llvm")
+
+
+# -- struct infos ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        ('R.Tensor((2, 3), "float32")', TensorStructInfo((2, 3), "float32")),
+        ('R.Tensor((2, 3), "float32", "cuda:0")', TensorStructInfo((2, 3), "float32", vdevice=CUDA0)),
+        ('R.Tensor((2, 3), "float32", "cuda")', TensorStructInfo((2, 3), "float32", vdevice=CUDA0)),
+        ('R.Tensor((2, 3), "float32", "cuda:1")', TensorStructInfo((2, 3), "float32", vdevice=CUDA1)),
+        (
+            'R.Tensor((2, 3), dtype="float32", vdevice="cuda:0:global")',
+            TensorStructInfo((2, 3), "float32", vdevice=CUDA0),
+        ),
+        ('R.Tensor((2, 3), "float32", "vdevice:0")', TensorStructInfo((2, 3), "float32", vdevice=LLVM)),
+        ('R.Tensor([4], "int64")', TensorStructInfo((4,), "int64")),
+        ('R.Tensor((), "bool")', TensorStructInfo((), "bool")),
+        ('R.Tensor(("n", 4), "float32")', TensorStructInfo(("n", 4), "float32")),
+        ('R.Tensor(("n*2", "m + 1"), "float32")', TensorStructInfo(("n * 2", "m + 1"), "float32")),
+        ('R.Tensor(dtype="float32", ndim=2)', TensorStructInfo(None, "float32", 2)),
+        ('R.Tensor("float32", ndim=2)', TensorStructInfo(None, "float32", 2)),
+        ('R.Tensor("float32")', TensorStructInfo(None, "float32")),
+        ("R.Tensor", TensorStructInfo()),
+        ("R.Tensor()", TensorStructInfo()),
+        ("R.Tensor(ndim=3)", TensorStructInfo(None, "", 3)),
+        ('R.Tensor(None, "float32", ndim=-1)', TensorStructInfo(None, "float32")),
+        (
+            'R.Tuple([R.Tensor((2,), "float32"), R.Shape([2])])',
+            TupleStructInfo([TensorStructInfo((2,), "float32"), ShapeStructInfo((2,))]),
+        ),
+        (
+            'R.Tuple(R.Tensor((2,), "float32"), R.Object)',
+            TupleStructInfo([TensorStructInfo((2,), "float32"), ObjectStructInfo()]),
+        ),
+        ("R.Tuple", TupleStructInfo([])),
+        ("R.Tuple([])", TupleStructInfo([])),
+        ("R.Shape([2, 3])", ShapeStructInfo((2, 3))),
+        ('R.Shape(["n", 3])', ShapeStructInfo(("n", 3))),
+        ("R.Shape(ndim=2)", ShapeStructInfo(None, 2)),
+        ("R.Shape", ShapeStructInfo()),
+        ("R.Shape()", ShapeStructInfo()),
+        ('R.Prim("int64")', PrimStructInfo("int64")),
+        ('R.Prim("bool")', PrimStructInfo("bool")),
+        ('R.Prim(dtype="int32", value=3)', PrimStructInfo("int32", 3)),
+        ("R.Object", ObjectStructInfo()),
+        ("R.Object()", ObjectStructInfo()),
+        (
+            'R.Callable([R.Tensor((2,), "float32")], R.Tensor((2,), "float32"))',
+            FuncStructInfo([TensorStructInfo((2,), "float32")], TensorStructInfo((2,), "float32")),
+        ),
+    ],
+)
+def test_struct_info_annotations(annotation, expected):
+    f = function("return x", params=f"x: {annotation}", ret=f" -> {annotation}")
+    assert f.params[0].struct_info == expected
+    assert f.ret_struct_info == expected
+
+
+def test_symbolic_dims_declared_with_t_int64():
+    f = function(
+        'n = T.int64()\nm = T.int32()\ny: R.Tensor((n, m * 2), "float32") = R.add(x, x)\nreturn y',
+        params='x: R.Tensor((n, m * 2), "float32")',
+    )
+    assert f.params[0].struct_info == TensorStructInfo(("n", "m * 2"), "float32")
+    y = bindings(f)["y"]
+    assert y.annotation.shape == ("n", "m * 2")
+    assert y.var.struct_info.shape == ("n", "m * 2")
+
+
+def test_symbolic_dims_as_strings_and_names_are_the_same():
+    f = function("n = T.int64()\nreturn x", params='x: R.Tensor(("n", 4), "float32"), y: R.Tensor((n, 4), "float32")')
+    assert f.params[0].struct_info == f.params[1].struct_info
+
+
+def test_return_annotation_is_kept_as_written_and_checked():
+    f = function("y = R.hint_on_device(x, tvm.cuda(0))\nreturn y", ret=' -> R.Tensor((2, 3), "float32")')
+    assert f.ret_struct_info == TensorStructInfo((2, 3), "float32")
+    assert f.body.body.struct_info.vdevice == CUDA0
+    assert f.ret_span is not None and f.ret_span.line == 10
+
+
+def test_missing_return_annotation_uses_the_body():
+    f = function("y = R.hint_on_device(x, tvm.cuda(1))\nreturn (y, x)")
+    assert f.ret_struct_info == TupleStructInfo(
+        [TensorStructInfo((2, 3), "float32", vdevice=CUDA1), TensorStructInfo((2, 3), "float32")]
+    )
+    assert f.ret_span is None
+    assert isinstance(f.body.body, Tuple)
+
+
+# -- functions -----------------------------------------------------------------------
+
+
+def test_function_decorator_attributes():
+    mod = module(
+        "    @R.function(private=True)\n    def a(x: R.Tensor) -> R.Tensor:\n        return x\n"
+        "    @R.function(pure=False)\n    def b(x: R.Tensor) -> R.Tensor:\n        return x\n"
+        "    @R.function(private=False, pure=True)\n    def c(x: R.Tensor) -> R.Tensor:\n        return x\n"
+        "    @R.function\n    def d(x: R.Tensor) -> R.Tensor:\n"
+        '        R.func_attr({"global_symbol": "d", "n": [1, 2]})\n'
+        "        return x\n"
+    )
+    assert mod["a"].attrs == {"private": True} and mod["a"].is_private
+    assert mod["b"].attrs == {"pure": False}
+    assert mod["c"].attrs == {"pure": True}
+    assert mod["d"].attrs == {"global_symbol": "d", "n": [1, 2]}
+    assert list(mod) == ["a", "b", "c", "d"]
+
+
+CALLS = """
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        cls = Module
+        a = cls.helper(x)
+        b = Module.helper(a)
+        c = cls.untyped(b)
+        return c
+
+    @R.function
+    def untyped(x: R.Tensor((2, 3), "float32")):
+        y = R.hint_on_device(x, tvm.cuda(1))
+        return y
+
+    @R.function(private=True)
+    def helper(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        cls = Module
+        return x
+"""
+
+
+def test_calls_between_functions_in_any_order():
+    mod = module(CALLS)
+    assert list(mod) == ["main", "untyped", "helper"]
+    b = bindings(mod["main"])
+    call = b["a"].value
+    assert isinstance(call, Call) and isinstance(call.op, GlobalVar) and call.op.name == "helper"
+    assert call.args == (mod["main"].params[0],)
+    assert b["b"].value.op.name == "helper"
+    # untyped has no return annotation: its body (parsed first) gives the type.
+    assert b["c"].var.struct_info == TensorStructInfo((2, 3), "float32", vdevice=CUDA1)
+    assert mod["untyped"].ret_struct_info.vdevice == CUDA1
+
+
+def test_recursive_function_with_an_annotated_return():
+    f = module(
+        """
+    @R.function
+    def f(x: R.Tensor((2,), "float32"), c: R.Tensor((), "bool")) -> R.Tensor((2,), "float32"):
+        cls = Module
+        if c:
+            r = cls.f(x, c)
+        else:
+            r = x
+        return r
+"""
+    )["f"]
+    call = f.body.blocks[0].bindings[0].value.true_branch.body
+    assert isinstance(call, Call) and call.op.name == "f"
+
+
+def test_a_function_reference_is_a_global_var():
+    f = module(
+        '    @R.function\n    def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):\n'
+        "        cls = Module\n        g = cls.f\n        return x\n"
+    )["f"]
+    g = bindings(f)["g"].value
+    assert isinstance(g, GlobalVar) and g.name == "f"
+    assert g.struct_info == FuncStructInfo([TensorStructInfo((2,), "float32")], TensorStructInfo((2,), "float32"))
+
+
+# -- bindings and expressions -----------------------------------------------------------
+
+
+def test_dataflow_block_outputs_are_vars_and_the_rest_dataflow_vars():
+    f = function(
+        "with R.dataflow():\n    a = R.add(x, x)\n    a = R.multiply(a, a)\n    b = R.add(a, x)\n    R.output(a, b)\n"
+        "c = R.add(a, b)\nreturn c"
+    )
+    df, plain = f.body.blocks
+    assert isinstance(df, DataflowBlock) and not plain.is_dataflow
+    kinds = [(b.var.name, type(b.var)) for b in df.bindings]
+    assert kinds == [("a", DataflowVar), ("a", Var), ("b", Var)]
+    assert plain.bindings[0].value.args == (df.bindings[1].var, df.bindings[2].var)
+
+
+def test_annotation_is_what_the_user_wrote_and_the_var_gets_the_merge():
+    b = bindings(
+        function('y = R.hint_on_device(x, tvm.cuda(1))\nz: R.Tensor("float32", ndim=2) = R.add(y, y)\nreturn z')
+    )
+    z = b["z"]
+    assert z.annotation == TensorStructInfo(None, "float32", 2)
+    assert z.var.struct_info == TensorStructInfo((2, 3), "float32", vdevice=CUDA1)
+    pinned = bindings(function('z: R.Tensor((2, 3), "float32", "llvm") = R.add(x, x)\nreturn z'))["z"]
+    assert pinned.var.struct_info.vdevice == LLVM
+
+
+def test_alias_tuple_and_get_item():
+    b = bindings(function("y = x\nt = (x, y)\ns = t[1]\nu = R.tuple(x)\nv = R.tuple()\nreturn s"))
+    x = b["y"].value
+    assert isinstance(x, Var) and x.name == "x"
+    assert isinstance(b["t"].value, Tuple) and b["t"].value.fields == (x, b["y"].var)
+    assert b["t"].var.struct_info == TupleStructInfo([x.struct_info, x.struct_info])
+    item = b["s"].value
+    assert isinstance(item, TupleGetItem) and item.index == 1 and item.tuple_value is b["t"].var
+    assert b["s"].var.struct_info == x.struct_info
+    assert b["u"].var.struct_info == TupleStructInfo([x.struct_info])
+    assert b["v"].var.struct_info == TupleStructInfo([])
+
+
+def test_if_else_binds_the_result_name_to_an_if():
+    f = function(
+        "if c:\n    a = R.add(x, x)\n    r = R.multiply(a, a)\nelse:\n"
+        '    r: R.Tensor((2, 3), "float32", "cuda:1") = R.hint_on_device(x, tvm.cuda(1))\n'
+        "s = R.add(r, r)\nreturn s",
+        params='x: R.Tensor((2, 3), "float32"), c: R.Tensor((), "bool")',
+    )
+    (block,) = f.body.blocks
+    binding = block.bindings[0]
+    node = binding.value
+    assert isinstance(node, If) and binding.var.name == "r"
+    assert node.cond is f.params[1]
+    assert isinstance(node.true_branch, SeqExpr) and isinstance(node.false_branch, SeqExpr)
+    assert [b.var.name for b in node.true_branch.blocks[0].bindings] == ["a"]
+    assert node.true_branch.body.op.name == "multiply" and node.false_branch.blocks == ()
+    # join of "no device" and cuda:1 has no device; the written annotation pins it.
+    assert node.struct_info == TensorStructInfo((2, 3), "float32")
+    assert binding.annotation == TensorStructInfo((2, 3), "float32", vdevice=CUDA1)
+    assert binding.var.struct_info.vdevice == CUDA1
+    assert block.bindings[1].value.args == (binding.var, binding.var)
+
+
+def test_constants():
+    b = bindings(
+        function(
+            'a = R.const(1.0, "float32")\nb = R.const([[1, 2]], "int32")\nc = R.const(3)\nd = R.const(2.5)\n'
+            'e = R.const(True)\nf = R.const([1, 2])\ng = R.const(-1, dtype="int8")\nreturn a'
+        )
+    )
+    for name, dtype, shape in [
+        ("a", "float32", ()),
+        ("b", "int32", (1, 2)),
+        ("c", "int32", ()),
+        ("d", "float32", ()),
+        ("e", "bool", ()),
+        ("f", "int32", (2,)),
+        ("g", "int8", ()),
+    ]:
+        const = b[name].value
+        assert isinstance(const, Constant)
+        assert const.struct_info == TensorStructInfo(shape, dtype)
+        assert str(const.data.dtype) == dtype and const.data.shape == shape
+    np.testing.assert_array_equal(b["b"].value.data, np.array([[1, 2]], dtype="int32"))
+
+
+def test_shapes_prim_values_and_strings():
+    b = bindings(
+        function(
+            'n = T.int64()\na = R.shape([2, 3])\nb = R.shape([n, "m", n + 1])\n'
+            "c = R.prim_value(3)\nd = R.prim_value(1.5)\n"
+            'e = R.prim_value(True)\nf = R.prim_value(T.int32(7))\ng = R.str("hi")\nh = R.shape_of(x)\nreturn x'
+        )
+    )
+    assert isinstance(b["a"].value, ShapeExpr) and b["a"].var.struct_info == ShapeStructInfo((2, 3))
+    assert b["b"].value.values == ("n", "m", "n + 1")
+    for name, value, dtype in [("c", 3, "int64"), ("d", 1.5, "float64"), ("e", True, "bool"), ("f", 7, "int32")]:
+        prim = b[name].value
+        assert isinstance(prim, PrimValue) and prim.value == value and prim.dtype == dtype
+        assert prim.struct_info == PrimStructInfo(dtype, value)
+    assert isinstance(b["g"].value, StringImm) and b["g"].value.value == "hi"
+    assert b["h"].value.op.name == "shape_of" and b["h"].var.struct_info == ShapeStructInfo((2, 3))
+
+
+def test_nested_calls_stay_expression_trees():
+    y = bindings(function("y = R.add(R.multiply(x, x), R.nn.relu(x))\nreturn y"))["y"]
+    outer = y.value
+    assert outer.op.name == "add"
+    assert [a.op.name for a in outer.args] == ["multiply", "nn.relu"]
+    assert outer.args[0].struct_info == TensorStructInfo((2, 3), "float32")
+    assert outer.args[0].span.col == 19 and outer.span.col == 13
+
+
+# -- op arguments -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("device", "expected"),
+    [
+        ("tvm.cpu()", DeviceSpec("cpu", 0)),
+        ("tvm.cuda(0)", DeviceSpec("cuda", 0)),
+        ("tvm.cuda(1)", DeviceSpec("cuda", 1)),
+        ("tvm.gpu()", DeviceSpec("cuda", 0)),
+        ("R.device(2, 1)", DeviceSpec("cuda", 1)),
+        ("R.device(device_type=2, index=0)", DeviceSpec("cuda", 0)),
+        ("R.device(1)", DeviceSpec("cpu", 0)),
+        ('tvm.device("cuda", 1)', DeviceSpec("cuda", 1)),
+        ('tvm.device("llvm")', DeviceSpec("cpu", 0)),
+    ],
+)
+def test_device_arguments(device, expected):
+    y = bindings(function(f"y = R.hint_on_device(x, {device})\nreturn y"))["y"]
+    assert y.value.attrs == {"device": expected, "memory_scope": "global"}
+    assert y.var.struct_info.vdevice.physical == (expected.device_type, expected.index)
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ('R.to_vdevice(x, "cuda")', CUDA0),
+        ('R.to_vdevice(x, "cuda:1")', CUDA1),
+        ('R.to_vdevice(x, dst_vdevice="cuda:0:global")', CUDA0),
+        ('R.to_vdevice(x, dst_vdevice="vdevice:0")', LLVM),
+        ('R.to_vdevice(x, I.vdevice("cuda", 1, "global"))', CUDA1),
+    ],
+)
+def test_vdevice_arguments(call, expected):
+    y = bindings(function(f"y = {call}\nreturn y"))["y"]
+    assert y.value.attrs == {"dst_vdevice": expected}
+    assert y.var.struct_info.vdevice == expected
+
+
+def test_memory_scope_positional_and_keyword():
+    for call in (
+        'R.hint_on_device(x, tvm.cuda(0), "global")',
+        'R.hint_on_device(x, memory_scope="global", device=tvm.cuda())',
+    ):
+        y = bindings(function(f"y = {call}\nreturn y"))["y"]
+        assert y.value.attrs == {"device": DeviceSpec("cuda", 0), "memory_scope": "global"}
+
+
+def test_attributes_are_literals_with_defaults_filled_in():
+    b = bindings(
+        function(
+            "a = R.permute_dims(x, axes=[1, 0])\nb = R.permute_dims(x)\nc = R.sum(x, axis=[-1], keepdims=True)\n"
+            'd = R.astype(x, "float16")\ne = R.reshape(x, R.shape([3, 2]))\nf = R.reshape(x, (6,))\n'
+            "g = R.concat((x, x), axis=0)\nt = (x, x)\nh = R.concat(t)\nreturn x"
+        )
+    )
+    assert b["a"].value.attrs == {"axes": (1, 0)} and b["a"].var.struct_info.shape == (3, 2)
+    assert b["b"].value.attrs == {"axes": None}
+    assert b["c"].value.attrs == {"axis": (-1,), "keepdims": True}
+    assert b["d"].value.attrs == {"dtype": "float16"}
+    assert b["e"].value.attrs == {"shape": (3, 2)} and b["f"].value.attrs == {"shape": (6,)}
+    assert isinstance(b["g"].value.args[0], Tuple) and b["g"].var.struct_info.shape == (4, 3)
+    assert b["h"].value.args == (b["t"].var,) and b["h"].var.struct_info.shape == (4, 3)
+
+
+@pytest.fixture
+def extra_op():
+    """An op registered only for this test, with one parameter of every kind."""
+    from ir.op import _REGISTRY
+
+    name = "test_parser.everything"
+
+    def infer(args, attrs):
+        return args[0]
+
+    register_op(
+        name,
+        [
+            Param("data"),
+            Param("more", TENSORS),
+            Param("scale", ATTR, 1.0),
+            Param("shape", SHAPE, None),
+            Param("device", DEVICE, None),
+            Param("target", VDEVICE, None),
+        ],
+        infer,
+        None,
+        device_rule="same",
+    )
+    yield name
+    del _REGISTRY[name]
+
+
+def test_a_new_op_needs_no_parser_change(extra_op):
+    y = bindings(
+        function(f'y = R.{extra_op}(x, (x, x), shape=[1, "n"], device=tvm.cuda(1), target="cuda:1", scale=2)\nreturn y')
+    )["y"]
+    call = y.value
+    assert call.op.name == extra_op and call.args[0].name == "x" and isinstance(call.args[1], Tuple)
+    assert call.attrs == {"scale": 2, "shape": (1, "n"), "device": DeviceSpec("cuda", 1), "target": CUDA1}
+    assert list(call.attrs) == ["scale", "shape", "device", "target"]
+
+
+# -- module level --------------------------------------------------------------------------
+
+
+def test_module_attrs_global_infos_and_decorator_spellings():
+    text = """
+@tvm.script.ir_module
+class Named:
+    '''A docstring.'''
+    I.module_attrs({"attr": 10, "list": [1, 2], "nested": {"a": None}})
+    I.module_global_infos({"vdevice": [I.vdevice("llvm")], "other": [1, "two"]})
+
+    @R.function
+    def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        '''Function docstring.'''
+        return x
+"""
+    mod = ir.parse(text)
+    assert mod.name == "Named"
+    assert mod.attrs == {"attr": 10, "list": [1, 2], "nested": {"a": None}}
+    assert mod.vdevices == [LLVM]
+    assert mod.global_infos["other"] == [1, "two"]
+
+
+def test_an_empty_module_and_no_vdevices():
+    mod = ir.parse("@I.ir_module\nclass Empty:\n    pass\n")
+    assert mod.functions == {} and mod.vdevices == []
+
+
+# -- spans ----------------------------------------------------------------------------------
+
+
+def test_spans_of_vars_bindings_calls_and_functions():
+    text = (
+        "@I.ir_module\nclass M:\n    @R.function\n"
+        '    def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):\n'
+        "        y = R.add(x, x)\n"
+        '        z: R.Tensor((2,), "float32") = R.multiply(y, R.add(y, y))\n'
+        "        return z\n"
+    )
+    f = ir.parse(text, "spans.py")["f"]
+    assert f.span == Span("spans.py", 4, 5, 7, 17)
+    assert f.params[0].span == Span("spans.py", 4, 11, 4, 39)
+    assert f.ret_span == Span("spans.py", 4, 44, 4, 69)
+    y, z = iter_bindings(f)
+    assert y.span == Span("spans.py", 5, 9, 5, 24)
+    assert y.var.span == Span("spans.py", 5, 9, 5, 10)
+    assert y.value.span == Span("spans.py", 5, 13, 5, 24)
+    assert z.var.span == Span("spans.py", 6, 9, 6, 10)
+    assert z.value.span == Span("spans.py", 6, 40, 6, 66)
+    assert z.value.args[1].span == Span("spans.py", 6, 54, 6, 65)
+
+
+def test_spans_are_the_same_on_the_fast_path_and_without_it(monkeypatch):
+    text = HEADER + (
+        "    @R.function\n"
+        '    def f(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32", "cuda"):\n'
+        "        with R.dataflow():\n"
+        '            a: R.Tensor((2, 3), dtype="float32", vdevice="cuda:0:global") = '
+        'R.to_vdevice(x, dst_vdevice="cuda")\n'
+        "            b = R.add(a, a)\n"
+        "            c = b\n"
+        '            d: R.Tensor((3, 2), "float32", "cuda") = R.permute_dims(c, axes=[1, 0])\n'
+        "            e = R.permute_dims(d)\n"
+        "            R.output(e)\n"
+        "        return e\n"
+    )
+    fast = ir.parse(text, "f.py")
+    no_fast_path(monkeypatch)
+    slow = ir.parse(text, "f.py")
+    assert ir.structural_equal(fast, slow)
+    for a, b in zip(iter_bindings(fast["f"]), iter_bindings(slow["f"]), strict=True):
+        assert (a.span, a.var.span, a.value.span, a.annotation) == (b.span, b.var.span, b.value.span, b.annotation)
+        assert type(a.var) is type(b.var) and a.var.struct_info == b.var.struct_info
+
+
+def test_columns_count_characters_on_non_ascii_lines():
+    f = ir.parse(
+        "@I.ir_module\nclass M:\n    @R.function\n"
+        '    def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):\n'
+        '        """Ünïcödé docstring."""\n'
+        "        y = R.add(x, x)  # ünïcödé\n"
+        '        z: R.Tensor((2,), "float32") = R.add(y, y)  # ü\n'
+        "        return z\n"
+    )["f"]
+    y, z = iter_bindings(f)
+    assert y.value.span == Span(None, 6, 13, 6, 24)
+    assert z.value.span == Span(None, 7, 40, 7, 51)
+
+
+# -- the fast path ---------------------------------------------------------------------------
+
+
+def chain(n: int, vdevice: str = 'vdevice="cuda:0:global"') -> str:
+    lines = [
+        HEADER,
+        "    @R.function",
+        f'    def main(lv0: R.Tensor((8, 8), dtype="float32", {vdevice})):',
+        "        with R.dataflow():",
+    ]
+    for i in range(1, n + 1):
+        lines.append(f'            lv{i}: R.Tensor((8, 8), dtype="float32", {vdevice}) = R.add(lv{i - 1}, lv{i - 1})')
+    lines += [f"            R.output(lv{n})", f"        return lv{n}", ""]
+    return "\n".join(lines)
+
+
+def test_a_long_chain_parses_with_every_binding(monkeypatch):
+    text = chain(300)
+    mod = ir.parse(text)
+    bs = list(iter_bindings(mod["main"]))
+    assert len(bs) == 300 and type(bs[-1].var) is Var and all(type(b.var) is DataflowVar for b in bs[:-1])
+    assert all(b.var.struct_info.vdevice == CUDA0 for b in bs)
+    assert bs[5].value.args == (bs[4].var, bs[4].var)
+    no_fast_path(monkeypatch)
+    assert ir.structural_equal(mod, ir.parse(text))
+
+
+def test_a_fast_looking_line_inside_a_multiline_string_is_string_content():
+    mod = ir.parse('@I.ir_module\nclass M:\n    I.module_attrs({"doc": """\n        y = R.add(x, x)\n"""})\n')
+    assert mod.attrs == {"doc": "\n        y = R.add(x, x)\n"}
+
+
+def test_a_fast_looking_line_inside_brackets_is_part_of_the_call():
+    # "axes = R.foo(a, b)" alone looks like a binding; here it is a keyword argument.
+    with pytest.raises(ir.ParseError, match=r"test.py:12:20: expected a literal value .* got a call to R.foo"):
+        function("y = R.permute_dims(x,\n    axes = R.foo(a, b)\n)\nreturn y")
+
+
+def test_fast_lines_with_unusual_args_fall_back_to_the_ordinary_path(monkeypatch):
+    body = (
+        'a = R.hint_on_device(x, device=R.device(device_type=2, index=1), memory_scope="global")\n'
+        "b = R.add(x1=a, x2=a)\n"
+        "c = R.permute_dims(b, [1, 0])\n"
+        'd = R.zeros(shape=R.shape([2, 3]), dtype="float32")\n'
+        "e = R.add(d, c)\n"
+        "return e"
+    )
+    fast = function(body, params='x: R.Tensor((3, 2), "float32")')
+    no_fast_path(monkeypatch)
+    slow = function(body, params='x: R.Tensor((3, 2), "float32")')
+    assert ir.structural_equal(fast, slow)
+    assert bindings(fast)["e"].var.struct_info == TensorStructInfo((2, 3), "float32", vdevice=CUDA1)

@@ -1,0 +1,201 @@
+"""Properties of `place` on random modules (tests/strategies.py).
+
+* Any module: the answer satisfies every constraint of the set (checked here
+  again, independently of `place`'s own check), placing the result again
+  changes nothing, the input is not mutated, and a module that comes with a
+  witness placement is never reported as a conflict.
+* Small modules: satisfiable/unsatisfiable agrees with brute-force
+  enumeration of every assignment of every site, and the bytes copied equal
+  the brute-force minimum.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import ir
+from ir.builder import ModuleBuilder, tensor
+from ir.vdevice import DeviceSpec, VDevice
+from placement import PlacementConflict, place
+from placement.check import check, copy_bytes
+from placement.extract import extract
+from tests.strategies import generated_modules, small_generated
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MAX_BRUTE_SITES = 7
+
+
+@SETTINGS
+@given(generated_modules())
+def test_random_modules_place_consistently(g):
+    mod = g.module
+    before = ir.script(mod)
+    try:
+        p = place(mod)
+    except PlacementConflict as err:
+        assert g.witness is None, f"a module with a witness placement was reported as a conflict:\n{err}"
+        assert err.core, "a conflict must come with its core"
+        return
+    finally:
+        assert ir.script(mod) == before, "place() mutated its input"
+    assert check(p.constraints, p.assignment) == []
+    again = place(p.module)
+    assert ir.structural_equal(again.module, p.module)
+    assert again.copies == [] or all(not c.inserted for c in again.copies)
+
+
+@SETTINGS
+@given(generated_modules())
+def test_policies_only_differ_on_unconstrained_sites(g):
+    try:
+        none = place(g.module)
+    except PlacementConflict:
+        return
+    first = place(g.module, default="first")
+    assert check(first.constraints, first.assignment) == []
+    for a, b in zip(none.assignment, first.assignment, strict=True):
+        assert b == (0 if a is None else a)
+
+
+def _brute_force(cs, strict: bool):
+    """(satisfiable, minimum bytes copied) over every assignment of a device to every site."""
+    n = len(cs.vdevices)
+    best = None
+    hard_prefers = cs.prefers if strict else []
+    for assignment in itertools.product(range(n), repeat=len(cs.sites)):
+        if any(assignment[p.site] != p.device for p in cs.pins):
+            continue
+        if any(assignment[e.a] != assignment[e.b] for e in cs.equals):
+            continue
+        if any(assignment[p.a] != assignment[p.b] for p in hard_prefers):
+            continue
+        if any(assignment[d.site] not in d.allowed for d in cs.domains):
+            continue
+        cost = copy_bytes(cs, assignment)
+        if best is None or cost < best:
+            best = cost
+    return best is not None, best
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(small_generated())
+def test_small_modules_agree_with_brute_force(g):
+    cs = extract(g.module).constraints
+    assume(len(cs.sites) <= MAX_BRUTE_SITES and len(cs.vdevices) ** len(cs.sites) <= 20_000)
+    satisfiable, minimum = _brute_force(cs, strict=False)
+    try:
+        p = place(g.module)
+    except PlacementConflict:
+        assert not satisfiable
+        return
+    assert satisfiable
+    assert p.stats.bytes_copied == minimum
+    assert sum(c.nbytes for c in p.copies if c.inserted) == minimum
+
+
+DEVICE_POOL = [
+    VDevice("llvm", 0),
+    VDevice("cuda", 0),
+    VDevice({"kind": "cuda", "arch": "sm_80"}, 0),  # the same physical device as cuda(0)
+    VDevice("cuda", 1),
+]
+
+
+@st.composite
+def hinted_modules(draw):
+    """Small modules dense in hints and copies, tensors of different sizes (so weights differ).
+
+    The shared strategy rarely draws several hints in a few sites; MaxSMT
+    optimality needs modules where where-to-copy is a real choice.
+    """
+    vdevices = draw(st.lists(st.sampled_from(DEVICE_POOL), min_size=2, max_size=3, unique=True))
+    mb = ModuleBuilder(vdevices)
+    params = []
+    for i in range(draw(st.integers(1, 2))):
+        size = draw(st.sampled_from([1, 4, 16]))
+        pinned = draw(st.sampled_from([None, *vdevices])) if draw(st.booleans()) else None
+        params.append((f"p{i}", tensor((size,), "float32", pinned)))
+    f = mb.function("main", params)
+    values = list(f.params)
+    if draw(st.booleans()):
+        # A fork: one value hinted onto two devices, so where it lives is a MaxSMT choice.
+        x = draw(st.sampled_from(values))
+        a, b = draw(st.lists(st.sampled_from(vdevices), min_size=2, max_size=2, unique=True))
+        for j, target in enumerate((a, b)):
+            spec = DeviceSpec(target.device_type, target.vdevice_id)
+            values.append(f.emit("hint_on_device", x, name=f"fork{j}", device=spec))
+    for i in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["hint", "hint", "copy", "unary", "add", "sum"]))
+        # Hints on parameters often leave a free class between differently pinned ones: a MaxSMT choice.
+        pool = list(f.params) if kind == "hint" and draw(st.booleans()) else values
+        x = draw(st.sampled_from(pool))
+        name = f"v{i}"
+        if kind in ("hint", "copy"):
+            target = draw(st.sampled_from(vdevices))
+            if kind == "hint":
+                spec = DeviceSpec(target.device_type, target.vdevice_id)
+                values.append(f.emit("hint_on_device", x, name=name, device=spec))
+            else:
+                values.append(f.emit("to_vdevice", x, name=name, dst_vdevice=target))
+        elif kind == "unary":
+            values.append(f.emit("negative", x, name=name))
+        elif kind == "sum":
+            values.append(f.emit("sum", x, name=name, axis=[0], keepdims=True))
+        else:
+            y = draw(st.sampled_from(values))
+            if x.struct_info.shape != y.struct_info.shape and 1 not in (x.struct_info.shape[0], y.struct_info.shape[0]):
+                y = x
+            values.append(f.emit("add", x, y, name=name))
+    outs = draw(st.lists(st.sampled_from(values[len(params) :] or values), min_size=1, max_size=2))
+    f.finish(outs[0] if len(outs) == 1 else f.tuple(*outs))
+    return mb.get()
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(hinted_modules())
+def test_hint_heavy_modules_copy_the_brute_force_minimum(mod):
+    cs = extract(mod).constraints
+    assume(len(cs.vdevices) ** len(cs.sites) <= 50_000)
+    satisfiable, minimum = _brute_force(cs, strict=False)
+    try:
+        p = place(mod)
+    except PlacementConflict:
+        assert not satisfiable
+        return
+    assert satisfiable
+    assert p.stats.bytes_copied == minimum
+    assert sum(c.nbytes for c in p.copies if c.inserted) == minimum
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(small_generated())
+def test_small_modules_strict_hints_agree_with_brute_force(g):
+    cs = extract(g.module, strict_hints=True).constraints
+    assume(len(cs.sites) <= MAX_BRUTE_SITES and len(cs.vdevices) ** len(cs.sites) <= 20_000)
+    strict_cs = extract(g.module).constraints  # the same sites, hints as Prefer edges
+    satisfiable, _ = _brute_force(strict_cs, strict=True)
+    try:
+        p = place(g.module, strict_hints=True)
+    except PlacementConflict:
+        assert not satisfiable
+        return
+    assert satisfiable
+    assert [c for c in p.copies if c.inserted] == []
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_modules())
+def test_z3_everywhere_agrees_with_propagation(g):
+    try:
+        fast = place(g.module)
+    except PlacementConflict:
+        with pytest.raises(PlacementConflict):
+            place(g.module, propagate=False)
+        return
+    slow = place(g.module, propagate=False, encoding="enum")
+    assert check(slow.constraints, slow.assignment) == []
+    assert slow.stats.bytes_copied == fast.stats.bytes_copied
