@@ -11,7 +11,9 @@ class Module:
     I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 0)]})
 
     @R.function
-    def layer(x: R.Tensor((4, 16), "float32"), w: R.Tensor((16, 16), "float32"), b: R.Tensor((16,), "float32")) -> R.Tensor((4, 16), "float32"):
+    def layer(
+        x: R.Tensor((4, 16), "float32"), w: R.Tensor((16, 16), "float32"), b: R.Tensor((16,), "float32")
+    ) -> R.Tensor((4, 16), "float32"):
         with R.dataflow():
             h = R.matmul(x, w)
             h1 = R.add(h, b)

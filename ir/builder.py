@@ -1,12 +1,12 @@
 """Build modules from Python, with the same normalization the parser applies.
 
-    mb = ModuleBuilder([VDevice("llvm"), VDevice("cuda", 0)])
-    f = mb.function("main", [("x", tensor((2, 3), "float32"))])
-    with f.dataflow():
-        y = f.emit("add", f.params[0], f.params[0])
-        z = f.emit("nn.relu", y, output=True)
-    f.finish(z)
-    mod = mb.get()
+mb = ModuleBuilder([VDevice("llvm"), VDevice("cuda", 0)])
+f = mb.function("main", [("x", tensor((2, 3), "float32"))])
+with f.dataflow():
+    y = f.emit("add", f.params[0], f.params[0])
+    z = f.emit("nn.relu", y, output=True)
+f.finish(z)
+mod = mb.get()
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ from .struct_info import FuncStructInfo, StructInfo, TensorStructInfo
 from .vdevice import VDevice
 
 
-def tensor(shape: Sequence[int | str] | None, dtype: str = "float32", vdevice: VDevice | None = None) -> TensorStructInfo:
+def tensor(
+    shape: Sequence[int | str] | None, dtype: str = "float32", vdevice: VDevice | None = None
+) -> TensorStructInfo:
     """Shorthand for a tensor struct info."""
     return TensorStructInfo(shape, dtype, vdevice=vdevice)
 

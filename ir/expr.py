@@ -153,9 +153,7 @@ class Binding:
 
     __slots__ = ("var", "value", "annotation", "span")
 
-    def __init__(
-        self, var: Var, value: Expr, annotation: StructInfo | None = None, span: Span | None = None
-    ) -> None:
+    def __init__(self, var: Var, value: Expr, annotation: StructInfo | None = None, span: Span | None = None) -> None:
         self.var = var
         self.value = value
         self.annotation = annotation

@@ -50,7 +50,9 @@ def explicit_device(op: Op, attrs: dict[str, Any], vdevices: Sequence[VDevice], 
     if op.name == "to_vdevice":
         dst = attrs["dst_vdevice"]
         if dst not in vdevices:
-            raise VDeviceLookupError(f"R.to_vdevice: {dst!r} is not in the module's vdevice list ({describe(vdevices)})", span)
+            raise VDeviceLookupError(
+                f"R.to_vdevice: {dst!r} is not in the module's vdevice list ({describe(vdevices)})", span
+            )
         return dst
     return hint_target(vdevices, attrs["device"], attrs.get("memory_scope", "global"), span)
 
@@ -112,13 +114,13 @@ def join(a: StructInfo, b: StructInfo) -> StructInfo:
         vdevice = a.vdevice if a.vdevice == b.vdevice else None
         dtype = a.dtype if a.dtype == b.dtype else ""
         if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
-            shape = tuple(x if x == y else "?" for x, y in zip(a.shape, b.shape))
+            shape = tuple(x if x == y else "?" for x, y in zip(a.shape, b.shape, strict=True))
             if "?" not in shape:
                 return TensorStructInfo(shape, dtype, vdevice=vdevice)
         ndim = a.ndim if a.ndim == b.ndim else -1
         return TensorStructInfo(None, dtype, ndim, vdevice)
     if isinstance(a, TupleStructInfo) and isinstance(b, TupleStructInfo) and len(a.fields) == len(b.fields):
-        return TupleStructInfo([join(x, y) for x, y in zip(a.fields, b.fields)])
+        return TupleStructInfo([join(x, y) for x, y in zip(a.fields, b.fields, strict=True)])
     if isinstance(a, ShapeStructInfo) and isinstance(b, ShapeStructInfo):
         return ShapeStructInfo(None, a.ndim if a.ndim == b.ndim else -1)
     return ObjectStructInfo()
@@ -147,7 +149,7 @@ def merge_annotation(annotation: StructInfo, inferred: StructInfo, span: Span | 
                 f"{what} is annotated with rank {annotation.ndim} but its value has rank {inferred.ndim}", span
             )
         if annotation.shape is not None and inferred.shape is not None:
-            for x, y in zip(annotation.shape, inferred.shape):
+            for x, y in zip(annotation.shape, inferred.shape, strict=False):
                 if isinstance(x, int) and isinstance(y, int) and x != y:
                     raise InferenceError(
                         f"{what} is annotated with shape {annotation.shape} but its value has shape {inferred.shape}",
@@ -166,7 +168,7 @@ def merge_annotation(annotation: StructInfo, inferred: StructInfo, span: Span | 
         return TupleStructInfo(
             [
                 merge_annotation(a, b, span, f"{what} field {i}")
-                for i, (a, b) in enumerate(zip(annotation.fields, inferred.fields))
+                for i, (a, b) in enumerate(zip(annotation.fields, inferred.fields, strict=True))
             ]
         )
     if type(annotation) is not type(inferred) and not isinstance(inferred, ObjectStructInfo):
@@ -177,9 +179,7 @@ def merge_annotation(annotation: StructInfo, inferred: StructInfo, span: Span | 
 def global_call_struct_info(name: str, callee: FuncStructInfo, args: Sequence[Expr], span: Span | None) -> StructInfo:
     """A call of a module function returns the callee's declared return struct info."""
     if len(args) != len(callee.params):
-        raise InferenceError(
-            f"cls.{name} takes {len(callee.params)} argument(s) but {len(args)} were given", span
-        )
-    for i, (param, arg) in enumerate(zip(callee.params, args)):
+        raise InferenceError(f"cls.{name} takes {len(callee.params)} argument(s) but {len(args)} were given", span)
+    for i, (param, arg) in enumerate(zip(callee.params, args, strict=True)):
         merge_annotation(param, arg.struct_info, span, f"argument {i} of cls.{name}")
     return callee.ret

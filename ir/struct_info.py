@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from .dtype import itemsize
 from .vdevice import VDevice
 
 Dim = int | str
@@ -186,13 +187,12 @@ def has_tensor(sinfo: StructInfo) -> bool:
     return any(True for _ in tensor_leaves(sinfo))
 
 
-def nbytes(sinfo: TensorStructInfo, symbolic_size: int = 1) -> int:
-    """Bytes of a tensor; symbolic or unknown dimensions count as `symbolic_size`."""
-    from .dtype import itemsize
-
+def nbytes(sinfo: TensorStructInfo) -> int:
+    """Bytes of a tensor; a symbolic or unknown dimension counts as 1, so weights stay comparable."""
     size = itemsize(sinfo.dtype)
-    if sinfo.shape is None:
-        return size * symbolic_size
-    for d in sinfo.shape:
-        size *= d if isinstance(d, int) else symbolic_size
+    shape = sinfo.shape
+    if shape is not None:
+        for d in shape:
+            if type(d) is int:
+                size *= d
     return size

@@ -197,11 +197,7 @@ class DeviceSpec:
         return DEVICE_TYPE_TO_CODE.get(self.device_type, 0)
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, DeviceSpec)
-            and self.device_type == other.device_type
-            and self.index == other.index
-        )
+        return isinstance(other, DeviceSpec) and self.device_type == other.device_type and self.index == other.index
 
     def __hash__(self) -> int:
         return hash((self.device_type, self.index))
@@ -250,8 +246,7 @@ def lookup_vdevice(vdevices: Sequence[VDevice], name: str) -> VDevice:
     if kind == "vdevice":
         if not 0 <= ordinal < len(vdevices):
             raise LookupError(
-                f"vdevice {name!r}: the module declares {len(vdevices)} vdevice(s), "
-                f"indices 0..{len(vdevices) - 1}"
+                f"vdevice {name!r}: the module declares {len(vdevices)} vdevice(s), indices 0..{len(vdevices) - 1}"
             )
         found = vdevices[ordinal]
     else:
@@ -279,14 +274,11 @@ def lookup_device(vdevices: Sequence[VDevice], spec: DeviceSpec, memory_scope: s
                 return v
     scope = f" with memory scope {memory_scope!r}" if memory_scope else ""
     raise LookupError(
-        f"no vdevice on device {spec.device_type}({spec.index}){scope} in the module; "
-        f"it declares {describe(vdevices)}"
+        f"no vdevice on device {spec.device_type}({spec.index}){scope} in the module; it declares {describe(vdevices)}"
     )
 
 
 def describe(vdevices: Sequence[VDevice]) -> str:
     if not vdevices:
         return "no vdevices"
-    return ", ".join(
-        f"{vdevice_name(vdevices, v)} ({v.device_type}({v.vdevice_id}))" for v in vdevices
-    )
+    return ", ".join(f"{vdevice_name(vdevices, v)} ({v.device_type}({v.vdevice_id}))" for v in vdevices)

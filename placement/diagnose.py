@@ -386,13 +386,14 @@ class Conflict:
             return f'{site_ref(p.site)} must be on "{p.devices[0].name}", where R.{op} does not run'
         return "no device satisfies " + ", ".join(site_ref(r.site) for r in reqs) + " together"
 
-    def summary(self) -> str:
-        """A few lines naming every pinned variable and the chain that joins them."""
+    def summary(self, source_lines: Sequence[str] | None = None) -> str:
+        """A few lines naming every pinned variable, the chain that joins them, and its bindings' text."""
         lines = [f"conflict {self.number}: {self.title}"]
         for req in self.pins:
             lines.append(f"  - {req.description}{_at(req.span)}")
         if self.path:
             lines.append("  joined by: " + _chain_text(self))
+            lines.extend(_binding_lines(self.path, source_lines))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -401,6 +402,25 @@ class Conflict:
 
 def _at(span: Span | None) -> str:
     return "" if span is None else f" (line {span.line})"
+
+
+def _binding_lines(steps: Sequence[Step], source_lines: Sequence[str] | None) -> list[str]:
+    """``at file:line:col: s = R.add(x1, y1)`` for each distinct binding of the chain (the first few)."""
+    seen: set[tuple[str | None, int]] = set()
+    out: list[str] = []
+    for step in steps:
+        span = step.span
+        if span is None or (span.file, span.line) in seen:
+            continue
+        seen.add((span.file, span.line))
+        if len(out) == SUMMARY_STEPS:
+            out.append("    ...")
+            break
+        text = ""
+        if source_lines is not None and 0 < span.line <= len(source_lines):
+            text = ": " + source_lines[span.line - 1].strip()
+        out.append(f"    at {span.location()}{text}")
+    return out
 
 
 def _binding_of(step: Step) -> str:
@@ -474,11 +494,12 @@ def _verify(cs: ConstraintSet, conflict: Conflict) -> str:
     return "z3"
 
 
-def summarize(conflicts: Sequence[Conflict], omitted: int) -> str:
+def summarize(conflicts: Sequence[Conflict], omitted: int, source: str | None = None) -> str:
     """The message of a `PlacementConflict`: one paragraph per conflict and what was left out."""
     total = len(conflicts) + omitted
     head = "no placement exists: " + ("1 conflict" if total == 1 else f"{total} independent conflicts")
-    parts = [head] + [c.summary() for c in conflicts]
+    source_lines = None if source is None else source.splitlines()
+    parts = [head] + [c.summary(source_lines) for c in conflicts]
     if omitted:
         parts.append(f"... and {omitted} more conflict(s) not shown")
     return "\n".join(parts)

@@ -78,7 +78,8 @@ class PlacementConflict(Exception):
             conflicts, omitted = self._explain()
         except Exception:  # noqa: BLE001 - the diagnostics must never hide the conflict itself
             return self.message
-        return summarize(conflicts, omitted) if conflicts else self.message
+        source = None if self.module is None else self.module.source
+        return summarize(conflicts, omitted, source) if conflicts else self.message
 
 
 class PlacementInternalError(RuntimeError):

@@ -45,6 +45,7 @@ from ir.normalize import hint_target, host_vdevice
 from ir.op import Op
 from ir.span import Span
 from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from ir.struct_info import nbytes as tensor_bytes
 from ir.vdevice import VDevice, describe
 
 from .constraints import (
@@ -75,33 +76,6 @@ from .constraints import (
 from .errors import PlacementError
 
 Tree = int | tuple | None
-
-_ITEMSIZE = {
-    "bool": 1,
-    "int8": 1,
-    "uint8": 1,
-    "int16": 2,
-    "uint16": 2,
-    "float16": 2,
-    "bfloat16": 2,
-    "int32": 4,
-    "uint32": 4,
-    "float32": 4,
-    "int64": 8,
-    "uint64": 8,
-    "float64": 8,
-}
-
-
-def tensor_bytes(sinfo: TensorStructInfo) -> int:
-    """Bytes of a tensor; a symbolic or unknown dimension counts as 1 (so weights stay comparable)."""
-    size = _ITEMSIZE.get(sinfo.dtype, 4)
-    shape = sinfo.shape
-    if shape is not None:
-        for d in shape:
-            if type(d) is int:
-                size *= d
-    return size
 
 
 def declared_return(func: Function) -> StructInfo | None:

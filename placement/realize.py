@@ -40,7 +40,7 @@ from ir.normalize import join
 from ir.op import Op, get_op
 from ir.span import Span
 from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from ir.vdevice import VDevice
+from ir.vdevice import VDevice, vdevice_name
 
 from .extract import Extraction, Tree
 
@@ -79,6 +79,27 @@ class Copy:
     def __repr__(self) -> str:
         kind = "inserted" if self.inserted else "user"
         return f"Copy({self.function}:{self.var}, {self.src!r} -> {self.dst!r}, {self.nbytes}B, {kind})"
+
+    def as_dict(self, vdevices: Sequence[VDevice]) -> dict[str, object]:
+        """JSON-ready fields, devices by their printed names (``"cuda:0:global"``)."""
+        return {
+            "function": self.function,
+            "var": self.var,
+            "line": None if self.span is None else self.span.line,
+            "src": None if self.src is None else vdevice_name(vdevices, self.src),
+            "dst": vdevice_name(vdevices, self.dst),
+            "bytes": self.nbytes,
+            "physical": self.physical,
+            "inserted": self.inserted,
+        }
+
+    def describe(self, vdevices: Sequence[VDevice]) -> str:
+        """One line for a terminal: where, from, to, how many bytes, and why."""
+        fields = self.as_dict(vdevices)
+        where = f"{self.function}:{self.var}" + (f" (line {fields['line']})" if fields["line"] else "")
+        why = "from a hint" if self.inserted else "written by the user"
+        moved = f"{self.nbytes} bytes" if self.physical else "same physical device, no bytes"
+        return f"{where}: {fields['src'] or 'unplaced'} -> {fields['dst']}, {moved}, {why}"
 
 
 def realize(ex: Extraction, assignment: Sequence[int | None]) -> tuple[IRModule, list[Copy]]:

@@ -92,7 +92,9 @@ def test_conflict_exception_carries_the_explained_conflicts():
     err, _ = conflict_of("rfc_annotations")
     assert [c.title for c in err.conflicts] == ['`a` must be on "llvm:0" but `b` on "cuda:0"']
     assert err.omitted == 0
-    assert str(err) == summarize(err.conflicts, err.omitted)
+    assert str(err) == summarize(err.conflicts, err.omitted, err.module.source)
+    joining = [line for line in str(err).splitlines() if line.strip().startswith("at ")]
+    assert joining and all("R.add(" in line for line in joining), str(err)
 
 
 def test_colour_only_when_asked():

@@ -40,7 +40,7 @@ def _placement_json(path: str, result) -> dict[str, Any]:
         "status": "placed",
         "file": path,
         "module": ir.script(result.module),
-        "copies": [copy.as_dict() for copy in result.copies],
+        "copies": [copy.as_dict(result.module.vdevices) for copy in result.copies],
         "stats": result.stats.as_dict(),
     }
 
@@ -74,7 +74,7 @@ def cmd_place(args: argparse.Namespace) -> int:
     else:
         print(ir.script(result.module))
         for copy in result.copies:
-            print(f"# copy: {copy.describe()}", file=sys.stderr)
+            print(f"# copy: {copy.describe(result.module.vdevices)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -181,8 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", action="store_true", help="print time, copies and memory per device")
     run.set_defaults(func=cmd_run)
 
-    bench = sub.add_parser("bench", help="run the placement benchmarks (see --help of the benchmark)", add_help=False)
-    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    # Everything after `bench` belongs to the benchmark's own parser (`vdplace bench --help`).
+    bench = sub.add_parser("bench", help="run the placement benchmarks and print the table", add_help=False)
     bench.set_defaults(func=cmd_bench)
     return parser
 
@@ -190,7 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     import ir
 
-    args = build_parser().parse_args(argv)
+    args, rest = build_parser().parse_known_args(argv)
+    if args.command == "bench":
+        args.bench_args = rest
+    elif rest:
+        build_parser().error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         return args.func(args)
     except ir.ParseError as err:

@@ -1,0 +1,117 @@
+"""The `vdplace` command as a user runs it: exit statuses, outputs, reports."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vdplace.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def run_cli(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_place_prints_the_placed_module_and_its_copies(capsys):
+    status, out, err = run_cli(capsys, "place", EXAMPLES / "rfc_hint_copy.py")
+    assert status == 0
+    assert 'x1: R.Tensor((2, 3), dtype="float32", vdevice="llvm:0:global") = x' in out
+    assert "R.to_vdevice(s1" in out
+    assert re.search(r"# copy: main:s2 \(line \d+\): llvm:0:global -> cuda:0:global, 24 bytes", err)
+
+
+def test_place_json_has_module_copies_and_stats(capsys):
+    status, out, _ = run_cli(capsys, "place", "--json", EXAMPLES / "rfc_hint_copy.py")
+    data = json.loads(out)
+    assert status == 0 and data["status"] == "placed"
+    assert data["copies"][0]["src"] == "llvm:0:global" and data["copies"][0]["bytes"] == 24
+    assert data["stats"]["sites"] > 0 and "realize" in data["stats"]["times"]
+
+
+def test_conflict_exits_1_with_a_text_report_json_and_html(capsys, tmp_path):
+    path = EXAMPLES / "conflict_add.py"
+    status, out, _ = run_cli(capsys, "place", path)
+    assert status == 1
+    assert "error[E-conflict]" in out and "conflict_add.py:14:9" in out and "help:" in out
+    status, out, _ = run_cli(capsys, "place", "--json", "--report", tmp_path / "r.html", path)
+    assert status == 1
+    assert json.loads(out)["conflicts"]
+    assert "<svg" in (tmp_path / "r.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("this is not python(", ":1:"),
+        (
+            "@I.ir_module\nclass M:\n    @R.function\n    def f(x: R.Tensor((2,), 'float32')):\n        y = R.nosuch(x)\n"
+            "        return y\n",
+            ":5:",
+        ),
+    ],
+)
+def test_bad_input_exits_2_with_file_line_col(capsys, tmp_path, text, where):
+    path = tmp_path / "bad.py"
+    path.write_text(text)
+    status, out, err = run_cli(capsys, "place", path)
+    assert status == 2 and out == ""
+    assert err.startswith(f"error: {path}{where}") and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_missing_file_exits_2(capsys, tmp_path):
+    status, _, err = run_cli(capsys, "place", tmp_path / "nope.py")
+    assert status == 2 and "cannot read" in err
+
+
+def test_run_simulates_missing_devices_and_profiles(capsys):
+    status, out, _ = run_cli(capsys, "run", "--simulate", "--profile", EXAMPLES / "mlp_two_devices.py")
+    assert status == 0
+    assert "out[0]: shape (4, 16) float32" in out and "out[1]: shape (4,) float32" in out
+    assert re.search(r"cpu -> sim:cuda:0\s+1\s+256 B", out)
+
+
+def test_run_without_the_device_is_a_clear_error(capsys):
+    status, _, err = run_cli(capsys, "run", EXAMPLES / "rfc_hint_copy.py")
+    assert status == 1
+    assert "no runtime device for vdevice(s) cuda:0:global" in err and "--simulate" in err
+
+
+def test_run_reads_inputs_from_npz(capsys, tmp_path):
+    import numpy as np
+
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    np.savez(tmp_path / "in.npz", x=x, y=np.ones((2, 3), "float32"))
+    status, out, _ = run_cli(capsys, "run", "--cpu", "--inputs", tmp_path / "in.npz", EXAMPLES / "rfc_hint_copy.py")
+    assert status == 0
+    # s = y + (x + x): min 1, max 11
+    assert "min 1  max 11" in out
+    np.savez(tmp_path / "bad.npz", x=x)
+    status, _, err = run_cli(capsys, "run", "--cpu", "--inputs", tmp_path / "bad.npz", EXAMPLES / "rfc_hint_copy.py")
+    assert status == 2 and "parameter(s) y" in err
+
+
+def test_bench_passes_its_options_through(capsys):
+    status, out, _ = run_cli(capsys, "bench", "--family", "chain", "--sizes", "200", "--no-tvm")
+    assert status == 0
+    assert re.search(r"^chain \| 200 \|", out, re.M)
+
+
+def test_console_script_entry_point_runs():
+    proc = subprocess.run(
+        [sys.executable, "-m", "vdplace", "place", str(EXAMPLES / "rfc_backward.py")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert 'def callee(x: R.Tensor((2, 3), dtype="float32", vdevice="cuda:0:global"))' in proc.stdout
