@@ -1,15 +1,15 @@
 """VM overhead: an MLP-like program run by the VM vs the same NumPy kernels called in a plain loop.
 
-Each layer is ``relu(h @ W_i + b_i)`` (3 ops).  The small case has 333 layers
-(999 ops, plus the return) on 64x64 tensors; the large case uses 1024x1024
-tensors with fewer layers (default 10 = 30 ops: 333 layers would take minutes
-and 1.4 GB of weights on a 2-core machine), which does not change the ratio
-since at that size the time is the kernels'.  Targets: VM / direct <= 1.5 on
-the small tensors and <= 1.05 on the large ones.  The ratio printed first is
-best VM time over best direct time; the median of interleaved paired ratios is
-printed too, as a check on a busy machine (other processes, BLAS threads).
+Each layer is ``relu(h @ W_i + b_i)`` (3 ops); both cases have 333 layers
+(999 ops, plus the return).  The small case uses 64x64 tensors and its own
+weights per layer; the large case uses 1024x1024 tensors and one weight and
+bias shared by every layer (333 distinct 4 MB weights would need 1.4 GB), and
+fewer repeats (`--large-repeat`), since one run is about 700 GFLOP.  Targets:
+VM / direct <= 1.5 on the small tensors and <= 1.05 on the large ones.  The
+ratio printed first is best VM time over best direct time; the median of
+interleaved paired ratios is printed too, as a check on a busy machine.
 
-    python benchmarks/bench_runtime.py [--small-layers 333] [--large-layers 10] [--repeat 7]
+    python benchmarks/bench_runtime.py [--small-layers 333] [--large-layers 333] [--repeat 7] [--large-repeat 2]
 """
 
 from __future__ import annotations
@@ -25,16 +25,20 @@ from ir import ModuleBuilder, VDevice, get_op, tensor
 CPU_V = VDevice("llvm")
 
 
-def mlp_module(layers: int, size: int):
-    """main(x, W_0, b_0, ..., W_{L-1}, b_{L-1}) = relu(...relu(x @ W_0 + b_0)... @ W_{L-1} + b_{L-1})."""
+def mlp_module(layers: int, size: int, shared: bool = False):
+    """main(x, W_0, b_0, ..., W_{L-1}, b_{L-1}) = relu(...relu(x @ W_0 + b_0)... @ W_{L-1} + b_{L-1}).
+
+    With `shared`, main(x, W, b) uses the one W and b in every layer.
+    """
     params = [("x", tensor((size, size), "float32", CPU_V))]
-    for i in range(layers):
+    for i in range(1 if shared else layers):
         params += [(f"w{i}", tensor((size, size), "float32", CPU_V)), (f"b{i}", tensor((size,), "float32", CPU_V))]
     mb = ModuleBuilder([CPU_V])
     f = mb.function("main", params)
     h = f.params[0]
     for i in range(layers):
-        w, b = f.params[1 + 2 * i], f.params[2 + 2 * i]
+        j = 0 if shared else i
+        w, b = f.params[1 + 2 * j], f.params[2 + 2 * j]
         h = f.emit("nn.relu", f.emit("add", f.emit("matmul", h, w), b))
     f.finish(h)
     return mb.get()
@@ -43,9 +47,11 @@ def mlp_module(layers: int, size: int):
 def direct(inputs: list[np.ndarray], layers: int) -> np.ndarray:
     """The same kernels the VM calls, in a plain Python loop."""
     matmul, add, relu = get_op("matmul").kernel, get_op("add").kernel, get_op("nn.relu").kernel
+    shared = len(inputs) == 3
     h = inputs[0]
     for i in range(layers):
-        h = relu(add(matmul(h, inputs[1 + 2 * i], out_dtype=None), inputs[2 + 2 * i]))
+        j = 0 if shared else i
+        h = relu(add(matmul(h, inputs[1 + 2 * j], out_dtype=None), inputs[2 + 2 * j]))
     return h
 
 
@@ -55,9 +61,9 @@ def timed(fn) -> float:
     return time.perf_counter() - start
 
 
-def measure(layers: int, size: int, repeat: int) -> tuple[float, float, float, int]:
+def measure(layers: int, size: int, repeat: int, shared: bool) -> tuple[float, float, float, int]:
     """(best VM time, best direct time, median of the paired VM/direct ratios, instructions)."""
-    mod = mlp_module(layers, size)
+    mod = mlp_module(layers, size, shared)
     exe = runtime.compile(mod)
     vm = runtime.VirtualMachine(exe, devices="cpu")
     inputs = runtime.random_inputs(mod, rng=np.random.default_rng(0))
@@ -75,19 +81,20 @@ def measure(layers: int, size: int, repeat: int) -> tuple[float, float, float, i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small-layers", type=int, default=333)
-    parser.add_argument("--large-layers", type=int, default=10)
+    parser.add_argument("--large-layers", type=int, default=333)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--large-repeat", type=int, default=2)
     args = parser.parse_args()
-    for label, layers, size, target in (
-        ("small", args.small_layers, 64, 1.5),
-        ("large", args.large_layers, 1024, 1.05),
+    for label, layers, size, target, repeat, shared in (
+        ("small", args.small_layers, 64, 1.5, args.repeat, False),
+        ("large", args.large_layers, 1024, 1.05, args.large_repeat, True),
     ):
-        t_vm, t_direct, median, n = measure(layers, size, args.repeat)
+        t_vm, t_direct, median, n = measure(layers, size, repeat, shared)
         ratio = t_vm / t_direct
         verdict = "meets" if ratio <= target else "MISSES"
         print(
             f"{label}: {3 * layers} ops on {size}x{size} ({n} instructions): "
-            f"VM {t_vm * 1e3:.2f} ms, direct {t_direct * 1e3:.2f} ms (best of {args.repeat}), "
+            f"VM {t_vm * 1e3:.2f} ms, direct {t_direct * 1e3:.2f} ms (best of {repeat}), "
             f"ratio {ratio:.3f} ({verdict} target <= {target}); median of paired ratios {median:.3f}"
         )
 

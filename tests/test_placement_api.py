@@ -84,7 +84,7 @@ def test_placement_fields_on_the_rfc_example():
     assert stats.classes == 4 and stats.constraints == stats.pins + stats.equals + stats.prefers + stats.domains
     assert set(stats.times) == set(PHASES) and all(t >= 0 for t in stats.times.values())
     assert stats.z3_variables == 0  # every class is decided by propagation
-    assert p.bytes_copied == 0
+    assert (p.bytes_copied, p.hint_bytes) == (24, 0)  # the user's copy; no hint needed one
     text = ir.script(p.module)
     assert (
         "R.hint_on_device" not in text and 'x1: R.Tensor((2, 3), dtype="float32", vdevice="llvm:0:global") = x' in text
@@ -138,7 +138,7 @@ class Module:
     (copy,) = p.copies
     assert (copy.var, copy.src, copy.dst, copy.nbytes, copy.inserted, copy.physical) == ("g", CPU, GPU, 64, True, True)
     assert copy.span.line == 12
-    assert p.bytes_copied == 64
+    assert p.bytes_copied == p.hint_bytes == 64
     assert 'R.to_vdevice(x, dst_vdevice="cuda:0:global")' in ir.script(p.module)
 
 

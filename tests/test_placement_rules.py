@@ -301,7 +301,7 @@ def test_hint_on_a_pinned_input_becomes_a_copy():
         True,
         True,
     )
-    assert p.stats.bytes_copied == NBYTES
+    assert p.stats.hint_bytes == NBYTES
 
 
 def test_strict_hints_turn_the_preference_into_an_equality():
@@ -336,7 +336,7 @@ def test_copies_go_where_they_move_the_fewest_bytes():
     p = place(mb.get())
     assert var_devices(p.module) == {"big": CPU, "v": CPU, "small": CPU, "on_cpu": CPU, "on_gpu": GPU}
     assert [(c.var, c.nbytes) for c in p.copies] == [("on_gpu", 400)]
-    assert p.stats.bytes_copied == 400
+    assert p.stats.hint_bytes == 400
     assert p.stats.z3_variables == 1
 
 
