@@ -47,17 +47,16 @@ def test_conflict_exits_1_with_a_text_report_json_and_html(capsys, tmp_path):
     assert "<svg" in (tmp_path / "r.html").read_text()
 
 
-@pytest.mark.parametrize(
-    ("text", "where"),
-    [
-        ("this is not python(", ":1:"),
-        (
-            "@I.ir_module\nclass M:\n    @R.function\n    def f(x: R.Tensor((2,), 'float32')):\n        y = R.nosuch(x)\n"
-            "        return y\n",
-            ":5:",
-        ),
-    ],
-)
+UNKNOWN_OP = """@I.ir_module
+class M:
+    @R.function
+    def f(x: R.Tensor((2,), "float32")):
+        y = R.nosuch(x)
+        return y
+"""
+
+
+@pytest.mark.parametrize(("text", "where"), [("this is not python(", ":1:"), (UNKNOWN_OP, ":5:")])
 def test_bad_input_exits_2_with_file_line_col(capsys, tmp_path, text, where):
     path = tmp_path / "bad.py"
     path.write_text(text)
