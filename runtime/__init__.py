@@ -10,7 +10,7 @@
 
 from .compile import check_placed, compile
 from .devices import CPU, CUDA, Device, DeviceArray, MemoryStats, Simulated, TorchDevice, available_devices
-from .errors import CompileError, DeviceMismatch, DeviceUnavailable, InputError, UnplacedError, VMError
+from .errors import CompileError, DeviceMismatch, DeviceUnavailable, InputError, KernelError, UnplacedError, VMError
 from .executable import CompiledFunction, Executable
 from .inputs import random_inputs
 from .profile import Profile
@@ -28,6 +28,7 @@ __all__ = [
     "DeviceUnavailable",
     "Executable",
     "InputError",
+    "KernelError",
     "MemoryStats",
     "Profile",
     "Simulated",

@@ -49,3 +49,14 @@ class DeviceUnavailable(VMError):
 
 class InputError(VMError):
     """The arguments given to `VirtualMachine.run` do not fit the entry function's parameters."""
+
+
+class KernelError(VMError):
+    """An op's kernel failed at run time (out of memory, an index out of range, ...).
+
+    `instruction` names the instruction; the kernel's own exception is the cause.
+    """
+
+    def __init__(self, message: str, instruction: str = "") -> None:
+        self.instruction = instruction
+        super().__init__(message)

@@ -140,9 +140,10 @@ class Call(Instruction):
         return (self.out,)
 
     def body(self, reg: RegName, dev: DevName) -> str:
-        attrs = "".join(f", {k}={v!r}" for k, v in self.attrs.items())
+        parts = [_regs(reg, self.args)] if self.args else []
+        parts += [f"{k}={v!r}" for k, v in self.attrs.items()]
         where = f" on {dev(self.device)}" if self.device is not None else " on host"
-        return f"{reg(self.out)} = Call {self.op.name}({_regs(reg, self.args)}{attrs}){where}"
+        return f"{reg(self.out)} = Call {self.op.name}({', '.join(parts)}){where}"
 
 
 class DeviceCopy(Instruction):

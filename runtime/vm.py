@@ -28,7 +28,7 @@ from ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorSt
 
 from . import shapes
 from .devices import CPU, Device, DeviceArray, TorchDevice
-from .errors import DeviceMismatch, InputError, VMError
+from .errors import DeviceMismatch, InputError, KernelError, VMError
 from .executable import CompiledFunction, DeviceTree, Executable
 from .instructions import (
     AllocTensor,
@@ -136,6 +136,7 @@ class _Frame:
         "input_plans",
         "times",
         "counts",
+        "failed_pc",
     )
 
     def __init__(self, fn: CompiledFunction) -> None:
@@ -150,6 +151,7 @@ class _Frame:
         self.input_plans: list[tuple[np.dtype, tuple[int, ...], Device] | None] = []
         self.times = [0.0] * len(fn.instructions)
         self.counts = [0] * len(fn.instructions)
+        self.failed_pc = 0  # the step a profiled run was executing, for error messages
 
 
 class VirtualMachine:
@@ -594,11 +596,20 @@ class VirtualMachine:
                 while pc >= 0:
                     step = steps[pc]
                     pc = step[0](regs, step)
-        except BaseException:
+        except BaseException as err:
             for v in regs:
                 release(v)
+            if isinstance(err, Exception) and not isinstance(err, VMError):
+                raise self._kernel_error(frame, frame.failed_pc if timed else pc, err) from err
             raise
         return regs[frame.ret_slot]
+
+    def _kernel_error(self, frame: _Frame, pc: int, err: Exception) -> KernelError:
+        """A kernel's own exception, named after the instruction that raised it."""
+        text = self._text(frame, pc)
+        instr = frame.fn.instructions[pc]
+        origin = f" ({instr.origin.describe()})" if instr.origin is not None else ""
+        return KernelError(f"instruction {text}{origin} failed: {type(err).__name__}: {err}", instruction=text)
 
     def _run_timed(self, frame: _Frame, steps: list[Step], regs: list) -> None:
         clock = time.perf_counter
@@ -606,10 +617,12 @@ class VirtualMachine:
         base = self._child_time
         begin = clock()
         pc = 0
+        frame.failed_pc = 0
         while pc >= 0:
             child = self._child_time
             t0 = clock()
             step = steps[pc]
+            frame.failed_pc = pc
             nxt = step[0](regs, step)
             times[pc] += clock() - t0 - (self._child_time - child)
             counts[pc] += 1

@@ -114,3 +114,21 @@ def test_console_script_entry_point_runs():
     )
     assert proc.returncode == 0, proc.stderr
     assert 'def callee(x: R.Tensor((2, 3), dtype="float32", vdevice="cuda:0:global"))' in proc.stdout
+
+
+def test_a_kernel_failure_names_the_instruction_and_line(capsys, tmp_path):
+    path = tmp_path / "big.py"
+    path.write_text(
+        """@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm")]})
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        y = R.zeros(R.shape([1000000, 1000000]), "float32")
+        return y
+"""
+    )
+    status, _, err = run_cli(capsys, "run", path)
+    assert status == 1 and "Traceback" not in err
+    assert "Call zeros(shape=(1000000, 1000000)" in err and f"{path}:7:9" in err and "MemoryError" in err
