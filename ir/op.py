@@ -44,10 +44,6 @@ class Param:
     def is_expr(self) -> bool:
         return self.kind in (TENSOR, TENSORS)
 
-    @property
-    def required(self) -> bool:
-        return self.default is REQUIRED
-
 
 InferFn = Callable[[Sequence[StructInfo], dict[str, Any]], StructInfo]
 CostFn = Callable[[Sequence[StructInfo], StructInfo], float]

@@ -162,13 +162,6 @@ def tensor_leaves(sinfo: StructInfo, path: tuple[int, ...] = ()) -> Iterator[tup
             yield from tensor_leaves(field, path + (i,))
 
 
-def leaf_at(sinfo: StructInfo, path: tuple[int, ...]) -> StructInfo:
-    for i in path:
-        assert isinstance(sinfo, TupleStructInfo)
-        sinfo = sinfo.fields[i]
-    return sinfo
-
-
 def replace_vdevices(sinfo: StructInfo, choose) -> StructInfo:
     """Rebuild `sinfo` with ``choose(path, tensor_sinfo) -> VDevice | None`` on each tensor leaf."""
 
@@ -181,10 +174,6 @@ def replace_vdevices(sinfo: StructInfo, choose) -> StructInfo:
         return s
 
     return rebuild(sinfo, ())
-
-
-def has_tensor(sinfo: StructInfo) -> bool:
-    return any(True for _ in tensor_leaves(sinfo))
 
 
 def nbytes(sinfo: TensorStructInfo) -> int:

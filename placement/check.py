@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .constraints import ConstraintSet, Domain, Equal, Pin, Prefer
+from .constraints import ConstraintSet, Domain, Equal, Pin
 
 Violation = tuple[Pin | Equal | Domain, str]
 
@@ -47,8 +47,3 @@ def copy_bytes(cs: ConstraintSet, assignment: Sequence[int | None]) -> int:
         if a != b and (a is None or b is None or physical[a] != physical[b]):
             total += pref.weight
     return total
-
-
-def broken_prefers(cs: ConstraintSet, assignment: Sequence[int | None]) -> list[Prefer]:
-    """The hint edges whose two ends are on different vdevices (each becomes an explicit copy)."""
-    return [p for p in cs.prefers if assignment[p.a] != assignment[p.b]]
