@@ -14,7 +14,8 @@ def test_python_example_runs(capsys, monkeypatch):
     exec(compile(block, "README.md", "exec"), {})  # our own documentation, not user input
     out = capsys.readouterr().out
     assert '`x1` must be on "llvm:0" but `y1` on "cuda:0"' in out
-    assert "DeviceCopy" not in out and "copy src -> dst" in out
+    assert 'R.to_vdevice(s1, dst_vdevice="cuda:0:global")' in out
+    assert re.search(r"cpu -> sim:cuda:0\s+1\s+24 B", out), out
 
 
 def test_ci_runs_the_readme_test_command():
