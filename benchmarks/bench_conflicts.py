@@ -23,10 +23,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from ir import DeviceSpec, ModuleBuilder, VDevice, tensor
-from placement.diagnose import find_conflicts
-from placement.diagnose_verify import structurally_minimal, z3_minimal
-from placement.extract import extract
+from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, tensor
+from vdplace.placement.diagnose import find_conflicts
+from vdplace.placement.diagnose_verify import structurally_minimal, z3_minimal
+from vdplace.placement.extract import extract
 
 VDEVICES = [VDevice("llvm"), VDevice("cuda", 0), VDevice("cuda", 1)]
 CPU, GPU0, GPU1 = VDEVICES
@@ -94,7 +94,7 @@ def domain_heavy(n: int):
     Blocks of {llvm} {llvm, cuda:0} {cuda:0} domains, plus pins at both ends: the
     relaxation step and the neighbour search each meet `n` constraints in one class.
     """
-    from placement.constraints import ConstraintSet, Domain, Equal, Pin
+    from vdplace.placement.constraints import ConstraintSet, Domain, Equal, Pin
 
     cs = ConstraintSet(VDEVICES)
     blocks = [frozenset({0}), frozenset({0, 1}), frozenset({1})]

@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ir import DeviceSpec, IRModule, ModuleBuilder, VDevice, script, structural_equal  # noqa: E402
-from ir.builder import tensor  # noqa: E402
+from vdplace.ir import DeviceSpec, IRModule, ModuleBuilder, VDevice, script, structural_equal  # noqa: E402
+from vdplace.ir.builder import tensor  # noqa: E402
 
 DEVICES = [VDevice("llvm"), VDevice("cuda", 0), VDevice("cuda", 1)]
 ELEMENTWISE = ("add", "multiply", "subtract", "maximum")
@@ -112,7 +112,7 @@ def peak_mb(fn: Callable[[], object]) -> float:
 
 
 def find_parse() -> Callable[..., IRModule] | None:
-    import ir
+    from vdplace import ir
 
     return getattr(ir, "parse", None)
 

@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
-import runtime
-from ir import ModuleBuilder, VDevice, get_op, tensor
+from vdplace import runtime
+from vdplace.ir import ModuleBuilder, VDevice, get_op, tensor
 
 CPU_V = VDevice("llvm")
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ir.errors import VDeviceLookupError
-from ir.expr import (
+from vdplace.ir.errors import VDeviceLookupError
+from vdplace.ir.expr import (
     Binding,
     Call,
     Constant,
@@ -38,8 +38,8 @@ from ir.expr import (
     TupleGetItem,
     Var,
 )
-from ir.module import IRModule
-from ir.normalize import (
+from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import (
     call_struct_info,
     get_item_struct_info,
     hint_target,
@@ -47,9 +47,9 @@ from ir.normalize import (
     merge_annotation,
     tuple_struct_info,
 )
-from ir.op import Op, get_op, has_op
-from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from ir.vdevice import DeviceSpec, VDevice, describe, lookup_vdevice, vdevice_name
+from vdplace.ir.op import Op, get_op, has_op
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.vdevice import DeviceSpec, VDevice, describe, lookup_vdevice, vdevice_name
 
 from .errors import PlacementError
 from .extract import declared_return

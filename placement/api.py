@@ -16,8 +16,8 @@ from __future__ import annotations
 import gc
 import time
 
-from ir.module import IRModule
-from ir.vdevice import VDevice
+from vdplace.ir.module import IRModule
+from vdplace.ir.vdevice import VDevice
 
 from .check import check, copy_bytes
 from .classes import collapse

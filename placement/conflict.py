@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
-from ir.expr import Binding, Call, Constant, Function, GlobalVar, If, Tuple, TupleGetItem, Var
-from ir.module import IRModule
-from ir.span import Span
-from ir.vdevice import VDevice, vdevice_name
+from vdplace.ir.expr import Binding, Call, Constant, Function, GlobalVar, If, Tuple, TupleGetItem, Var
+from vdplace.ir.module import IRModule
+from vdplace.ir.span import Span
+from vdplace.ir.vdevice import VDevice, vdevice_name
 
 from .classes import Classes
 from .constraints import (

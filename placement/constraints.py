@@ -11,8 +11,8 @@ checked independently and a conflict can be explained in source terms.
 
 from __future__ import annotations
 
-from ir.span import Span
-from ir.vdevice import VDevice
+from vdplace.ir.span import Span
+from vdplace.ir.vdevice import VDevice
 
 # Rules, as they appear in reports.  Constraint.rule holds one of these
 # (formatted where it has placeholders).

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ir.op import get_op, has_op
-from ir.span import Span
-from ir.vdevice import VDevice, kind_ordinal
+from vdplace.ir.op import get_op, has_op
+from vdplace.ir.span import Span
+from vdplace.ir.vdevice import VDevice, kind_ordinal
 
 from .constraints import (
     RULE_ALIAS,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ir.vdevice import DeviceSpec, lookup_device
+from vdplace.ir.vdevice import DeviceSpec, lookup_device
 
 from .constraints import RULE_TO_VDEVICE, Equal, Pin
 from .diagnose import Conflict, Fix, classify_rule, device_name, edge_direction, site_name

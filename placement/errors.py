@@ -8,7 +8,7 @@ the same evidence the short message quotes.
 
 from __future__ import annotations
 
-from ir.errors import IRError
+from vdplace.ir.errors import IRError
 
 from .constraints import ConstraintSet, Domain, Equal, Pin, Prefer
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ir.errors import VDeviceLookupError
-from ir.expr import (
+from vdplace.ir.errors import VDeviceLookupError
+from vdplace.ir.expr import (
     Call,
     Constant,
     DataflowVar,
@@ -40,13 +40,13 @@ from ir.expr import (
     TupleGetItem,
     Var,
 )
-from ir.module import IRModule
-from ir.normalize import hint_target, host_vdevice
-from ir.op import Op
-from ir.span import Span
-from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from ir.struct_info import nbytes as tensor_bytes
-from ir.vdevice import VDevice, describe
+from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import hint_target, host_vdevice
+from vdplace.ir.op import Op
+from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.struct_info import nbytes as tensor_bytes
+from vdplace.ir.vdevice import VDevice, describe
 
 from .constraints import (
     RULE_ALIAS,

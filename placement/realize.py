@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ir.expr import (
+from vdplace.ir.expr import (
     Binding,
     Call,
     Constant,
@@ -35,12 +35,12 @@ from ir.expr import (
     TupleGetItem,
     Var,
 )
-from ir.module import IRModule
-from ir.normalize import join
-from ir.op import Op, get_op
-from ir.span import Span
-from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from ir.vdevice import VDevice, vdevice_name
+from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import join
+from vdplace.ir.op import Op, get_op
+from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.vdevice import VDevice, vdevice_name
 
 from .extract import Extraction, Tree
 

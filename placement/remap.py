@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ir.expr import (
+from vdplace.ir.expr import (
     Binding,
     Call,
     Constant,
@@ -25,11 +25,11 @@ from ir.expr import (
     TupleGetItem,
     Var,
 )
-from ir.module import IRModule
-from ir.op import Op
-from ir.span import Span
-from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from ir.vdevice import VDevice
+from vdplace.ir.module import IRModule
+from vdplace.ir.op import Op
+from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.vdevice import VDevice
 
 # (vdevice, span of the reference) -> the vdevice to use instead
 VDeviceMap = Callable[[VDevice, Span | None], VDevice]

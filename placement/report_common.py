@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ir.span import Span
+from vdplace.ir.span import Span
 
 from .diagnose import Conflict, Step, find_conflicts
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ir.span import Span
+from vdplace.ir.span import Span
 
 from .constraints import Site
 from .diagnose import Conflict, Device, Fix, Requirement, Step, device_name, site_name

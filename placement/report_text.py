@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ir.span import Span
+from vdplace.ir.span import Span
 
 from .diagnose import Conflict, site_name
 from .report_common import Report, fix_note, make_report, shown_steps

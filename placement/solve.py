@@ -50,7 +50,7 @@ from collections.abc import Sequence
 
 import z3
 
-from ir.normalize import host_vdevice
+from vdplace.ir.normalize import host_vdevice
 
 from .classes import Classes
 from .constraints import ConstraintSet, Domain, Pin

@@ -35,12 +35,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ir.expr import Function
-from ir.module import IRModule
-from ir.normalize import merge_annotation
-from ir.span import Span
-from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from ir.vdevice import DeviceSpec, VDevice, describe, lookup_device
+from vdplace.ir.expr import Function
+from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import merge_annotation
+from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.vdevice import DeviceSpec, VDevice, describe, lookup_device
 
 from .errors import PlacementError
 from .remap import remap_module

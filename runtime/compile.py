@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from ir.expr import (
+from vdplace.ir.expr import (
     Call as IRCall,
 )
-from ir.expr import (
+from vdplace.ir.expr import (
     Constant,
     Expr,
     Function,
@@ -41,14 +41,14 @@ from ir.expr import (
     TupleGetItem,
     Var,
 )
-from ir.expr import (
+from vdplace.ir.expr import (
     If as IRIf,
 )
-from ir.module import IRModule, iter_bindings
-from ir.op import Op
-from ir.span import Span
-from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo, tensor_leaves
-from ir.vdevice import VDevice, vdevice_name
+from vdplace.ir.module import IRModule, iter_bindings
+from vdplace.ir.op import Op
+from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo, tensor_leaves
+from vdplace.ir.vdevice import VDevice, vdevice_name
 
 from . import shapes
 from .errors import CompileError, DeviceMismatch, UnplacedError

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ir.dtype import to_numpy
-from ir.op import Op
+from vdplace.ir.dtype import to_numpy
+from vdplace.ir.op import Op
 
 from .errors import DeviceUnavailable
 

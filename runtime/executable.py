@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ir.struct_info import StructInfo
-from ir.vdevice import VDevice, vdevice_name
+from vdplace.ir.struct_info import StructInfo
+from vdplace.ir.vdevice import VDevice, vdevice_name
 
 from .instructions import Instruction
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ir.dtype import is_float, to_numpy
-from ir.module import IRModule
-from ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.dtype import is_float, to_numpy
+from vdplace.ir.module import IRModule
+from vdplace.ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
 from .errors import InputError

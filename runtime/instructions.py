@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ir.op import Op
-from ir.span import Span
+from vdplace.ir.op import Op
+from vdplace.ir.span import Span
 
 # Renders a register as "r3:lv0" and a device index as "cuda:0:global".
 RegName = Callable[[int], str]

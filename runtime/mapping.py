@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ir.vdevice import VDevice, lookup_vdevice, vdevice_name
+from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
 
 from .devices import CPU, CUDA, Device, Simulated, available_devices, cuda_backend
 from .errors import DeviceUnavailable

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ir.dtype import to_numpy
-from ir.expr import (
+from vdplace.ir.dtype import to_numpy
+from vdplace.ir.expr import (
     Call,
     Constant,
     Expr,
@@ -26,9 +26,9 @@ from ir.expr import (
     TupleGetItem,
     Var,
 )
-from ir.module import IRModule
-from ir.op import SHAPE, Op
-from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.module import IRModule
+from vdplace.ir.op import SHAPE, Op
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
 from .errors import InputError, VMError

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ir.dtype import to_numpy
+from vdplace.ir.dtype import to_numpy
 
 
 class Fallback(Exception):

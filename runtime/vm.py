@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ir.dtype import to_numpy
-from ir.op import SHAPE
-from ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.dtype import to_numpy
+from vdplace.ir.op import SHAPE
+from vdplace.ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
 from .devices import CPU, Device, DeviceArray, TorchDevice

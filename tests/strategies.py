@@ -63,13 +63,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
-from ir.builder import FunctionBuilder, ModuleBuilder, SeqBuilder, tensor
-from ir.expr import Constant, DataflowVar, Expr, If, SeqExpr, Var
-from ir.module import IRModule
-from ir.normalize import join
-from ir.op import get_op, has_op
-from ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo, tensor_leaves
-from ir.vdevice import DeviceSpec, Target, VDevice, lookup_device
+from vdplace.ir.builder import FunctionBuilder, ModuleBuilder, SeqBuilder, tensor
+from vdplace.ir.expr import Constant, DataflowVar, Expr, If, SeqExpr, Var
+from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import join
+from vdplace.ir.op import get_op, has_op
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo, tensor_leaves
+from vdplace.ir.vdevice import DeviceSpec, Target, VDevice, lookup_device
 
 SMALL_SITES = 6
 

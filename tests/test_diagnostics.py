@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-import ir
-import placement
-from placement.diagnose import find_conflicts, summarize
-from placement.report_html import render_html
-from placement.report_json import SCHEMA_PATH, render_json
-from placement.report_text import render_text
+from vdplace import ir
+from vdplace import placement
+from vdplace.placement.diagnose import find_conflicts, summarize
+from vdplace.placement.report_html import render_html
+from vdplace.placement.report_json import SCHEMA_PATH, render_json
+from vdplace.placement.report_text import render_text
 
 GOLDEN = Path(__file__).with_name("golden")
 CASES = sorted(p.stem for p in GOLDEN.glob("*.tvmscript"))
@@ -106,7 +106,7 @@ def test_colour_only_when_asked():
 
 
 def test_report_without_source_shows_positions_and_names():
-    from ir import DeviceSpec, ModuleBuilder, VDevice, tensor
+    from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, tensor
 
     mb = ModuleBuilder([VDevice("llvm"), VDevice("cuda", 0)])
     f = mb.function("main", [("x", tensor((2,))), ("y", tensor((2,)))])
@@ -275,10 +275,10 @@ def test_html_graph_renders_in_headless_chromium(tmp_path):
 
 
 def test_long_chains_are_elided_in_every_rendering():
-    from placement.constraints import ConstraintSet, Equal, Pin
-    from placement.report_common import Report
-    from placement.report_html import report_html
-    from placement.report_text import render_report_text
+    from vdplace.placement.constraints import ConstraintSet, Equal, Pin
+    from vdplace.placement.report_common import Report
+    from vdplace.placement.report_html import report_html
+    from vdplace.placement.report_text import render_report_text
 
     cs = ConstraintSet([ir.VDevice("llvm"), ir.VDevice("cuda", 0)])
     for i in range(200):

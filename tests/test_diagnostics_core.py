@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ir.vdevice import VDevice
-from placement.constraints import ConstraintSet, Domain, Equal, Pin
-from placement.diagnose import find_conflicts, summarize
-from placement.diagnose_verify import structurally_minimal, z3_minimal
+from vdplace.ir.vdevice import VDevice
+from vdplace.placement.constraints import ConstraintSet, Domain, Equal, Pin
+from vdplace.placement.diagnose import find_conflicts, summarize
+from vdplace.placement.diagnose_verify import structurally_minimal, z3_minimal
 
 CPU, GPU0, GPU1 = 0, 1, 2
 
@@ -177,7 +177,7 @@ def test_limit_and_omitted():
 
 
 def test_soft_preferences_never_conflict():
-    from placement.constraints import Prefer
+    from vdplace.placement.constraints import Prefer
 
     cs = chain(1)
     cs.add_site("main", "t", (), None, 4, "binding")

@@ -14,10 +14,10 @@ import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ir.vdevice import VDevice
-from placement.constraints import ConstraintSet, Domain, Equal, Pin
-from placement.diagnose import find_conflicts
-from placement.extract import extract
+from vdplace.ir.vdevice import VDevice
+from vdplace.placement.constraints import ConstraintSet, Domain, Equal, Pin
+from vdplace.placement.diagnose import find_conflicts
+from vdplace.placement.extract import extract
 from tests.strategies import generated_modules
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

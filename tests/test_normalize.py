@@ -2,9 +2,9 @@
 
 import pytest
 
-from ir import InferenceError, ModuleBuilder, VDevice, VDeviceLookupError, tensor
-from ir.normalize import host_vdevice, join, merge_annotation
-from ir.struct_info import TensorStructInfo, TupleStructInfo
+from vdplace.ir import InferenceError, ModuleBuilder, VDevice, VDeviceLookupError, tensor
+from vdplace.ir.normalize import host_vdevice, join, merge_annotation
+from vdplace.ir.struct_info import TensorStructInfo, TupleStructInfo
 
 CPU, GPU = VDevice("llvm"), VDevice("cuda", 0)
 
@@ -27,7 +27,7 @@ def test_args_on_different_devices_leave_the_result_unknown():
 
 
 def test_hint_and_to_vdevice_name_their_result_device():
-    from ir.vdevice import DeviceSpec
+    from vdplace.ir.vdevice import DeviceSpec
 
     _, f = _fn(tensor((2, 3)))
     h = f.emit("hint_on_device", f.params[0], device=DeviceSpec("cuda", 0))
@@ -36,7 +36,7 @@ def test_hint_and_to_vdevice_name_their_result_device():
 
 
 def test_hint_on_undeclared_device_is_an_error():
-    from ir.vdevice import DeviceSpec
+    from vdplace.ir.vdevice import DeviceSpec
 
     _, f = _fn(tensor((2, 3)))
     with pytest.raises(VDeviceLookupError, match="cuda"):

@@ -15,18 +15,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ir import InferenceError, ModuleBuilder, VDevice, all_ops, get_op
-from ir.dtype import to_numpy
-from ir.expr import Call, Var
-from ir.normalize import call_struct_info
-from ir.struct_info import (
+from vdplace.ir import InferenceError, ModuleBuilder, VDevice, all_ops, get_op
+from vdplace.ir.dtype import to_numpy
+from vdplace.ir.expr import Call, Var
+from vdplace.ir.normalize import call_struct_info
+from vdplace.ir.struct_info import (
     ObjectStructInfo,
     ShapeStructInfo,
     StructInfo,
     TensorStructInfo,
     TupleStructInfo,
 )
-from ir.vdevice import DeviceSpec
+from vdplace.ir.vdevice import DeviceSpec
 
 CPU, GPU = VDevice("llvm"), VDevice("cuda", 0)
 RNG = np.random.default_rng(0)

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ir
-import ir.parser as parser_pkg
-from ir import InferenceError, ParseError, VDeviceLookupError
-from ir.module import iter_bindings
+from vdplace import ir
+import vdplace.ir.parser as parser_pkg
+from vdplace.ir import InferenceError, ParseError, VDeviceLookupError
+from vdplace.ir.module import iter_bindings
 
 HEADER = """import tvm
 from tvm.script import ir as I
@@ -832,7 +832,7 @@ def test_a_crashing_op_inference_is_reported_at_the_call(monkeypatch):
 
 
 def test_an_internal_bug_is_still_a_located_parse_error(monkeypatch):
-    from ir.parser.function import FunctionParser
+    from vdplace.ir.parser.function import FunctionParser
 
     def broken(self, node, depth):
         raise KeyError("oops")

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ir
-import ir.parser as parser_pkg
-from ir import (
+from vdplace import ir
+import vdplace.ir.parser as parser_pkg
+from vdplace.ir import (
     Binding,
     Call,
     Constant,
@@ -36,10 +36,10 @@ from ir import (
     Var,
     VDevice,
 )
-from ir.module import iter_bindings
-from ir.op import ATTR, DEVICE, SHAPE, TENSORS, VDEVICE, Param, register_op
-from ir.struct_info import FuncStructInfo
-from ir.vdevice import DeviceSpec, Target
+from vdplace.ir.module import iter_bindings
+from vdplace.ir.op import ATTR, DEVICE, SHAPE, TENSORS, VDEVICE, Param, register_op
+from vdplace.ir.struct_info import FuncStructInfo
+from vdplace.ir.vdevice import DeviceSpec, Target
 
 DATA = Path(__file__).parent / "data" / "parser"
 CASES = sorted(DATA.glob("*.tvmscript"))
@@ -552,7 +552,7 @@ def test_attributes_are_literals_with_defaults_filled_in():
 @pytest.fixture
 def extra_op():
     """An op registered only for this test, with one parameter of every kind."""
-    from ir.op import _REGISTRY
+    from vdplace.ir.op import _REGISTRY
 
     name = "test_parser.everything"
 

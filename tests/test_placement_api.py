@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-import ir
-from ir import op as op_registry
-from ir.builder import ModuleBuilder, tensor
-from ir.expr import Binding, BindingBlock, Call, Function, SeqExpr, Var
-from ir.module import IRModule, iter_bindings
-from ir.op import Param, register_op
-from ir.ops.common import unary_infer
-from ir.struct_info import TensorStructInfo, TupleStructInfo
-from ir.vdevice import DeviceSpec, VDevice
-from placement import (
+from vdplace import ir
+from vdplace.ir import op as op_registry
+from vdplace.ir.builder import ModuleBuilder, tensor
+from vdplace.ir.expr import Binding, BindingBlock, Call, Function, SeqExpr, Var
+from vdplace.ir.module import IRModule, iter_bindings
+from vdplace.ir.op import Param, register_op
+from vdplace.ir.ops.common import unary_infer
+from vdplace.ir.struct_info import TensorStructInfo, TupleStructInfo
+from vdplace.ir.vdevice import DeviceSpec, VDevice
+from vdplace.placement import (
     Placement,
     PlacementConflict,
     PlacementError,
@@ -22,7 +22,7 @@ from placement import (
     realize_vdevice,
     update_vdevice,
 )
-from placement.api import PHASES
+from vdplace.placement.api import PHASES
 
 CPU = VDevice("llvm", 0)
 GPU = VDevice("cuda", 0)

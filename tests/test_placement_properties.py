@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import ir
-from ir.builder import ModuleBuilder, tensor
-from ir.vdevice import DeviceSpec, VDevice
-from placement import PlacementConflict, place
-from placement.check import check, copy_bytes
-from placement.extract import extract
+from vdplace import ir
+from vdplace.ir.builder import ModuleBuilder, tensor
+from vdplace.ir.vdevice import DeviceSpec, VDevice
+from vdplace.placement import PlacementConflict, place
+from vdplace.placement.check import check, copy_bytes
+from vdplace.placement.extract import extract
 from tests.strategies import generated_modules, small_generated
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ir import op as op_registry
-from ir.builder import ModuleBuilder, tensor
-from ir.expr import (
+from vdplace.ir import op as op_registry
+from vdplace.ir.builder import ModuleBuilder, tensor
+from vdplace.ir.expr import (
     Binding,
     BindingBlock,
     Call,
@@ -23,14 +23,14 @@ from ir.expr import (
     ShapeExpr,
     Var,
 )
-from ir.module import IRModule
-from ir.op import Param, get_op, register_op
-from ir.ops.common import unary_infer
-from ir.struct_info import ShapeStructInfo, TensorStructInfo, TupleStructInfo
-from ir.vdevice import DeviceSpec, VDevice
-from placement import PlacementConflict, PlacementError, place
-from placement.check import check
-from placement.extract import extract
+from vdplace.ir.module import IRModule
+from vdplace.ir.op import Param, get_op, register_op
+from vdplace.ir.ops.common import unary_infer
+from vdplace.ir.struct_info import ShapeStructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.vdevice import DeviceSpec, VDevice
+from vdplace.placement import PlacementConflict, PlacementError, place
+from vdplace.placement.check import check
+from vdplace.placement.extract import extract
 
 CPU = VDevice("llvm", 0)
 GPU = VDevice("cuda", 0)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from ir import DeviceSpec, ModuleBuilder, Target, VDevice, script
-from ir.builder import tensor
-from ir.expr import (
+from vdplace.ir import DeviceSpec, ModuleBuilder, Target, VDevice, script
+from vdplace.ir.builder import tensor
+from vdplace.ir.expr import (
     Binding,
     BindingBlock,
     Call,
@@ -25,9 +25,9 @@ from ir.expr import (
     StringImm,
     Var,
 )
-from ir.module import IRModule
-from ir.printer import PrintError, format_struct_info, format_target, format_vdevice, literal
-from ir.struct_info import (
+from vdplace.ir.module import IRModule
+from vdplace.ir.printer import PrintError, format_struct_info, format_target, format_vdevice, literal
+from vdplace.ir.struct_info import (
     ObjectStructInfo,
     PrimStructInfo,
     ShapeStructInfo,
@@ -389,7 +389,7 @@ def test_use_of_an_undefined_variable_is_a_clear_error():
     x = Var("x", tensor((2,), "float32"))
     ghost = Var("ghost", tensor((2,), "float32"))
     y = Var("y", tensor((2,), "float32"))
-    from ir.op import get_op
+    from vdplace.ir.op import get_op
 
     body = SeqExpr([BindingBlock([Binding(y, Call(get_op("add"), [x, ghost], {}, y.struct_info))])], y)
     mod = IRModule({"main": Function([x], body, y.struct_info)})

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from ir import DeviceSpec, ModuleBuilder, VDevice, assert_structural_equal, parse, script
-from ir.builder import tensor
-from ir.expr import (
+from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, assert_structural_equal, parse, script
+from vdplace.ir.builder import tensor
+from vdplace.ir.expr import (
     Binding,
     Constant,
     DataflowBlock,
@@ -27,8 +27,8 @@ from ir.expr import (
     StringImm,
     Var,
 )
-from ir.module import IRModule
-from ir.struct_info import (
+from vdplace.ir.module import IRModule
+from vdplace.ir.struct_info import (
     FuncStructInfo,
     ObjectStructInfo,
     PrimStructInfo,

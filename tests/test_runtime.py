@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import runtime
-from ir import Constant, ModuleBuilder, VDevice, tensor
-from ir.struct_info import TensorStructInfo
-from runtime import (
+from vdplace import runtime
+from vdplace.ir import Constant, ModuleBuilder, VDevice, tensor
+from vdplace.ir.struct_info import TensorStructInfo
+from vdplace.runtime import (
     CPU,
     DeviceMismatch,
     DeviceUnavailable,
@@ -19,8 +19,8 @@ from runtime import (
     random_inputs,
     run_reference,
 )
-from runtime.executable import CompiledFunction, Executable
-from runtime.instructions import Call, Ret
+from vdplace.runtime.executable import CompiledFunction, Executable
+from vdplace.runtime.instructions import Call, Ret
 
 CPU_V = VDevice("llvm")
 GPU_V = VDevice("cuda", 0)
@@ -181,7 +181,7 @@ def test_missing_copy_is_a_device_mismatch_at_compile_time():
 
 def test_vm_refuses_an_array_from_another_device_at_run_time():
     """An executable that skips the compiler's check still cannot copy silently: the VM raises."""
-    from ir.op import get_op
+    from vdplace.ir.op import get_op
 
     sinfo = [tensor((2,), F32, CPU_V), tensor((2,), F32, GPU_V)]
     code = [Call(get_op("add"), 1, (0, 1), 2, {}), Ret(2)]

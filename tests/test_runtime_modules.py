@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ir
-import placement
-import runtime
+from vdplace import ir
+from vdplace import placement
+from vdplace import runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ir
-import placement
-import runtime
-from ir import ModuleBuilder, VDevice, tensor
-from runtime.devices import TorchDevice, cuda_backend
+from vdplace import ir
+from vdplace import placement
+from vdplace import runtime
+from vdplace.ir import ModuleBuilder, VDevice, tensor
+from vdplace.runtime.devices import TorchDevice, cuda_backend
 
 torch = pytest.importorskip("torch")
 
@@ -166,8 +166,8 @@ def test_examples_on_a_torch_device(path):
 
 
 def test_torch_device_rejects_arrays_from_another_device():
-    from runtime.executable import CompiledFunction, Executable
-    from runtime.instructions import Call, Ret
+    from vdplace.runtime.executable import CompiledFunction, Executable
+    from vdplace.runtime.instructions import Call, Ret
 
     sinfo = [tensor((2,), "float32", CPU_V), g((2,))]
     code = [Call(ir.get_op("add"), 1, (0, 1), 2, {}), Ret(2)]

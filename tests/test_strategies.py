@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from ir.expr import Call, Constant, Expr, Function, GlobalVar, If, SeqExpr, Tuple, TupleGetItem, Var
-from ir.module import IRModule
-from ir.printer import script
-from ir.struct_info import StructInfo, tensor_leaves
-from ir.vdevice import VDevice, lookup_device
+from vdplace.ir.expr import Call, Constant, Expr, Function, GlobalVar, If, SeqExpr, Tuple, TupleGetItem, Var
+from vdplace.ir.module import IRModule
+from vdplace.ir.printer import script
+from vdplace.ir.struct_info import StructInfo, tensor_leaves
+from vdplace.ir.vdevice import VDevice, lookup_device
 from tests.strategies import SMALL_SITES, Generated, generated_modules, small_generated, tensor_sites
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

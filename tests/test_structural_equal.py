@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from ir import DeviceSpec, ModuleBuilder, VDevice, assert_structural_equal, structural_equal
-from ir.builder import tensor
-from ir.expr import (
+from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, assert_structural_equal, structural_equal
+from vdplace.ir.builder import tensor
+from vdplace.ir.expr import (
     Binding,
     BindingBlock,
     Constant,
@@ -18,8 +18,8 @@ from ir.expr import (
     SeqExpr,
     Var,
 )
-from ir.module import IRModule
-from ir.structural_equal import structural_diff
+from vdplace.ir.module import IRModule
+from vdplace.ir.structural_equal import structural_diff
 from tests.strategies import modules
 
 LLVM = VDevice("llvm")

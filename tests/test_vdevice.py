@@ -2,7 +2,7 @@
 
 import pytest
 
-from ir.vdevice import DeviceSpec, Target, VDevice, lookup_device, lookup_vdevice, vdevice_name
+from vdplace.ir.vdevice import DeviceSpec, Target, VDevice, lookup_device, lookup_vdevice, vdevice_name
 
 
 def test_target_string_and_dict_spellings_are_equal():

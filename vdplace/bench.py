@@ -49,14 +49,14 @@ PHASES = ("extract", "collapse", "solve", "check", "realize")
 
 
 def _devices():
-    from ir.vdevice import VDevice
+    from vdplace.ir.vdevice import VDevice
 
     return [VDevice("llvm", 0), VDevice("cuda", 0)]
 
 
 def build_chain(n: int):
     """``main(x, w) -> R.Tensor(..., "cuda")``: n bindings alternating add/multiply/relu."""
-    from ir.builder import ModuleBuilder, tensor
+    from vdplace.ir.builder import ModuleBuilder, tensor
 
     cpu, gpu = _devices()
     mb = ModuleBuilder([cpu, gpu])
@@ -80,7 +80,7 @@ def _step(f, i: int, cur, w):
 
 def build_two_chains(n: int):
     """A CPU chain (input annotated llvm), ``R.to_vdevice`` to cuda, a GPU chain (return annotated)."""
-    from ir.builder import ModuleBuilder, tensor
+    from vdplace.ir.builder import ModuleBuilder, tensor
 
     cpu, gpu = _devices()
     mb = ModuleBuilder([cpu, gpu])
@@ -106,8 +106,8 @@ BLOCK = 12  # bindings per transformer block (13 for a hinted block, 14 with the
 
 def build_transformer(n: int, hint_every: int = 8):
     """Residual blocks; a hint on alternating devices every `hint_every` blocks."""
-    from ir.builder import ModuleBuilder, tensor
-    from ir.vdevice import DeviceSpec
+    from vdplace.ir.builder import ModuleBuilder, tensor
+    from vdplace.ir.vdevice import DeviceSpec
 
     cpu, gpu = _devices()
     blocks = max(1, n // BLOCK)
@@ -144,7 +144,7 @@ def build_transformer(n: int, hint_every: int = 8):
 
 def build_many_functions(n: int, per_function: int = 10):
     """`n / per_function` functions ``f_k(x, w)`` called in a chain from ``main`` (input on cuda)."""
-    from ir.builder import ModuleBuilder, tensor
+    from vdplace.ir.builder import ModuleBuilder, tensor
 
     cpu, gpu = _devices()
     mb = ModuleBuilder([cpu, gpu])
@@ -308,7 +308,7 @@ def _maxrss_mb() -> float:
 
 def run_one(family: str, n: int, *, use_tracemalloc: bool = False, **options) -> dict:
     """Build one module and place it in this process; the measurements as a dict."""
-    from placement import place
+    from vdplace.placement import place
 
     t0 = time.perf_counter()
     mod = GENERATORS[family](n)

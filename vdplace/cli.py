@@ -17,7 +17,7 @@ EXIT_OK, EXIT_CONFLICT, EXIT_BAD_INPUT = 0, 1, 2
 
 def _read_module(path: str):
     """Parse FILE, turning every way it can be unreadable into one `ParseError`."""
-    import ir
+    from vdplace import ir
 
     try:
         with open(path, encoding="utf-8") as f:
@@ -28,13 +28,13 @@ def _read_module(path: str):
 
 
 def _place(mod, args: argparse.Namespace):
-    import placement
+    from vdplace import placement
 
     return placement.place(mod, strict_hints=args.strict, default=args.default)
 
 
 def _placement_json(path: str, result) -> dict[str, Any]:
-    import ir
+    from vdplace import ir
 
     return {
         "status": "placed",
@@ -46,9 +46,9 @@ def _placement_json(path: str, result) -> dict[str, Any]:
 
 
 def _report_conflict(err, args: argparse.Namespace) -> int:
-    from placement.report_html import render_html
-    from placement.report_json import render_json
-    from placement.report_text import render_text
+    from vdplace.placement.report_html import render_html
+    from vdplace.placement.report_json import render_json
+    from vdplace.placement.report_text import render_text
 
     if args.report:
         with open(args.report, "w", encoding="utf-8") as f:
@@ -61,8 +61,8 @@ def _report_conflict(err, args: argparse.Namespace) -> int:
 
 
 def cmd_place(args: argparse.Namespace) -> int:
-    import ir
-    from placement import PlacementConflict
+    from vdplace import ir
+    from vdplace.placement import PlacementConflict
 
     mod = _read_module(args.file)
     try:
@@ -81,7 +81,7 @@ def cmd_place(args: argparse.Namespace) -> int:
 def _load_inputs(spec: str, mod, entry: str) -> list:
     import numpy as np
 
-    from runtime import random_inputs
+    from vdplace.runtime import random_inputs
 
     if spec == "random":
         return random_inputs(mod, entry, rng=np.random.default_rng(0))
@@ -93,7 +93,7 @@ def _load_inputs(spec: str, mod, entry: str) -> list:
                 raise ValueError(f"{spec} has no array for parameter(s) {', '.join(missing)}; it has {sorted(data)}")
             return [data[n] for n in names]
     except (OSError, ValueError) as err:
-        import ir
+        from vdplace import ir
 
         raise ir.ParseError(f"cannot load inputs: {err}") from None
 
@@ -115,9 +115,9 @@ def _summarize(value, prefix: str = "out") -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import ir
-    import runtime
-    from placement import PlacementConflict
+    from vdplace import ir
+    from vdplace import runtime
+    from vdplace.placement import PlacementConflict
 
     mod = _read_module(args.file)
     if args.entry not in mod:
@@ -188,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import ir
+    from vdplace import ir
 
     args, rest = build_parser().parse_known_args(argv)
     if args.command == "bench":
