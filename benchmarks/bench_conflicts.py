@@ -25,8 +25,9 @@ import time
 
 from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, tensor
 from vdplace.placement.diagnose import find_conflicts
-from vdplace.placement.diagnose_verify import structurally_minimal, z3_minimal
-from vdplace.placement.extract import extract
+from vdplace.placement.diagnose.verify import structurally_minimal, z3_minimal
+from vdplace.placement.extract.extract import extract
+from vdplace.placement.model.rules import Rule, RuleKind
 
 VDEVICES = [VDevice("llvm"), VDevice("cuda", 0), VDevice("cuda", 1)]
 CPU, GPU0, GPU1 = VDEVICES
@@ -94,16 +95,16 @@ def domain_heavy(n: int):
     Blocks of {llvm} {llvm, cuda:0} {cuda:0} domains, plus pins at both ends: the
     relaxation step and the neighbour search each meet `n` constraints in one class.
     """
-    from vdplace.placement.constraints import ConstraintSet, Domain, Equal, Pin
+    from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin
 
     cs = ConstraintSet(VDEVICES)
     blocks = [frozenset({0}), frozenset({0, 1}), frozenset({1})]
     for i in range(n):
         cs.add_site("main", f"v{i}", (), None, 64, "binding")
-        cs.domains.append(Domain(i, blocks[i % 3], "supported devices of R.matmul", None))
+        cs.domains.append(Domain(i, blocks[i % 3], Rule.of(RuleKind.SUPPORTED, op="matmul"), None))
         if i:
-            cs.equals.append(Equal(i, i - 1, "alias", None))
-    cs.pins += [Pin(0, 0, "annotation", None), Pin(n - 1, 1, "annotation", None)]
+            cs.equals.append(Equal(i, i - 1, Rule.of(RuleKind.ALIAS), None))
+    cs.pins += [Pin(0, 0, Rule.of(RuleKind.ANNOTATION), None), Pin(n - 1, 1, Rule.of(RuleKind.ANNOTATION), None)]
     return cs
 
 

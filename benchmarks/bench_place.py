@@ -3,8 +3,8 @@
 
     python benchmarks/bench_place.py [--family chain ...] [--sizes 1000 100000 ...] [--plot out.png]
 
-A thin wrapper over `vdplace.bench` (the same code `vdplace bench` runs); see
-its docstring for the families.  With apache-tvm importable, TVM's
+A thin wrapper over `vdplace.bench` (the same code `vdplace bench` runs); the
+families are described in `vdplace/bench/generators.py`.  With apache-tvm importable, TVM's
 RealizeVDevice is timed on the same modules and the ratio printed.
 """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 _ITEMSIZE = {
@@ -35,3 +37,10 @@ def to_numpy(dtype: str) -> np.dtype:
 
 def is_float(dtype: str) -> bool:
     return dtype.startswith("float") or dtype == "bfloat16"
+
+
+def torch_dtype(torch: Any, dtype: str) -> Any:
+    """The torch dtype that stores `dtype`; `torch` is the torch module, passed in so `ir` never imports it."""
+    if dtype == "bfloat16":
+        return torch.bfloat16
+    return getattr(torch, str(to_numpy(dtype)))

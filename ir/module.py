@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from .expr import Binding, Function, If, SeqExpr
@@ -72,10 +73,22 @@ def iter_bindings(func: Function) -> Iterator[Binding]:
 
 
 def seq_bindings(seq: SeqExpr) -> Iterator[Binding]:
-    for block in seq.blocks:
-        for binding in block.bindings:
+    """Every binding of `seq` in program order: an If's binding, then its true branch, then its false branch.
+
+    A lazy generator (callers often stop early) over a stack of binding
+    iterators, one per open SeqExpr, so nested Ifs cost no recursion.  It is a
+    flat loop rather than an `ir.visitor.ExprVisitor`: it only goes through
+    bindings, never into values, and a push-style visitor cannot yield lazily.
+    """
+    stack = [chain.from_iterable(block.bindings for block in seq.blocks)]
+    while stack:
+        for binding in stack[-1]:
             yield binding
             value = binding.value
             if isinstance(value, If):
-                yield from seq_bindings(value.true_branch)
-                yield from seq_bindings(value.false_branch)
+                # Resume this iterator after both branches.
+                stack.append(chain.from_iterable(block.bindings for block in value.false_branch.blocks))
+                stack.append(chain.from_iterable(block.bindings for block in value.true_branch.blocks))
+                break
+        else:
+            stack.pop()

@@ -1,10 +1,19 @@
 """The normalizer: struct-info inference, vdevice included, forward only.
 
-Seed 000 ("InferStructInfo in Normalize") with the rules of DESIGN.md: for an
-op with the ``same`` rule, known argument devices that all agree give the
-result's device (unknown ones do not change that); arguments on different
-devices leave the result unknown, and placement reports the conflict with its
-evidence.  Parsing never fails on device disagreement.
+The parser and the builder call these as they build each node, so every
+expression of a module carries its inferred struct info.  The device of a
+call's result follows the op's device rule:
+
+* ``same``: the device all known tensor arguments agree on (arguments with
+  no device do not change it); arguments on different devices leave the
+  result's device unknown, and placement reports the conflict with its
+  evidence.  Parsing never fails on device disagreement;
+* ``host``: the module's host vdevice (`host_vdevice`), wherever the arguments are;
+* ``explicit``: the vdevice the call names (``R.to_vdevice``,
+  ``R.hint_on_device``), which must be in the module's list.
+
+These are functions over struct infos, not a walk over a module: struct
+infos are shallow, and nothing here visits expressions.
 """
 
 from __future__ import annotations
@@ -30,7 +39,11 @@ from .vdevice import DeviceSpec, VDevice, describe, lookup_device
 
 
 def host_vdevice(vdevices: Sequence[VDevice]) -> VDevice | None:
-    """The host: the last CPU entry of the list, else the last entry (seed 000)."""
+    """The host: the last CPU entry of the list, else the last entry (None for an empty list).
+
+    Ops with the ``host`` device rule put their result there; their
+    arguments may be anywhere.
+    """
     for v in reversed(vdevices):
         if v.device_type == "cpu":
             return v

@@ -1,11 +1,35 @@
-"""The op registry: everything vdplace knows about an op, registered in one place.
+"""The op registry: every part of an op is registered by one `register_op` call in the op's own file.
 
-An `Op` holds its parameter list (how the parser binds positional and keyword
-arguments, and how the printer writes them back), its struct-info inference,
-its *device rule*, the device types it runs on, a NumPy kernel for the
-runtime and a cost estimate.  Adding an op is one `register_op` call.
+The built-in ops live in `vdplace.ir.ops`, one module per family (elementwise,
+linalg, reduce, nn, manipulate, create, device).  The call that registers an op
+carries all of it; nothing about an op is kept anywhere else:
 
-Device rules (DESIGN.md, "ir"):
+``params``        `Param` list: how the parser binds positional and keyword
+                  arguments, how the printer writes them back, and the keyword
+                  names the kernels receive for attributes.
+``infer``         ``(arg struct infos, attrs) -> result struct info``; raises
+                  `InferenceError` starting with ``R.<op>:`` on any mismatch.
+``kernel``        the NumPy kernel, ``(*values, **attrs) -> result``, with TVM's
+                  semantics.  It defines what the op computes: the reference
+                  interpreter runs it and every other kernel is tested against it.
+``device_rule``   how the result's device relates to the arguments' (below).
+``device_types``  the device types the op runs on (``"cpu"``, ``"cuda"``, ...);
+                  None means every type.  Placement never puts the op elsewhere.
+``work``          ``(arg struct infos, result struct info) -> Work``: the
+                  estimated FLOPs and bytes of one call (default
+                  `elementwise_work`).  The runtime profile reports it per device.
+``torch_kernel``  optional, ``(TorchContext, *tensors, **attrs) -> result``.  It
+                  must match ``kernel`` exactly (dtype of the result included)
+                  and raises `Fallback` for inputs where it cannot; the torch
+                  device then runs ``kernel`` on a host copy.  An op without one
+                  always runs that way on torch devices.
+``doc``           one line for listings.
+
+This module imports neither torch nor `runtime` / `placement`: a torch kernel
+gets the torch module from its `TorchContext` argument, which the runtime makes.
+`docs/adding-an-op.md` walks through adding an op end to end.
+
+Device rules:
   ``same``      every tensor argument and the result share one device (default);
   ``host``      the result lives on the module's host device, arguments are free;
   ``explicit``  the op names its device itself (hint_on_device, to_vdevice).
@@ -14,10 +38,10 @@ Device rules (DESIGN.md, "ir"):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InferenceError
-from .struct_info import StructInfo, TensorStructInfo, tensor_leaves
+from .struct_info import StructInfo, TensorStructInfo, nbytes, tensor_leaves
 
 REQUIRED = object()
 
@@ -33,6 +57,8 @@ DEVICE_RULES = ("same", "host", "explicit")
 
 
 class Param:
+    """One parameter of an op: its name (as TVM names it), kind (above) and default (`REQUIRED`: none)."""
+
     __slots__ = ("name", "kind", "default")
 
     def __init__(self, name: str, kind: str = TENSOR, default: Any = REQUIRED) -> None:
@@ -45,14 +71,90 @@ class Param:
         return self.kind in (TENSOR, TENSORS)
 
 
+class Work(NamedTuple):
+    """The estimated work of op calls: arithmetic operations and bytes of tensor data read and written.
+
+    Estimated from struct infos, so a symbolic or unknown dim counts as 1 (as
+    `struct_info.nbytes` counts it): resolve symbolic dims first for real sizes.
+    Views (reshape, split, permute_dims) read and write nothing; a copy is not
+    an op's work.  An immutable value: ``+`` adds two works field by field and
+    ``*`` scales one by a number of calls (not tuple concatenation or repetition).
+    """
+
+    flops: float = 0.0
+    bytes_read: float = 0.0
+    bytes_written: float = 0.0
+
+    def __add__(self, other: object) -> Work:
+        if not isinstance(other, Work):
+            return NotImplemented
+        return _new_tuple(Work, (self[0] + other[0], self[1] + other[1], self[2] + other[2]))
+
+    def __mul__(self, calls: float) -> Work:  # type: ignore[override]
+        # Runs once per op call in every profile: built without NamedTuple's Python-level __new__.
+        return _new_tuple(Work, (self[0] * calls, self[1] * calls, self[2] * calls))
+
+    __rmul__ = __mul__
+
+    @property
+    def bytes(self) -> float:
+        """Bytes moved to and from memory."""
+        return self.bytes_read + self.bytes_written
+
+
+_new_tuple = tuple.__new__
+NO_WORK = Work()
+
 InferFn = Callable[[Sequence[StructInfo], dict[str, Any]], StructInfo]
-CostFn = Callable[[Sequence[StructInfo], StructInfo], float]
+WorkFn = Callable[[Sequence[StructInfo], StructInfo], Work]
+
+
+def elements(sinfo: StructInfo) -> float:
+    """Elements of every tensor in `sinfo`; a symbolic or unknown dim counts as 1."""
+    total = 0.0
+    for _, leaf in tensor_leaves(sinfo):
+        n = 1.0
+        for d in leaf.shape or ():
+            n *= d if isinstance(d, int) else 1
+        total += n
+    return total
+
+
+def data_bytes(sinfos: Sequence[StructInfo]) -> float:
+    """Bytes of every tensor in `sinfos` (tuples included), counted as `struct_info.nbytes` does."""
+    return float(sum(nbytes(leaf) for s in sinfos for _, leaf in tensor_leaves(s)))
+
+
+def elementwise_work(flops_per_element: float = 1.0) -> WorkFn:
+    """`flops_per_element` per result element; every tensor argument read once, the result written once.
+
+    The default work of an op registered without one (``flops_per_element=1``).
+    """
+
+    def work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+        return Work(flops_per_element * elements(out), data_bytes(args), data_bytes((out,)))
+
+    return work
+
+
+class Fallback(Exception):
+    """Raised by a torch kernel for inputs it cannot handle exactly like the op's NumPy kernel."""
+
+
+class TorchContext:
+    """The first argument of every torch kernel: the torch module and the ``torch.device`` it runs on."""
+
+    __slots__ = ("torch", "device")
+
+    def __init__(self, torch: Any, device: Any) -> None:
+        self.torch = torch
+        self.device = device
 
 
 class Op:
-    """A registered operator.  Identity is the name; `Op` objects are singletons."""
+    """A registered operator (see the module docstring for each part).  Identity is the name; singletons."""
 
-    __slots__ = ("name", "params", "infer", "device_rule", "device_types", "kernel", "cost", "doc")
+    __slots__ = ("name", "params", "infer", "kernel", "torch_kernel", "device_rule", "device_types", "work", "doc")
 
     def __init__(
         self,
@@ -60,9 +162,11 @@ class Op:
         params: Sequence[Param],
         infer: InferFn,
         kernel: Callable[..., Any] | None,
+        *,
+        torch_kernel: Callable[..., Any] | None = None,
         device_rule: str = "same",
         device_types: frozenset[str] | None = None,
-        cost: CostFn | None = None,
+        work: WorkFn | None = None,
         doc: str = "",
     ) -> None:
         if device_rule not in DEVICE_RULES:
@@ -71,9 +175,10 @@ class Op:
         self.params = tuple(params)
         self.infer = infer
         self.kernel = kernel
+        self.torch_kernel = torch_kernel
         self.device_rule = device_rule
         self.device_types = device_types
-        self.cost = cost or output_elements
+        self.work: WorkFn = work or _DEFAULT_WORK
         self.doc = doc
 
     @property
@@ -91,6 +196,7 @@ class Op:
         return f"Op({self.name})"
 
 
+_DEFAULT_WORK = elementwise_work()
 _REGISTRY: dict[str, Op] = {}
 
 
@@ -100,12 +206,16 @@ def register_op(
     infer: InferFn,
     kernel: Callable[..., Any] | None,
     *,
+    torch_kernel: Callable[..., Any] | None = None,
     device_rule: str = "same",
     device_types: Sequence[str] | None = None,
-    cost: CostFn | None = None,
+    work: WorkFn | None = None,
     doc: str = "",
 ) -> Op:
-    """Register an op under `name` (``"add"``, ``"nn.relu"``); the parser finds it as ``R.<name>``."""
+    """Register an op under `name` (``"add"``, ``"nn.relu"``); the parser finds it as ``R.<name>``.
+
+    Each part is described in the module docstring; `docs/adding-an-op.md` shows a full example.
+    """
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
     op = Op(
@@ -113,10 +223,11 @@ def register_op(
         params,
         infer,
         kernel,
-        device_rule,
-        None if device_types is None else frozenset(device_types),
-        cost,
-        doc,
+        torch_kernel=torch_kernel,
+        device_rule=device_rule,
+        device_types=None if device_types is None else frozenset(device_types),
+        work=work,
+        doc=doc,
     )
     _REGISTRY[name] = op
     return op
@@ -140,17 +251,6 @@ def all_ops() -> dict[str, Op]:
 
 def _ensure_library() -> None:
     from . import ops  # noqa: F401  (registers the built-in ops on first use)
-
-
-def output_elements(args: Sequence[StructInfo], out: StructInfo) -> float:
-    """Default cost: one unit of work per output element."""
-    total = 0.0
-    for _, leaf in tensor_leaves(out):
-        n = 1.0
-        for d in leaf.shape or ():
-            n *= d if isinstance(d, int) else 1
-        total += n
-    return total
 
 
 def expect_tensor(op: str, sinfos: Sequence[StructInfo], index: int) -> TensorStructInfo:

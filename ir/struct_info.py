@@ -1,4 +1,6 @@
-"""Struct infos: the static type of every expression, vdevice included (seed 004).
+"""Struct infos: the static type of every expression, vdevice included:
+the virtual device is a field of every tensor's struct info, so it travels with
+the value through every pass.
 
 Struct infos are immutable values compared by value.  A shape dimension is an
 ``int`` or a ``str`` holding a symbolic expression (``"n"``, ``"n * 2"``).

@@ -21,7 +21,10 @@ blocks are skipped and adjacent plain blocks are merged before comparing,
 because the printed text cannot tell ``[b1], [b2]`` from ``[b1, b2]``.
 
 The walk uses an explicit stack, so 100k-binding functions and deeply nested
-Ifs compare without touching Python's recursion limit.
+Ifs compare without touching Python's recursion limit.  It is its own walker,
+not an `ir.visitor.ExprVisitor`: it goes through two trees in lockstep (the
+visitor walks one), compares canonicalized block lists rather than the blocks
+as written, and stops at the first difference with its location.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Targets and virtual devices (seed 000), and how names in the text find them.
+"""Targets and virtual devices, and how names in the text find them.
 
 A `VDevice` is a value: two vdevices are equal when their target, id and
 memory scope are equal, never by object identity.  Two vdevices with the same

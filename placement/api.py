@@ -1,8 +1,9 @@
-"""`place()` and `realize_vdevice()`: the placement pipeline end to end.
+"""`place()` and the `realize_vdevice` pass: the placement pipeline end to end.
 
 extract (one walk, `ConstraintSet`) -> collapse (union-find classes) ->
-solve (propagation + Z3) -> check (every constraint, independently) ->
-realize (a new module with every site annotated and every copy explicit).
+solve (propagation, then a backend: Z3 MaxSMT by default) -> check (every
+constraint, independently) -> realize (a new module with every site
+annotated and every copy explicit).
 
 The garbage collector is paused while the pipeline runs: it builds hundreds
 of thousands of small acyclic objects, and the collections they trigger cost
@@ -15,24 +16,32 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from vdplace.ir.module import IRModule
 from vdplace.ir.vdevice import VDevice
-
-from .check import check, copy_bytes
-from .classes import collapse
-from .conflict import build_conflict
-from .constraints import ConstraintSet, Site
-from .errors import PlacementInternalError
-from .extract import extract
-from .realize import Copy, realize
-from .solve import DEFAULT_ENCODING, POLICIES, solve
+from vdplace.placement.diagnose import conflict_error
+from vdplace.placement.errors import PlacementInternalError
+from vdplace.placement.extract.extract import extract
+from vdplace.placement.model.classes import Classes, collapse
+from vdplace.placement.model.constraints import ConstraintSet, Site
+from vdplace.placement.rewrite.module_pass import module_pass
+from vdplace.placement.rewrite.realize import Copy, realize
+from vdplace.placement.solve.backend import Backend, resolve_backend
+from vdplace.placement.solve.check import check, copy_bytes
+from vdplace.placement.solve.solve import POLICIES, ClassSolution, solve
 
 PHASES = ("extract", "collapse", "solve", "check", "realize")
 
 
 class Stats:
-    """Sizes of the problem and seconds per phase (`times`, keyed by `PHASES`)."""
+    """Sizes of the problem and seconds per phase (`times`, keyed by `PHASES`).
+
+    `z3_variables`, `z3_soft` and `z3_status` are the backend's (named after
+    the default backend): the size of its encoding and its status, or
+    ``"unused"`` when propagation decided everything.
+    """
 
     __slots__ = (
         "sites",
@@ -147,7 +156,7 @@ def place(
     *,
     strict_hints: bool = False,
     default: str = "none",
-    encoding: str = DEFAULT_ENCODING,
+    backend: Backend | str = "z3",
     propagate: bool = True,
     timeout_ms: int | None = None,
 ) -> Placement:
@@ -155,48 +164,97 @@ def place(
 
     strict_hints  make every ``hint_on_device`` a hard equality (no copy allowed)
     default       ``"none"`` leaves sites nothing constrains unplaced (TVM),
-                  ``"first"`` puts them on the first vdevice (the RFC),
+                  ``"first"`` puts them on the first vdevice,
                   ``"host"`` on the host (the last CPU entry, else the last entry)
-    encoding      ``"bv"`` or ``"enum"``: how Z3 sees a device variable
-    propagate     decide trivial classes without Z3 (False: Z3 decides every
-                  constrained class; same answer, slower)
-    timeout_ms    a limit for the MaxSMT search; on timeout Z3's best placement
+    backend       what decides the classes propagation leaves open: a
+                  `placement.solve.backend.Backend`, or a registered name:
+                  ``"z3"`` (Z3 MaxSMT, EnumSort encoding), ``"z3-enum"``, ``"z3-bv"``
+    propagate     decide trivial classes without the backend (False: the
+                  backend decides every constrained class; same answer, slower)
+    timeout_ms    a limit for the backend's search; on timeout its best placement
                   so far is used (it still satisfies every hard constraint)
     """
     if not isinstance(mod, IRModule):
         raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
     if default not in POLICIES:
         raise ValueError(f"unknown default policy {default!r}; use one of {', '.join(POLICIES)}")
+    decider = resolve_backend(backend)
     stats = Stats()
-    times = stats.times
-    gc_was_enabled = gc.isenabled()
+    phase = _Phases(stats.times)
+    with _collector_paused():
+        with phase("extract"):
+            ex = extract(mod, strict_hints=strict_hints)
+        cs = ex.constraints
+        with phase("collapse"):
+            classes = collapse(len(cs.sites), cs.equals)
+        with phase("solve"):
+            solution = solve(cs, classes, decider, default=default, propagate=propagate, timeout_ms=timeout_ms)
+        if solution.class_cores:
+            raise conflict_error(cs, mod)
+        with phase("check"):
+            assignment = classes.expand(solution.devices)
+            _check(cs, assignment)
+        with phase("realize"):
+            placed, copies = realize(ex, assignment)
+    _fill_stats(stats, cs, classes, solution, assignment, copies)
+    return Placement(placed, assignment, cs, copies, stats)
+
+
+@module_pass("RealizeVDevice")
+def realize_vdevice(mod: IRModule, **options: object) -> IRModule:
+    """The RealizeVDevice pass: `place(mod, **options).module`."""
+    return place(mod, **options).module  # type: ignore[arg-type]
+
+
+class _Phases:
+    """``with phase("name"):`` records the block's wall time as ``times["name"]``."""
+
+    __slots__ = ("times", "name", "start")
+
+    def __init__(self, times: dict[str, float]) -> None:
+        self.times = times
+        self.name = ""
+        self.start = 0.0
+
+    def __call__(self, name: str) -> _Phases:
+        self.name = name
+        return self
+
+    def __enter__(self) -> None:
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.times[self.name] = time.perf_counter() - self.start
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector off for the block, back on after it if it was on (see the module docstring)."""
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
-        t0 = time.perf_counter()
-        ex = extract(mod, strict_hints=strict_hints)
-        cs = ex.constraints
-        t1 = time.perf_counter()
-        times["extract"] = t1 - t0
-        classes = collapse(len(cs.sites), cs.equals)
-        t2 = time.perf_counter()
-        times["collapse"] = t2 - t1
-        solution = solve(cs, classes, default=default, encoding=encoding, propagate=propagate, timeout_ms=timeout_ms)
-        t3 = time.perf_counter()
-        times["solve"] = t3 - t2
-        if solution.class_cores:
-            raise build_conflict(mod, cs, classes, solution.class_cores, solution.more_conflicts)
-        assignment = classes.expand(solution.devices)
-        violations = check(cs, assignment)
-        if violations:
-            shown = "; ".join(f"{c!r}: {why}" for c, why in violations[:5])
-            raise PlacementInternalError(f"placement failed its own check ({len(violations)} violations): {shown}")
-        t4 = time.perf_counter()
-        times["check"] = t4 - t3
-        placed, copies = realize(ex, assignment)
-        times["realize"] = time.perf_counter() - t4
+        yield
     finally:
-        if gc_was_enabled:
+        if was_enabled:
             gc.enable()
+
+
+def _check(cs: ConstraintSet, assignment: list[int | None]) -> None:
+    """The independent checker's verdict: a violated constraint is a bug in placement, never the user's."""
+    violations = check(cs, assignment)
+    if violations:
+        shown = "; ".join(f"{c!r}: {why}" for c, why in violations[:5])
+        raise PlacementInternalError(f"placement failed its own check ({len(violations)} violations): {shown}")
+
+
+def _fill_stats(
+    stats: Stats,
+    cs: ConstraintSet,
+    classes: Classes,
+    solution: ClassSolution,
+    assignment: list[int | None],
+    copies: list[Copy],
+) -> None:
     stats.sites = len(cs.sites)
     stats.classes = len(classes)
     stats.constraints = cs.num_constraints
@@ -204,18 +262,12 @@ def place(
     stats.equals = len(cs.equals)
     stats.prefers = len(cs.prefers)
     stats.domains = len(cs.domains)
-    stats.z3_variables = solution.z3_variables
-    stats.z3_soft = solution.z3_soft
-    stats.z3_status = solution.z3_status
+    stats.z3_variables = solution.variables
+    stats.z3_soft = solution.soft
+    stats.z3_status = solution.status
     stats.copies = len(copies)
     stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
     stats.hint_bytes = copy_bytes(cs, assignment)
-    return Placement(placed, assignment, cs, copies, stats)
-
-
-def realize_vdevice(mod: IRModule, **options: object) -> IRModule:
-    """The RealizeVDevice pass: `place(mod, **options).module`."""
-    return place(mod, **options).module  # type: ignore[arg-type]
 
 
 def _device_map(sites: list[Site], vdevices: list[VDevice], assignment: list[int | None]) -> dict[str, VDevice | None]:

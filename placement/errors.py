@@ -1,16 +1,18 @@
 """Errors placement raises: a proven conflict, bad input, or a bug caught by the checker.
 
-`PlacementConflict` is the normal outcome for an unsatisfiable module: it
-keeps the `ConstraintSet` and a minimal unsatisfiable subset of it (`core`)
-so that richer reports (issue 4, `placement.diagnose`) can be built on top of
-the same evidence the short message quotes.
+`PlacementConflict` is the normal outcome for an unsatisfiable module.  It
+says nothing of its own: everything it reports (the conflicts, their
+constraints, its text) comes from the `ConflictExplanation` it is raised
+with, which `placement.diagnose` builds.  This module imports no diagnosis.
 """
 
 from __future__ import annotations
 
-from vdplace.ir.errors import IRError
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from .constraints import ConstraintSet, Domain, Equal, Pin, Prefer
+from vdplace.ir.errors import IRError
+from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin, Prefer
 
 Constraint = Pin | Equal | Prefer | Domain
 
@@ -22,64 +24,87 @@ class PlacementError(IRError):
     """
 
 
+class ConflictExplanation(Protocol):
+    """What a `PlacementConflict` reports; `placement.diagnose.Diagnosis` is the implementation.
+
+    Every member may be computed on first use (raising the error then costs
+    nothing); each is the same on every access.
+    """
+
+    @property
+    def constraint_set(self) -> ConstraintSet: ...
+
+    @property
+    def module(self) -> Any: ...
+
+    @property
+    def conflicts(self) -> Sequence[Any]: ...
+
+    @property
+    def omitted(self) -> int: ...
+
+    @property
+    def cores(self) -> list[list[Constraint]]: ...
+
+    @property
+    def message(self) -> str: ...
+
+    def summary(self) -> str: ...
+
+
 class PlacementConflict(Exception):
     """No placement satisfies the module's hard constraints.
 
-    `core` is one minimal unsatisfiable set of constraints (the pins, the
-    chain of equalities that joins them, and any domain involved); `cores`
-    holds one such set per independent conflict, `core` being the first.
-
-    `conflicts` (at most `CONFLICT_LIMIT` `placement.diagnose.Conflict`s:
-    pins, chain, checked fixes, in source terms) and `omitted` (how many
-    more were found) are computed from `constraint_set` on first use;
-    ``str()`` is their summary.  `module`, when given, lets the reports
-    (`placement.report_text` / `_json` / `_html`) quote the source.
+    `conflicts` are the independent conflicts explained (`placement.diagnose.Conflict`:
+    pins, chain, checked fixes, in source terms; at most 10), `omitted` how
+    many more were found; `cores` holds each explained conflict as a minimal
+    unsatisfiable set of constraints (its pins and domains, then the chain of
+    equalities joining them), `core` the first.  ``str()`` is the summary
+    naming every pin and chain; `message` the terse form quoting each fact's
+    source line.  `constraint_set` is what was solved; `module`, when known,
+    lets the reports (`placement.report`) quote the source.
     """
 
-    CONFLICT_LIMIT = 10
-
-    def __init__(
-        self,
-        message: str,
-        constraint_set: ConstraintSet,
-        core: list[Constraint],
-        cores: list[list[Constraint]] | None = None,
-        module: object = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.constraint_set = constraint_set
-        self.core = core
-        self.cores = cores if cores is not None else [core]
-        self.module = module
-        self._explained: tuple[list, int] | None = None
-
-    def _explain(self) -> tuple[list, int]:
-        if self._explained is None:
-            from .diagnose import find_conflicts  # diagnose imports this module
-
-            self._explained = find_conflicts(self.constraint_set, limit=self.CONFLICT_LIMIT)
-        return self._explained
+    def __init__(self, explanation: ConflictExplanation) -> None:
+        super().__init__()
+        self.explanation = explanation
 
     @property
-    def conflicts(self) -> list:
+    def constraint_set(self) -> ConstraintSet:
+        return self.explanation.constraint_set
+
+    @property
+    def module(self) -> Any:
+        return self.explanation.module
+
+    @property
+    def conflicts(self) -> Sequence[Any]:
         """The explained conflicts (`placement.diagnose.Conflict`), in source order."""
-        return self._explain()[0]
+        return self.explanation.conflicts
 
     @property
     def omitted(self) -> int:
-        """Conflicts found beyond `CONFLICT_LIMIT`, counted but not explained."""
-        return self._explain()[1]
+        """Conflicts found beyond those explained, counted but not built."""
+        return self.explanation.omitted
+
+    @property
+    def cores(self) -> list[list[Constraint]]:
+        return self.explanation.cores
+
+    @property
+    def core(self) -> list[Constraint]:
+        cores = self.cores
+        return cores[0] if cores else []
+
+    @property
+    def message(self) -> str:
+        return self.explanation.message
 
     def __str__(self) -> str:
         try:
-            from .diagnose import summarize
-
-            conflicts, omitted = self._explain()
-        except Exception:  # noqa: BLE001 - the diagnostics must never hide the conflict itself
-            return self.message
-        source = None if self.module is None else self.module.source
-        return summarize(conflicts, omitted, source) if conflicts else self.message
+            return self.explanation.summary()
+        except Exception as err:  # noqa: BLE001 - a failing explanation must never hide the conflict itself
+            return f"no placement exists (explaining the conflict failed: {type(err).__name__}: {err})"
 
 
 class PlacementInternalError(RuntimeError):

@@ -6,15 +6,32 @@
     print(vm.profile.table())
 
 `run_reference` evaluates an unplaced module with plain NumPy: the oracle.
+
+Modules, one job each:
+
+- compiling: `compile` (placed IR -> `instructions`, per function),
+  `liveness` (when each register is read for the last time), `executable`;
+- running: `vm` (the interpreter loop), `steps` and `call_steps` (each
+  instruction made into a pre-resolved step), `frame` (a function ready to
+  run), `registers` (register reference counting of device memory),
+  `arguments` (inputs onto their devices, results back), `diagnostics`
+  (errors naming the instruction);
+- devices: `devices` (CPU, Simulated), `torch_device` (TorchDevice, CUDA;
+  torch imported lazily), `mapping` (vdevices -> runtime devices);
+- measuring: `accounting` (what a run counts), `work` (estimated op work),
+  `profile` (the report);
+- `reference` (the NumPy oracle), `inputs` (random inputs), `shapes`
+  (symbolic dims at run time).
 """
 
 from .compile import check_placed, compile
-from .devices import CPU, CUDA, Device, DeviceArray, MemoryStats, Simulated, TorchDevice, available_devices
+from .devices import CPU, Device, DeviceArray, MemoryStats, Simulated
 from .errors import CompileError, DeviceMismatch, DeviceUnavailable, InputError, KernelError, UnplacedError, VMError
 from .executable import CompiledFunction, Executable
 from .inputs import random_inputs
 from .profile import Profile
 from .reference import run_reference
+from .torch_device import CUDA, TorchDevice, available_devices
 from .vm import VirtualMachine
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Compile a placed module to VM instructions (seed 002).
+"""Compile a placed module to VM instructions.
 
 `compile` requires every tensor site (parameter, binding, return) to carry a
 vdevice; the first one that does not is reported by function, variable and
@@ -303,7 +303,8 @@ class _FunctionCompiler:
             device = self.result_device(TupleStructInfo([a.struct_info for a in expr.args]))
         args = [self.operand(a, device) for a in expr.args]
         attrs = dict(expr.attrs)
-        instr = Call(op, device, args, dst, attrs, isinstance(sinfo, TensorStructInfo))
+        arg_sinfo = [a.struct_info for a in expr.args]
+        instr = Call(op, device, args, dst, attrs, isinstance(sinfo, TensorStructInfo), arg_sinfo, sinfo)
         text = self.text(instr)
         if device is not None and op.device_rule == "same":
             for arg in expr.args:

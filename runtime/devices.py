@@ -4,9 +4,8 @@
 - `Simulated(name)`: NumPy memory that belongs to one named device, so a
   heterogeneous program runs, and is checked, on a machine without a GPU:
   data reaches it only by an explicit copy, exactly as on a real GPU.
-- `CUDA(id)`: a GPU through PyTorch (imported lazily, only when a CUDA device
-  is made).  `TorchDevice(torch_device)` is the general form (``"cpu"`` too,
-  which checks the torch kernels on a machine without a GPU).
+- `CUDA(id)` and `TorchDevice(torch_device)`, in `runtime.torch_device`:
+  torch tensors; PyTorch is imported only when one is made.
 
 Every runtime array is a `DeviceArray(data, device)`.  Each device counts the
 bytes it holds: buffers are reference-counted by the VM's registers and keyed
@@ -139,6 +138,10 @@ class Device:
     def normalize(self, result: Any) -> Any:
         """A kernel's result as native storage (NumPy kernels may return scalars)."""
         return result
+
+    def is_array(self, value: Any) -> bool:
+        """Whether `value`, a field of a kernel's result, is an array this device adopts (not a shape)."""
+        return isinstance(value, np.ndarray)
 
     # -- shared --------------------------------------------------------------
     def kernel(self, op: Op) -> Kernel:
@@ -288,153 +291,3 @@ class Simulated(NumpyDevice):
 
     def to_host(self, data: np.ndarray) -> np.ndarray:
         return np.array(data, copy=True)
-
-
-# -- PyTorch -----------------------------------------------------------------
-
-
-def _import_torch():
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch
-
-
-def cuda_backend(device_id: int = 0) -> str | None:
-    """'torch' when PyTorch is installed and sees CUDA device `device_id`, else None."""
-    torch = _import_torch()
-    if torch is not None and torch.cuda.is_available() and device_id < torch.cuda.device_count():
-        return "torch"
-    return None
-
-
-def available_devices() -> list[str]:
-    """Names of the runtime devices this machine has, for error messages."""
-    names = ["cpu"]
-    torch = _import_torch()
-    if torch is not None and torch.cuda.is_available():
-        names += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
-    return names
-
-
-class TorchDevice(Device):
-    """Arrays are torch tensors on `torch_device`; the common ops run as torch ops.
-
-    Ops without a torch implementation (`runtime.torch_kernels`) run their
-    NumPy kernel on a host copy of the inputs and upload the result; every
-    such call is counted in `fallbacks` (op name -> calls) so a profile shows it.
-    """
-
-    kind = "torch"
-
-    def __init__(self, torch_device: str = "cpu", name: str | None = None) -> None:
-        torch = _import_torch()
-        if torch is None:
-            raise DeviceUnavailable("PyTorch is not installed (pip install 'vdplace[torch]')")
-        super().__init__(name or f"torch:{torch_device}")
-        self.torch = torch
-        self.device = torch.device(torch_device)
-        self.fallbacks: dict[str, int] = {}
-
-    def _wrap_host(self, array: Any) -> Any:
-        """A CPU tensor over `array` (copied only when torch cannot share it: read-only or strided)."""
-        array = np.asarray(array)
-        if not array.flags.writeable or not array.flags.c_contiguous:
-            array = np.array(array, order="C", copy=True)
-        return self.torch.from_numpy(array)
-
-    def from_host(self, array: np.ndarray) -> Any:
-        return self._wrap_host(array).to(self.device, copy=True)
-
-    def to_host(self, data: Any) -> np.ndarray:
-        if data.dtype == self.torch.bfloat16:  # NumPy has no bfloat16: the IR stores it as float32
-            data = data.float()
-        return data.detach().cpu().numpy()
-
-    def empty(self, shape: tuple[int, ...], dtype: str) -> Any:
-        from .torch_kernels import torch_dtype
-
-        return self.torch.empty(shape, dtype=torch_dtype(self.torch, dtype), device=self.device)
-
-    def copy_into(self, dst: Any, src: DeviceArray) -> None:
-        if isinstance(src.device, TorchDevice):
-            dst.copy_(src.data)
-        else:
-            dst.copy_(self._wrap_host(src.device.to_host(src.data)))
-
-    def owner(self, data: Any) -> tuple[Any, Any, int]:
-        storage = data.untyped_storage()
-        return storage.data_ptr(), storage, storage.nbytes()
-
-    def normalize(self, result: Any) -> Any:
-        if isinstance(result, self.torch.Tensor):
-            return result
-        return self.torch.as_tensor(np.asarray(result), device=self.device)
-
-    def dtype_of(self, data: Any) -> str:
-        return str(data.dtype).removeprefix("torch.")
-
-    def nbytes_of(self, data: Any) -> int:
-        return data.numel() * data.element_size()
-
-    def make_kernel(self, op: Op) -> Kernel:
-        from .torch_kernels import Fallback, torch_kernel
-
-        native = torch_kernel(self.torch, self.device, op.name)
-        numpy_kernel = op.kernel
-        name = op.name
-        if native is None and numpy_kernel is None:
-            raise DeviceUnavailable(f"R.{op.name} has neither a torch nor a NumPy kernel")
-
-        def host_round_trip(*args: Any, **attrs: Any) -> Any:
-            if numpy_kernel is None:
-                raise DeviceUnavailable(f"R.{name} cannot run on {self.name} for these inputs (no NumPy kernel)")
-            self.fallbacks[name] = self.fallbacks.get(name, 0) + 1
-            result = numpy_kernel(*[self._host(a) for a in args], **attrs)
-            return self._device(result)
-
-        if native is None:
-            return host_round_trip
-
-        def kernel(*args: Any, **attrs: Any) -> Any:
-            try:
-                return native(*args, **attrs)
-            except Fallback:
-                return host_round_trip(*args, **attrs)
-
-        return kernel
-
-    def _host(self, value: Any) -> Any:
-        if isinstance(value, self.torch.Tensor):
-            return self.to_host(value)
-        if isinstance(value, tuple):
-            return tuple(self._host(v) for v in value)
-        return value
-
-    def _device(self, value: Any) -> Any:
-        if isinstance(value, tuple):
-            return tuple(self._device(v) for v in value)
-        if not isinstance(value, (np.ndarray, np.generic)):
-            return value  # a shape or a scalar: no device
-        return self._wrap_host(value).to(self.device)
-
-
-class CUDA(TorchDevice):
-    """NVIDIA GPU `device_id` through PyTorch; an error naming what is missing when there is none."""
-
-    kind = "cuda"
-
-    def __init__(self, device_id: int = 0) -> None:
-        if cuda_backend(device_id) is None:
-            torch = _import_torch()
-            why = (
-                "PyTorch is not installed (pip install 'vdplace[torch]')"
-                if torch is None
-                else f"PyTorch sees {torch.cuda.device_count()} CUDA device(s)"
-            )
-            raise DeviceUnavailable(
-                f"CUDA device {device_id} is not available: {why}; available: {', '.join(available_devices())}"
-            )
-        super().__init__(f"cuda:{device_id}", name=f"cuda:{device_id}")
-        self.device_id = device_id

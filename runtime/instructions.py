@@ -1,4 +1,4 @@
-"""VM instructions over registers (seed 002: AllocTensor and DeviceCopy carry devices).
+"""VM instructions over registers; AllocTensor and DeviceCopy name the devices they use.
 
 An instruction names registers by index (a function's parameters are
 registers ``0..k-1``) and devices by index into the module's vdevice list.
@@ -18,6 +18,7 @@ from typing import Any
 
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo
 
 # Renders a register as "r3:lv0" and a device index as "cuda:0:global".
 RegName = Callable[[int], str]
@@ -111,9 +112,12 @@ class Call(Instruction):
 
     `tensor_result` says the op returns one tensor (the VM's fast path); other
     results (tuples of tensors, shapes) are wrapped by their runtime type.
+    `arg_sinfo` / `out_sinfo` are the struct infos of the arguments and the
+    result, from which the profile estimates the call's work (`Op.work`); an
+    instruction without them (`out_sinfo` None) has no estimate.
     """
 
-    __slots__ = ("op", "device", "args", "out", "attrs", "tensor_result")
+    __slots__ = ("op", "device", "args", "out", "attrs", "tensor_result", "arg_sinfo", "out_sinfo")
     kind = "Call"
 
     def __init__(
@@ -124,6 +128,8 @@ class Call(Instruction):
         out: int,
         attrs: dict[str, Any],
         tensor_result: bool = True,
+        arg_sinfo: Sequence[StructInfo] = (),
+        out_sinfo: StructInfo | None = None,
     ):
         super().__init__()
         self.op = op
@@ -132,6 +138,8 @@ class Call(Instruction):
         self.out = out
         self.attrs = dict(attrs)
         self.tensor_result = tensor_result
+        self.arg_sinfo = tuple(arg_sinfo)
+        self.out_sinfo = out_sinfo
 
     def uses(self) -> tuple[int, ...]:
         return self.args

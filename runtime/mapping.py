@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 
 from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
 
-from .devices import CPU, CUDA, Device, Simulated, available_devices, cuda_backend
+from .devices import CPU, Device, Simulated
 from .errors import DeviceUnavailable
+from .torch_device import CUDA, available_devices, cuda_backend
 
 DeviceSpec = str | Mapping[VDevice | str, Device] | None
 

@@ -43,7 +43,7 @@ What the strategy guarantees
 * Ops are only drawn from those registered (`ir.op.has_op`) and supported on
   the witness device of their operands.
 * Generation carries a hidden *witness*: one vdevice for every tensor site that
-  satisfies every **hard** rule of DESIGN.md's placement table (annotation pins,
+  satisfies every **hard** rule of the placement table in docs/design.md (annotation pins,
   ``same``-rule ops, aliases, tuple fields and items, call arguments and
   results, If branches and result, ``hint_on_device`` result, ``to_vdevice``
   result, supported device types).  Annotations and hints are drawn from the

@@ -104,6 +104,15 @@ def test_bench_passes_its_options_through(capsys):
     assert re.search(r"^chain \| 200 \|", out, re.M)
 
 
+def test_bench_compares_the_z3_encodings_and_writes_json(capsys, tmp_path):
+    out_json = tmp_path / "encodings.json"
+    status, out, _ = run_cli(capsys, "bench", "--encodings", "--family", "chain", "--sizes", "60", "--json", out_json)
+    assert status == 0
+    assert re.search(r"^chain \| 60 \| 1 \| 1 \| 0 \| [\d.]+ \| [\d.]+ \| [\d.]+x$", out, re.M), out
+    (row,) = json.loads(out_json.read_text())
+    assert row["family"] == "chain" and row["bv_solve_s"] > 0 and row["enum_solve_s"] > 0
+
+
 def test_console_script_entry_point_runs():
     proc = subprocess.run(
         [sys.executable, "-m", "vdplace", "place", str(EXAMPLES / "rfc_backward.py")],

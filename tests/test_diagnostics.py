@@ -19,12 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from vdplace import ir
-from vdplace import placement
-from vdplace.placement.diagnose import find_conflicts, summarize
-from vdplace.placement.report_html import render_html
-from vdplace.placement.report_json import SCHEMA_PATH, render_json
-from vdplace.placement.report_text import render_text
+from vdplace import ir, placement
+from vdplace.placement.diagnose import Diagnosis, find_conflicts, summarize
+from vdplace.placement.model.rules import Rule, RuleKind
+from vdplace.placement.report import SCHEMA_PATH, render_html, render_json, render_text
 
 GOLDEN = Path(__file__).with_name("golden")
 CASES = sorted(p.stem for p in GOLDEN.glob("*.tvmscript"))
@@ -63,7 +61,7 @@ def test_golden_text_report(name):
 
 
 def test_hint_results_are_pinned_but_their_inputs_only_preferred():
-    """The RFC example conflicts with or without strict hints (a hint pins its *result*), while
+    """Two hinted values added together conflict with or without strict hints (a hint pins its *result*), while
     a chain of hints conflicts only when strict (the hint's input is only preferred on its device)."""
     rfc = ir.parse((GOLDEN / "rfc_hints.tvmscript").read_text())
     for strict in (False, True):
@@ -73,7 +71,7 @@ def test_hint_results_are_pinned_but_their_inputs_only_preferred():
     assert placement.place(chain).module is not None
     err, _ = conflict_of("strict_hint_chain")
     (conflict,) = err.conflicts
-    assert any(step.rule == "hint_on_device (strict)" for step in conflict.path)
+    assert any(step.rule.kind is RuleKind.HINT_STRICT for step in conflict.path)
     assert any(fix.kind == "hint_to_copy" for fix in conflict.fixes)
 
 
@@ -95,6 +93,62 @@ def test_conflict_exception_carries_the_explained_conflicts():
     assert str(err) == summarize(err.conflicts, err.omitted, err.module.source)
     joining = [line for line in str(err).splitlines() if line.strip().startswith("at ")]
     assert joining and all("R.add(" in line for line in joining), str(err)
+
+
+def test_one_diagnosis_found_once_explains_everything(monkeypatch):
+    """Raising costs no diagnosis; the first question finds the conflicts, and every text,
+    core and report of the error describes those same conflicts."""
+    from vdplace.placement.diagnose import explain
+
+    calls = []
+
+    def counted(cs, **options):
+        calls.append(cs)
+        return find_conflicts(cs, **options)
+
+    monkeypatch.setattr(explain, "find_conflicts", counted)
+    mod = ir.parse(CHAIN_OF_PINS, filename="chain.py")
+    with pytest.raises(placement.PlacementConflict) as info:
+        placement.place(mod)
+    err = info.value
+    assert calls == []
+    assert len(err.conflicts) == 2 and err.omitted == 0
+    assert err.cores == [c.constraints for c in err.conflicts] and err.core == err.cores[0]
+    assert err.message.startswith("2 independent placement conflicts")
+    for conflict in err.conflicts:
+        pinned = {r.site.name for r in conflict.pins}
+        assert f"{' and '.join(sorted(pinned))} must share a device" in err.message
+    assert str(err).startswith("no placement exists: 2 independent conflicts")
+    assert render_json(err)["total"] == 2 and "conflict-2" in render_html(err)
+    assert len(calls) == 1
+
+
+CHAIN_OF_PINS = """
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 0)]})
+
+    @R.function
+    def main(x: R.Tensor((2,), "float32")):
+        a: R.Tensor((2,), "float32", "llvm") = R.exp(x)
+        b: R.Tensor((2,), "float32", "cuda") = R.exp(a)
+        c: R.Tensor((2,), "float32", "llvm") = R.exp(b)
+        return c
+"""
+
+
+def test_the_errors_module_imports_no_diagnosis_anywhere():
+    """`PlacementConflict` is handed its explanation; errors.py imports no diagnosis, not even in a function
+    (tests/test_structure.py checks the module-level import graph for cycles)."""
+    import ast
+
+    tree = ast.parse((Path(placement.__file__).parent / "errors.py").read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not [m for m in imported if ".diagnose" in m or ".report" in m], imported
 
 
 def test_colour_only_when_asked():
@@ -275,22 +329,30 @@ def test_html_graph_renders_in_headless_chromium(tmp_path):
 
 
 def test_long_chains_are_elided_in_every_rendering():
-    from vdplace.placement.constraints import ConstraintSet, Equal, Pin
-    from vdplace.placement.report_common import Report
-    from vdplace.placement.report_html import report_html
-    from vdplace.placement.report_text import render_report_text
+    from vdplace.placement.model.constraints import ConstraintSet, Equal, Pin
 
     cs = ConstraintSet([ir.VDevice("llvm"), ir.VDevice("cuda", 0)])
     for i in range(200):
         cs.add_site("main", f"v{i}", (), ir.Span("m.py", i + 1, 5, i + 1, 20), 4, "binding")
     for i in range(199):
-        cs.equals.append(Equal(i, i + 1, "alias", ir.Span("m.py", i + 2, 5, i + 2, 20)))
-    cs.pins += [Pin(0, 0, "annotation", ir.Span("m.py", 1, 5, 1, 20)), Pin(199, 1, "annotation", None)]
-    conflicts, omitted = find_conflicts(cs)
+        cs.equals.append(Equal(i, i + 1, Rule.of(RuleKind.ALIAS), ir.Span("m.py", i + 2, 5, i + 2, 20)))
+    cs.pins += [
+        Pin(0, 0, Rule.of(RuleKind.ANNOTATION), ir.Span("m.py", 1, 5, 1, 20)),
+        Pin(199, 1, Rule.of(RuleKind.ANNOTATION), None),
+    ]
+    diagnosis = Diagnosis(cs)
+    conflicts, omitted = diagnosis.conflicts, diagnosis.omitted
     assert conflicts[0].verified == "structure" and len(conflicts[0].path) == 199
     source = "\n".join(f"    v{i} = v{i - 1}" for i in range(200))
-    text = render_report_text(Report(conflicts, omitted, source, "m.py", cs.vdevices))
+    text = render_text(diagnosis, source=source, filename="m.py", color=False)
     assert "more steps" in text and text.count("note:") < 20
-    page = report_html(Report(conflicts, omitted, source, "m.py", cs.vdevices))
+    page = render_html(diagnosis, source=source, filename="m.py")
     assert "more steps" in page and page.count('<g class="node') < 20
     assert len(str(summarize(conflicts, omitted))) < 3000
+
+
+def test_the_schema_lists_every_rule_kind():
+    schema = json.loads(SCHEMA_PATH.read_text())
+    kinds = {kind.value for kind in RuleKind}
+    assert set(schema["$defs"]["pin"]["properties"]["rule_kind"]["enum"]) == kinds
+    assert set(schema["$defs"]["step"]["properties"]["rule_kind"]["enum"]) == kinds

@@ -5,11 +5,15 @@ from __future__ import annotations
 import pytest
 
 from vdplace.ir.vdevice import VDevice
-from vdplace.placement.constraints import ConstraintSet, Domain, Equal, Pin
 from vdplace.placement.diagnose import find_conflicts, summarize
-from vdplace.placement.diagnose_verify import structurally_minimal, z3_minimal
+from vdplace.placement.diagnose.verify import structurally_minimal, z3_minimal
+from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin
+from vdplace.placement.model.rules import Rule, RuleKind
 
 CPU, GPU0, GPU1 = 0, 1, 2
+
+ALIAS = Rule.of(RuleKind.ALIAS)
+ANNOTATION = Rule.of(RuleKind.ANNOTATION)
 
 
 def chain(n: int, ndev: int = 3) -> ConstraintSet:
@@ -18,18 +22,18 @@ def chain(n: int, ndev: int = 3) -> ConstraintSet:
     for i in range(n):
         cs.add_site("main", f"s{i}", (), None, 4, "binding")
     for i in range(n - 1):
-        cs.equals.append(Equal(i + 1, i, "alias", None))
+        cs.equals.append(Equal(i + 1, i, ALIAS, None))
     return cs
 
 
-def pin(cs: ConstraintSet, site: int, device: int, rule: str = "annotation") -> Pin:
+def pin(cs: ConstraintSet, site: int, device: int, rule: Rule = ANNOTATION) -> Pin:
     p = Pin(site, device, rule, None)
     cs.pins.append(p)
     return p
 
 
 def domain(cs: ConstraintSet, site: int, allowed, op: str = "matmul") -> Domain:
-    d = Domain(site, frozenset(allowed), f"supported devices of R.{op}", None)
+    d = Domain(site, frozenset(allowed), Rule.of(RuleKind.SUPPORTED, op=op), None)
     cs.domains.append(d)
     return d
 
@@ -58,7 +62,7 @@ def test_satisfiable_sets_have_no_conflict():
 def test_neighbouring_pins_only():
     """A(cpu) - B(cuda) - C(cpu): A-B and B-C, not A-C; dropping the hint B resolves both."""
     cs = chain(7)
-    pa, pb, pc = pin(cs, 0, CPU), pin(cs, 3, GPU0, "hint_on_device"), pin(cs, 6, CPU)
+    pa, pb, pc = pin(cs, 0, CPU), pin(cs, 3, GPU0, Rule.of(RuleKind.HINT)), pin(cs, 6, CPU)
     conflicts, _ = find_conflicts(cs)
     assert [[r.constraint for r in c.pins] for c in conflicts] == [[pa, pb], [pb, pc]]
     drop_b = [f for c in conflicts for f in c.fixes if f.kind == "drop_pin" and f._remove == (pb,)]
@@ -81,7 +85,7 @@ def test_same_device_pins_do_not_hide_the_boundary():
 
 def test_two_pins_on_one_site():
     cs = chain(2)
-    a, b = pin(cs, 1, CPU, "annotation"), pin(cs, 1, GPU0, "hint_on_device")
+    a, b = pin(cs, 1, CPU, ANNOTATION), pin(cs, 1, GPU0, Rule.of(RuleKind.HINT))
     (c,), _ = find_conflicts(cs)
     assert [r.constraint for r in c.pins] == [a, b] and c.path == []
     assert "both" in c.title
@@ -110,7 +114,7 @@ def test_three_domains_clash_only_together():
     """{cpu, gpu0}, {gpu0, gpu1}, {cpu, gpu1}: no two clash, the three do; joined by a tree."""
     cs = chain(5)
     cs.add_site("main", "branch", (), None, 4, "binding")  # site 5 hangs off site 2
-    cs.equals.append(Equal(5, 2, "alias", None))
+    cs.equals.append(Equal(5, 2, ALIAS, None))
     ds = [domain(cs, 0, {CPU, GPU0}), domain(cs, 4, {GPU0, GPU1}), domain(cs, 5, {CPU, GPU1})]
     (c,), _ = find_conflicts(cs)
     assert {id(r.constraint) for r in c.pins} == {id(d) for d in ds}
@@ -156,7 +160,7 @@ def test_cycles_take_the_shortest_chain_and_no_single_copy():
     """A ladder: every edge lies on a cycle, so no one copy separates the pins."""
     cs = chain(6)
     for i in range(4):
-        cs.equals.append(Equal(i, i + 2, "operands and result of R.add share a device", None))
+        cs.equals.append(Equal(i, i + 2, Rule.of(RuleKind.SAME, op="add"), None))
     pin(cs, 0, CPU)
     pin(cs, 5, GPU0)
     (c,), _ = find_conflicts(cs)
@@ -177,13 +181,13 @@ def test_limit_and_omitted():
 
 
 def test_soft_preferences_never_conflict():
-    from vdplace.placement.constraints import Prefer
+    from vdplace.placement.model.constraints import Prefer
 
     cs = chain(1)
     cs.add_site("main", "t", (), None, 4, "binding")
     pin(cs, 0, CPU)
     pin(cs, 1, GPU0)
-    cs.prefers.append(Prefer(0, 1, 64, "hint_on_device", None))
+    cs.prefers.append(Prefer(0, 1, 64, Rule.of(RuleKind.HINT), None))
     assert find_conflicts(cs) == ([], 0)
 
 
@@ -205,7 +209,7 @@ def test_proofs_reject_sets_that_are_not_minimal(extra):
     edges = list(cs.equals)
     assert z3_minimal(unary + edges, 3) and structurally_minimal(unary, edges, 3)
     if extra == "edge":
-        cs.equals.append(Equal(0, 3, "alias", None))
+        cs.equals.append(Equal(0, 3, ALIAS, None))
         edges = list(cs.equals)  # a cycle: any single edge can go
     else:
         unary.append(pin(cs, 1, CPU))  # the pin at s1 is redundant... together with s0

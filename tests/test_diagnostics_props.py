@@ -14,13 +14,17 @@ import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vdplace.ir.vdevice import VDevice
-from vdplace.placement.constraints import ConstraintSet, Domain, Equal, Pin
-from vdplace.placement.diagnose import find_conflicts
-from vdplace.placement.extract import extract
 from tests.strategies import generated_modules
+from vdplace.ir.vdevice import VDevice
+from vdplace.placement.diagnose import find_conflicts
+from vdplace.placement.extract.extract import extract
+from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin
+from vdplace.placement.model.rules import Rule, RuleKind
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+ALIAS = Rule.of(RuleKind.ALIAS)
+ANNOTATION = Rule.of(RuleKind.ANNOTATION)
 
 
 # -- oracles --------------------------------------------------------------------------
@@ -156,13 +160,13 @@ def constraint_sets(draw) -> ConstraintSet:
         cs.add_site("main", f"s{i}", (), None, 4, "binding")
     sites = st.integers(0, n - 1)
     for a, b in draw(st.lists(st.tuples(sites, sites), max_size=2 * n)):
-        cs.equals.append(Equal(a, b, "alias", None))
+        cs.equals.append(Equal(a, b, ALIAS, None))
     for s, d in draw(st.lists(st.tuples(sites, st.integers(0, n_dev - 1)), max_size=6)):
-        cs.pins.append(Pin(s, d, "annotation", None))
+        cs.pins.append(Pin(s, d, ANNOTATION, None))
     # mostly non-empty domains of two or more devices: three of them can clash with no two clashing
     devs = st.frozensets(st.integers(0, n_dev - 1), min_size=1, max_size=n_dev) | st.just(frozenset())
     for s, allowed in draw(st.lists(st.tuples(sites, devs), max_size=4)):
-        cs.domains.append(Domain(s, allowed, "supported devices of R.matmul", None))
+        cs.domains.append(Domain(s, allowed, Rule.of(RuleKind.SUPPORTED, op="matmul"), None))
     return cs
 
 
@@ -182,13 +186,13 @@ def domain_trees(draw) -> ConstraintSet:
     for i in range(n):
         cs.add_site("main", f"s{i}", (), None, 4, "binding")
         if i:
-            cs.equals.append(Equal(i, draw(st.integers(0, i - 1)), "alias", None))
+            cs.equals.append(Equal(i, draw(st.integers(0, i - 1)), ALIAS, None))
         what = draw(st.sampled_from(["none", "domain", "domain", "pin"]))
         if what == "domain":
             allowed = draw(st.frozensets(st.integers(0, n_dev - 1), min_size=1, max_size=n_dev - 1))
-            cs.domains.append(Domain(i, allowed, "supported devices of R.matmul", None))
+            cs.domains.append(Domain(i, allowed, Rule.of(RuleKind.SUPPORTED, op="matmul"), None))
         elif what == "pin":
-            cs.pins.append(Pin(i, draw(st.integers(0, n_dev - 1)), "annotation", None))
+            cs.pins.append(Pin(i, draw(st.integers(0, n_dev - 1)), ANNOTATION, None))
     return cs
 
 

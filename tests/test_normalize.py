@@ -1,4 +1,4 @@
-"""Forward struct-info inference, vdevice included (seed 000, DESIGN.md "ir")."""
+"""Forward struct-info inference, vdevice included: each op's device rule, joins and annotation merges."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The op library: struct-info inference, NumPy kernels, costs, errors.
+"""The op library: struct-info inference, NumPy kernels, work estimates, errors.
 
 Every registered op must have a kernel case in `KERNEL_CASES` (checked by
 `test_every_op_has_a_kernel_case`): each case runs inference through the
@@ -9,16 +9,20 @@ shape and dtype, and compares it with plain NumPy.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
-from vdplace.ir import InferenceError, ModuleBuilder, VDevice, all_ops, get_op
+from vdplace import placement, runtime
+from vdplace.ir import InferenceError, ModuleBuilder, VDevice, all_ops, get_op, parse, script
 from vdplace.ir.dtype import to_numpy
 from vdplace.ir.expr import Call, Var
 from vdplace.ir.normalize import call_struct_info
+from vdplace.ir.op import NO_WORK, Work, data_bytes
 from vdplace.ir.struct_info import (
     ObjectStructInfo,
     ShapeStructInfo,
@@ -153,6 +157,8 @@ KERNEL_CASES: list[Case] = [
     ("greater", (_A, _B), {}, np.greater),
     ("greater_equal", (np.float32(1.0) * np.ones((), np.float32), _B), {}, np.greater_equal),
     ("add", (np.array(2.0, np.float32), np.array(3.0, np.float32)), {}, np.add),
+    ("where", (_A > 0, _A, _B), {}, np.where),
+    ("where", (np.array([True, False, True]), _I, np.array(7, np.int32)), {}, np.where),
     ("negative", (_I,), {}, np.negative),
     ("abs", (_A,), {}, np.abs),
     ("exp", (_A,), {}, np.exp),
@@ -306,11 +312,48 @@ def test_a_non_tensor_argument_is_an_inference_error(name):
 
 
 @pytest.mark.parametrize("name", sorted(all_ops()))
-def test_cost_is_a_non_negative_number(name):
+def test_work_is_non_negative_and_writes_at_most_the_result(name):
     op_name, args, attrs, _ = next(c for c in KERNEL_CASES if c[0] == name)
     call = _call(op_name, *[_sinfo_of(a) for a in args], **attrs)
-    cost = get_op(name).cost([a.struct_info for a in call.args], call.struct_info)
-    assert isinstance(cost, float) and cost >= 0
+    work = get_op(name).work([a.struct_info for a in call.args], call.struct_info)
+    assert isinstance(work, Work)
+    assert all(isinstance(v, float) and v >= 0 for v in (work.flops, work.bytes_read, work.bytes_written))
+    assert work.bytes_written <= data_bytes([call.struct_info])
+
+
+def test_default_work_is_one_flop_per_element_reading_each_argument_once():
+    work = get_op("add").work([T((4, 5)), T((5,))], T((4, 5)))
+    assert work == Work(20.0, (20 + 5) * 4.0, 20 * 4.0)
+    assert work.bytes == 25 * 4 + 20 * 4
+
+
+def test_views_and_device_ops_do_no_work():
+    for name, args, out in (
+        ("reshape", [T((4, 6))], T((24,))),
+        ("permute_dims", [T((4, 6))], T((6, 4))),
+        ("split", [T((4, 6))], TupleStructInfo([T((2, 6)), T((2, 6))])),
+        ("to_vdevice", [T((4, 6))], T((4, 6))),
+        ("shape_of", [T((4, 6))], ShapeStructInfo((4, 6))),
+    ):
+        assert get_op(name).work(args, out) == NO_WORK, name
+
+
+def test_symbolic_dims_count_as_one_in_work():
+    assert get_op("nn.relu").work([T(("n", 8))], T(("n", 8))).flops == 8
+
+
+def test_works_add_and_scale():
+    assert Work(1, 2, 3) + Work(4, 5, 6) == Work(5, 7, 9)
+    assert Work(1, 2, 3) * 2 == Work(2, 4, 6)
+
+
+def test_ir_imports_neither_torch_nor_the_runtime_nor_placement():
+    code = (
+        "import sys; from vdplace.ir import all_ops; all_ops(); "
+        "bad = [m for m in sys.modules if m == 'torch' or m.startswith(('vdplace.runtime', 'vdplace.placement'))]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 # -- parameters as TVM names them ---------------------------------------------
@@ -483,10 +526,11 @@ def test_conv2d_dtype_mismatch_without_out_dtype():
         infer("nn.conv2d", T((1, 3, 8, 8)), T((4, 3, 3, 3), "float16"))
 
 
-def test_conv2d_cost_counts_multiply_adds():
+def test_conv2d_work_counts_multiply_adds():
     op = get_op("nn.conv2d")
-    cost = op.cost([T((1, 3, 8, 8)), T((4, 3, 3, 3))], T((1, 4, 6, 6)))
-    assert cost == 2 * 4 * 6 * 6 * 3 * 3 * 3
+    work = op.work([T((1, 3, 8, 8)), T((4, 3, 3, 3))], T((1, 4, 6, 6)))
+    assert work.flops == 2 * 4 * 6 * 6 * 3 * 3 * 3
+    assert work.bytes_read == (3 * 8 * 8 + 4 * 3 * 3 * 3) * 4 and work.bytes_written == 4 * 6 * 6 * 4
 
 
 def test_conv2d_random_shapes_against_the_loop():
@@ -501,6 +545,51 @@ def test_conv2d_random_shapes_against_the_loop():
         padding = tuple(int(s) for s in RNG.integers(0, 3, 4))
         out = run("nn.conv2d", x, w, strides=strides, dilation=dilation, padding=padding, groups=g)
         np.testing.assert_allclose(out, naive_conv2d(x, w, strides, padding, dilation, g), rtol=1e-4, atol=1e-5)
+
+
+# -- where ----------------------------------------------------------------------------
+
+
+def test_where_inference_broadcasts_the_three_tensors():
+    assert infer("where", T((1, 3), "bool"), T(("n", 1)), T((3,))) == T(("n", 3))
+    assert infer("where", T((), "bool"), T((2, 3), "int8"), T((2, 3), "int8")) == T((2, 3), "int8")
+    assert infer("where", T(None, "bool", ndim=1), T((2, 3)), T((3,))) == T(None, ndim=2)
+    assert infer("where", T(None, "bool"), T((2, 3)), T((3,))) == T(None)
+
+
+def test_where_errors_name_the_mismatch():
+    with pytest.raises(InferenceError, match="R.where: condition must be a bool tensor, got dtype float32"):
+        infer("where", T((3,)), T((3,)), T((3,)))
+    with pytest.raises(InferenceError, match="R.where: dtypes float32 and int32 differ"):
+        infer("where", T((3,), "bool"), T((3,)), T((3,), "int32"))
+    with pytest.raises(InferenceError, match=r"R.where: shapes \(2,\) and \(3,\) do not broadcast"):
+        infer("where", T((2,), "bool"), T((3,)), T((3,)))
+
+
+WHERE_SOURCE = """
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm")]})
+
+    @R.function
+    def main(c: R.Tensor((2, 3), "bool"), x: R.Tensor((2, 3), "float32"), y: R.Tensor((3,), "float32")):
+        z = R.where(c, x, y)
+        return z
+"""
+
+
+def test_where_parses_prints_and_runs():
+    mod = parse(WHERE_SOURCE)
+    text = script(mod)
+    assert 'z: R.Tensor((2, 3), dtype="float32") = R.where(c, x, y)' in text
+    assert script(parse(text)) == text
+    c, x, y = rand(2, 3) > 0, rand(2, 3), rand(3)
+    vm = runtime.VirtualMachine(runtime.compile(placement.place(mod, default="host").module))
+    np.testing.assert_array_equal(vm.run("main", c, x, y, profile=True), np.where(c, x, y))
+    assert vm.profile.work_by_device["cpu"] == Work(6, 6 + 24 + 12, 24)
 
 
 # -- matmul ----------------------------------------------------------------------------
@@ -533,9 +622,10 @@ def test_matmul_errors():
         infer("matmul", T((2, 3)), T((3, 5)), out_dtype="float8")
 
 
-def test_matmul_cost():
+def test_matmul_work_is_2mnk():
     op = get_op("matmul")
-    assert op.cost([T((7, 2, 3)), T((3, 5))], T((7, 2, 5))) == 2 * 7 * 2 * 5 * 3
+    work = op.work([T((7, 2, 3)), T((3, 5))], T((7, 2, 5)))
+    assert work == Work(2 * 7 * 2 * 5 * 3, (7 * 2 * 3 + 3 * 5) * 4, 7 * 2 * 5 * 4)
 
 
 # -- manipulation ------------------------------------------------------------------------
@@ -679,8 +769,8 @@ def test_max_over_an_empty_axis_is_rejected():
     assert infer("sum", T((0, 3)), axis=0) == T((3,))
 
 
-def test_reduction_cost_counts_input_elements():
-    assert get_op("sum").cost([T((4, 5))], T(())) == 20
+def test_reduction_work_counts_input_elements():
+    assert get_op("sum").work([T((4, 5))], T(())) == Work(20, 80, 4)
 
 
 # -- creation --------------------------------------------------------------------------------

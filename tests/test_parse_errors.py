@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vdplace import ir
 import vdplace.ir.parser as parser_pkg
+from vdplace import ir
 from vdplace.ir import InferenceError, ParseError, VDeviceLookupError
 from vdplace.ir.module import iter_bindings
 

@@ -1,7 +1,7 @@
 """`ir.parse` and `ir.parse_vdevice`: every construct of the TVMScript subset, in both styles.
 
-The conformance texts (TVM's own tests and TVM's printed form) live in
-tests/data/parser/ so the suite does not read ../shared at run time.
+The texts of TVM's own RealizeVDevice/UpdateVDevice tests, in the tests' style and
+in TVM's printed form, live in tests/data/parser/.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vdplace import ir
 import vdplace.ir.parser as parser_pkg
+from vdplace import ir
 from vdplace.ir import (
     Binding,
     Call,

@@ -14,15 +14,20 @@ from vdplace.ir.ops.common import unary_infer
 from vdplace.ir.struct_info import TensorStructInfo, TupleStructInfo
 from vdplace.ir.vdevice import DeviceSpec, VDevice
 from vdplace.placement import (
+    BackendResult,
+    ModulePass,
     Placement,
     PlacementConflict,
     PlacementError,
+    Problem,
+    Z3Backend,
     annotate_ops,
     place,
     realize_vdevice,
     update_vdevice,
 )
 from vdplace.placement.api import PHASES
+from vdplace.placement.model.union_find import UnionFind
 
 CPU = VDevice("llvm", 0)
 GPU = VDevice("cuda", 0)
@@ -222,6 +227,92 @@ def test_hint_in_a_module_without_vdevices_is_a_clear_error():
 def test_place_rejects_non_modules():
     with pytest.raises(TypeError):
         place("not a module")  # type: ignore[arg-type]
+
+
+# -- passes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("module_pass", "name"),
+    [(realize_vdevice, "RealizeVDevice"), (update_vdevice, "UpdateVDevice"), (annotate_ops, "AnnotateOps")],
+)
+def test_rewrites_are_named_module_passes(module_pass, name):
+    assert isinstance(module_pass, ModulePass)
+    assert module_pass.name == name
+    assert module_pass.__doc__
+    with pytest.raises(TypeError, match=rf"{module_pass.__name__}\(\) takes an IRModule, not str"):
+        module_pass("not a module")
+
+
+# -- backends -------------------------------------------------------------------------------
+
+
+class _Recording:
+    """A backend that delegates to Z3 and keeps every problem it was given."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def solve(self, problem: Problem) -> BackendResult:
+        self.problems.append(problem)
+        return Z3Backend().solve(problem)
+
+
+def test_place_takes_a_backend_instance_or_a_registered_name():
+    mod = ir.parse(RFC)
+    expected = place(mod).module
+    for backend in ("z3", "z3-enum", "z3-bv", Z3Backend(encoding="bv")):
+        assert ir.structural_equal(place(mod, backend=backend).module, expected)
+    recording = _Recording()
+    assert ir.structural_equal(place(mod, backend=recording, propagate=False).module, expected)
+    (problem,) = recording.problems
+    assert problem.num_devices == 2 and list(problem.classes) == sorted(problem.classes)
+
+
+def test_unknown_backend_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown placement backend 'maxsat'; use one of z3, z3-bv, z3-enum"):
+        place(ir.parse(RFC), backend="maxsat")
+    with pytest.raises(TypeError, match="backend must be a Backend or a registered name"):
+        place(ir.parse(RFC), backend=42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown encoding 'int'"):
+        Z3Backend(encoding="int")
+
+
+def test_a_backend_proves_conflicts_with_minimal_cores():
+    problem = Problem(
+        classes=[3, 5],
+        num_devices=3,
+        facts={3: [frozenset({0, 1}), frozenset({2}), frozenset({1})], 5: [frozenset({0}), frozenset({1, 2})]},
+        fixed={},
+        edges=[],
+        physical=["a", "b", "c"],
+    )
+    for encoding in ("bv", "enum"):
+        result = Z3Backend(encoding).solve(problem)
+        assert result.status == "unsat" and result.devices == {}
+        assert set(result.cores) == {3, 5}
+        assert result.cores[5] == [0, 1]
+        assert len(result.cores[3]) == 2 and 1 in result.cores[3]  # {2} against either other fact
+
+
+def test_union_find_roots_are_smallest_elements_without_recursion():
+    n = 200_000
+    uf = UnionFind(n)
+    uf.union_edges(_Pair(i + 1, i) for i in range(0, n - 1, 2))  # pairs {0, 1}, {2, 3}, ...
+    uf.union_edges(_Pair(i, i + 2) for i in range(n - 3, 0, -2))  # then every odd element, from the top
+    roots = uf.roots()
+    assert roots[:4] == [0, 0, 0, 0] and roots[-1] == 0 and uf.find(n - 1) == 0
+    assert UnionFind(3).roots() == [0, 1, 2]
+
+
+class _Pair:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: int, b: int) -> None:
+        self.a = a
+        self.b = b
 
 
 # -- update_vdevice -------------------------------------------------------------------------

@@ -17,13 +17,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import generated_modules, small_generated
 from vdplace import ir
 from vdplace.ir.builder import ModuleBuilder, tensor
 from vdplace.ir.vdevice import DeviceSpec, VDevice
 from vdplace.placement import PlacementConflict, place
-from vdplace.placement.check import check, copy_bytes
-from vdplace.placement.extract import extract
-from tests.strategies import generated_modules, small_generated
+from vdplace.placement.extract.extract import extract
+from vdplace.placement.solve.check import check, copy_bytes
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_BRUTE_SITES = 7
@@ -196,6 +196,6 @@ def test_z3_everywhere_agrees_with_propagation(g):
         with pytest.raises(PlacementConflict):
             place(g.module, propagate=False)
         return
-    slow = place(g.module, propagate=False, encoding="enum")
+    slow = place(g.module, propagate=False, backend="z3-enum")
     assert check(slow.constraints, slow.assignment) == []
     assert slow.stats.hint_bytes == fast.stats.hint_bytes

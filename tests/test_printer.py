@@ -1,4 +1,4 @@
-"""`ir.script`: the printed TVMScript form the team brief fixes, piece by piece."""
+"""`ir.script`: the printed TVMScript form, piece by piece, in the spelling of TVM's ``mod.script()``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from tests.strategies import modules
 from vdplace.ir import DeviceSpec, ModuleBuilder, Target, VDevice, script
 from vdplace.ir.builder import tensor
 from vdplace.ir.expr import (
@@ -26,6 +27,7 @@ from vdplace.ir.expr import (
     Var,
 )
 from vdplace.ir.module import IRModule
+from vdplace.ir.op import get_op
 from vdplace.ir.printer import PrintError, format_struct_info, format_target, format_vdevice, literal
 from vdplace.ir.struct_info import (
     ObjectStructInfo,
@@ -34,7 +36,6 @@ from vdplace.ir.struct_info import (
     TensorStructInfo,
     TupleStructInfo,
 )
-from tests.strategies import modules
 
 LLVM = VDevice("llvm")
 SM80 = VDevice({"kind": "cuda", "arch": "sm_80"})
@@ -42,7 +43,7 @@ CUDA1 = VDevice("cuda", 1)
 
 
 def brief_example() -> IRModule:
-    """The module of the brief's "printed TVMScript form" section, built in Python."""
+    """Module attrs, a target dict, a dataflow block with device moves, a declared return: `BRIEF_TEXT`."""
     mb = ModuleBuilder([LLVM, SM80], attrs={"attr": 10})
     f = mb.function("foo", [("x", tensor((2, 3), "float32", LLVM)), ("n_in", tensor(("n", 4), "float32"))])
     x = f.params[0]
@@ -412,6 +413,17 @@ def _nested_ifs(depth: int) -> IRModule:
 def test_deeply_nested_ifs_do_not_hit_the_recursion_limit():
     text = script(_nested_ifs(3000))
     assert text.count("if c:") == 3000
+
+
+def test_a_deeply_nested_value_does_not_hit_the_recursion_limit():
+    x = Var("x", tensor((2,), "float32"))
+    value = x
+    for _ in range(3000):
+        value = Call(get_op("nn.relu"), [value], {}, x.struct_info)
+    y = Var("y", x.struct_info)
+    mod = IRModule({"main": Function([x], SeqExpr([BindingBlock([Binding(y, value)])], y), x.struct_info)})
+    text = script(mod)
+    assert text.count("R.nn.relu(") == 3000 and "= " + "R.nn.relu(" * 3000 + "x" + ")" * 3000 in text
 
 
 def test_long_dataflow_function_prints_every_binding():

@@ -1,4 +1,4 @@
-"""The README stays true: its Python example runs, and CI runs its test command."""
+"""The README and the docs stay true: the Python example runs, CI runs the test command, paths exist."""
 
 import os
 import re
@@ -6,10 +6,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+TOP_FOLDERS = ("vdplace", "ir", "placement", "runtime", "tests", "docs", "examples", "benchmarks", ".ci")
+REPO_PATH = re.compile(rf"`((?:{'|'.join(re.escape(f) for f in TOP_FOLDERS)})/[\w./-]*)`")
+OUTSIDE = re.compile(r"\.\./|DESIGN\.md|\bseeds?/|\bseed 0\d\d|founders")
 
 
 def test_python_example_runs(capsys, monkeypatch):
     block = re.search(r"```python\n(.*?)```", README, re.S).group(1)
+    assert "import vdplace\n" in block
     monkeypatch.chdir(ROOT)
     exec(compile(block, "README.md", "exec"), {})  # our own documentation, not user input
     out = capsys.readouterr().out
@@ -25,3 +30,35 @@ def test_ci_runs_the_readme_test_command():
     assert commands[1] in ci.splitlines()
     assert "vdplace place examples/" in commands[0]
     assert os.access(ROOT / ".ci" / "run", os.X_OK)
+
+
+def test_the_layout_names_the_design_document():
+    layout = README.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    assert "design.md" in layout and (ROOT / "docs" / "design.md").is_file()
+
+
+def test_docs_name_only_paths_that_exist():
+    missing = [
+        f"{doc.relative_to(ROOT)}: {path}"
+        for doc in DOCS
+        for path in REPO_PATH.findall(doc.read_text())
+        if not (ROOT / path).exists()
+    ]
+    assert not missing, "\n".join(missing)
+
+
+def test_docs_point_only_inside_the_repository():
+    outside = [
+        f"{doc.relative_to(ROOT)}:{n}: {line.strip()}"
+        for doc in DOCS
+        for n, line in enumerate(doc.read_text().splitlines(), 1)
+        if OUTSIDE.search(line)
+    ]
+    assert not outside, "\n".join(outside)
+
+
+def test_the_docs_index_lists_every_page():
+    index = (ROOT / "docs" / "README.md").read_text()
+    pages = {doc.name for doc in DOCS if doc.parent.name == "docs" and doc.name != "README.md"}
+    unlisted = sorted(page for page in pages if f"]({page})" not in index)
+    assert pages and not unlisted, f"docs/README.md does not list {unlisted}"

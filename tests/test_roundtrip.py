@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from tests.strategies import generated_modules
+from tests.test_printer import brief_example
 from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, assert_structural_equal, parse, script
 from vdplace.ir.builder import tensor
 from vdplace.ir.expr import (
@@ -35,8 +37,6 @@ from vdplace.ir.struct_info import (
     ShapeStructInfo,
     TensorStructInfo,
 )
-from tests.strategies import generated_modules
-from tests.test_printer import brief_example
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))

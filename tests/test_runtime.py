@@ -7,6 +7,7 @@ import pytest
 
 from vdplace import runtime
 from vdplace.ir import Constant, ModuleBuilder, VDevice, tensor
+from vdplace.ir.op import Work
 from vdplace.ir.struct_info import TensorStructInfo
 from vdplace.runtime import (
     CPU,
@@ -106,6 +107,30 @@ def test_profile_counts_copies_bytes_and_memory_per_device_pair():
     table = prof.table()
     for needle in ("DeviceCopy", "cpu -> gpu0", "gpu0 -> cpu", "device memory", "peak"):
         assert needle in table
+
+
+def test_profile_reports_the_estimated_work_per_device():
+    mod = two_device_module()
+    vm = VirtualMachine(runtime.compile(mod), devices={GPU_V: Simulated("gpu0")})
+    vm.run("main", *random_inputs(mod, rng=rng()), profile=True)
+    prof = vm.profile
+    nbytes = 8 * 4 * 4
+    # add on the CPU reads x twice; multiply on the GPU reads b and y; each writes one result.
+    assert prof.work_by_device == {"cpu": Work(32, 2 * nbytes, nbytes), "gpu0": Work(32, 2 * nbytes, nbytes)}
+    calls = [r for r in prof.instructions if r.kind == "Call"]
+    assert [r.work.flops for r in calls] == [32, 32]
+    assert all(r.work is None for r in prof.instructions if r.kind != "Call")
+    assert "est. FLOPs" in prof.table() and "FLOP/s" in prof.table()
+
+
+def test_profile_work_uses_the_symbolic_dims_of_the_run():
+    mb = ModuleBuilder([CPU_V])
+    f = mb.function("main", [("x", tensor(("n", 4), F32, CPU_V))])
+    f.finish(f.emit("nn.relu", f.params[0], name="y"))
+    vm = VirtualMachine(runtime.compile(mb.get()))
+    for n in (3, 10):
+        vm.run("main", np.ones((n, 4), np.float32), profile=True)
+        assert vm.profile.work_by_device == {"cpu": Work(4 * n, 16 * n, 16 * n)}
 
 
 def test_untimed_run_still_counts_copies():

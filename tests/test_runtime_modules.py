@@ -11,9 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vdplace import ir
-from vdplace import placement
-from vdplace import runtime
+from vdplace import ir, placement, runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
@@ -37,7 +35,7 @@ def assert_same(got, want, where: str) -> None:
 
 
 def place_for_run(mod: ir.IRModule) -> ir.IRModule:
-    """TVM's policy first (unconstrained tensors unplaced); the RFC's if that leaves some unplaced."""
+    """TVM's policy first (unconstrained tensors unplaced); if that leaves some unplaced, the first vdevice."""
     placed = placement.place(mod).module
     try:
         runtime.check_placed(placed)

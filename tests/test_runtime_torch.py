@@ -11,11 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vdplace import ir
-from vdplace import placement
-from vdplace import runtime
+from vdplace import ir, placement, runtime
 from vdplace.ir import ModuleBuilder, VDevice, tensor
-from vdplace.runtime.devices import TorchDevice, cuda_backend
+from vdplace.runtime.torch_device import TorchDevice, cuda_backend
 
 torch = pytest.importorskip("torch")
 
@@ -49,6 +47,7 @@ OP_CASES = [
     ("minimum", [g((3, 4), "int32"), g((3, 4), "int32")], {}),
     ("less", [g((3, 4)), g((3, 4))], {}),
     ("equal", [g((3, 4), "int32"), g((3, 4), "int32")], {}),
+    ("where", [g((3, 4), "bool"), g((3, 4)), g((4,))], {}),
     ("negative", [g((5,))], {}),
     ("abs", [g((5,), "int32")], {}),
     ("exp", [g((5,))], {}),

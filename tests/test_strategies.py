@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
+from tests.strategies import SMALL_SITES, Generated, generated_modules, small_generated, tensor_sites
 from vdplace.ir.expr import Call, Constant, Expr, Function, GlobalVar, If, SeqExpr, Tuple, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.printer import script
 from vdplace.ir.struct_info import StructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, lookup_device
-from tests.strategies import SMALL_SITES, Generated, generated_modules, small_generated, tensor_sites
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -19,7 +19,7 @@ def leaves(sinfo: StructInfo) -> list[tuple[tuple[int, ...], VDevice | None]]:
 
 
 class WitnessChecker:
-    """Re-derives DESIGN.md's hard constraints from the module and checks them on the witness."""
+    """Re-derives the hard constraints of docs/design.md's placement rules and checks them on the witness."""
 
     def __init__(self, gen: Generated) -> None:
         assert gen.witness is not None

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from tests.strategies import modules
 from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, assert_structural_equal, structural_equal
 from vdplace.ir.builder import tensor
 from vdplace.ir.expr import (
@@ -20,7 +21,6 @@ from vdplace.ir.expr import (
 )
 from vdplace.ir.module import IRModule
 from vdplace.ir.structural_equal import structural_diff
-from tests.strategies import modules
 
 LLVM = VDevice("llvm")
 CUDA = VDevice("cuda")

@@ -1,4 +1,4 @@
-"""Targets, vdevices and how names in the text find them (DESIGN.md, "ir")."""
+"""Targets, vdevices and how names in the text find them (docs/design.md, "ir")."""
 
 import pytest
 

@@ -16,28 +16,15 @@ The sub-packages hold the rest: `vdplace.ir` (IR, parser, printer, ops),
 In a source checkout the sub-packages are the top-level folders ``ir/``,
 ``placement/`` and ``runtime/`` beside this one; installing maps them under
 ``vdplace`` (pyproject's package-dir).  So that code run from a checkout
-(tests, benchmarks) imports the same names, the checkout's root is added to
-this package's search path when the sub-packages are not installed inside it.
+(tests, benchmarks) imports the same names, `vdplace._checkout` maps exactly
+those three names to the folders when they are not installed inside this one.
 """
 
 import os as _os
 
-_here = _os.path.dirname(_os.path.abspath(__file__))
-_checkout = _os.path.dirname(_here)
-if not _os.path.isdir(_os.path.join(_here, "ir")) and _os.path.isfile(_os.path.join(_checkout, "ir", "__init__.py")):
-    __path__.append(_checkout)
+from . import _checkout
 
-from .api import (  # noqa: E402 - the search path above must be set first
-    PlacementConflict,
-    Placement,
-    VirtualMachine,
-    compile,
-    parse,
-    place,
-    realize_vdevice,
-    script,
-    structural_equal,
-)
+_checkout.install(_os.path.dirname(_os.path.abspath(__file__)))
 
 __version__ = "0.1.0"
 
@@ -52,3 +39,12 @@ __all__ = [
     "script",
     "structural_equal",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The public API, imported on first use, so that ``import vdplace.ir`` does not load Z3 or the runtime."""
+    if name in __all__:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'vdplace' has no attribute {name!r}")

@@ -10,12 +10,16 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vdplace.ir import IRModule
+    from vdplace.placement import Placement, PlacementConflict
 
 EXIT_OK, EXIT_CONFLICT, EXIT_BAD_INPUT = 0, 1, 2
 
 
-def _read_module(path: str):
+def _read_module(path: str) -> IRModule:
     """Parse FILE, turning every way it can be unreadable into one `ParseError`."""
     from vdplace import ir
 
@@ -27,13 +31,15 @@ def _read_module(path: str):
     return ir.parse(text, filename=path)
 
 
-def _place(mod, args: argparse.Namespace):
+def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
+    """Place `mod` with the placement options of the command line; raises `PlacementConflict`."""
     from vdplace import placement
 
     return placement.place(mod, strict_hints=args.strict, default=args.default)
 
 
-def _placement_json(path: str, result) -> dict[str, Any]:
+def _placement_json(path: str, result: Placement) -> dict[str, Any]:
+    """The `place --json` document of a successful placement."""
     from vdplace import ir
 
     return {
@@ -45,10 +51,9 @@ def _placement_json(path: str, result) -> dict[str, Any]:
     }
 
 
-def _report_conflict(err, args: argparse.Namespace) -> int:
-    from vdplace.placement.report_html import render_html
-    from vdplace.placement.report_json import render_json
-    from vdplace.placement.report_text import render_text
+def _report_conflict(err: PlacementConflict, args: argparse.Namespace) -> int:
+    """Print the conflict report (text or JSON), write the HTML one when asked; the exit status."""
+    from vdplace.placement.report import render_html, render_json, render_text
 
     if args.report:
         with open(args.report, "w", encoding="utf-8") as f:
@@ -61,6 +66,7 @@ def _report_conflict(err, args: argparse.Namespace) -> int:
 
 
 def cmd_place(args: argparse.Namespace) -> int:
+    """`vdplace place`: print the placed module (copies on stderr) or the conflict report."""
     from vdplace import ir
     from vdplace.placement import PlacementConflict
 
@@ -78,7 +84,8 @@ def cmd_place(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _load_inputs(spec: str, mod, entry: str) -> list:
+def _load_inputs(spec: str, mod: IRModule, entry: str) -> list[Any]:
+    """The arguments of `entry`: random (seeded) or one array per parameter name from an .npz file."""
     import numpy as np
 
     from vdplace.runtime import random_inputs
@@ -98,7 +105,8 @@ def _load_inputs(spec: str, mod, entry: str) -> list:
         raise ir.ParseError(f"cannot load inputs: {err}") from None
 
 
-def _summarize(value, prefix: str = "out") -> list[str]:
+def _summarize(value: Any, prefix: str = "out") -> list[str]:
+    """One line per output array: its shape, dtype and min / max / mean (or first values)."""
     import numpy as np
 
     if isinstance(value, tuple):
@@ -115,8 +123,8 @@ def _summarize(value, prefix: str = "out") -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """`vdplace run`: place, compile and run the entry function; print its outputs (and profile)."""
     from vdplace import ir
-    from vdplace import runtime
     from vdplace.placement import PlacementConflict
 
     mod = _read_module(args.file)
@@ -126,6 +134,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         placed = _place(mod, args).module
     except PlacementConflict as err:
         return _report_conflict(err, args)
+    return _execute(placed, mod, args)
+
+
+def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
+    """Compile and run `placed`; a VM error (a device mismatch, a failing kernel) is one line and exit status 1."""
+    from vdplace import runtime
+
     try:
         executable = runtime.compile(placed)
         devices = "cpu" if args.cpu else None
@@ -144,36 +159,40 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from . import bench
+    """`vdplace bench`: the benchmark's own command line gets every argument after `bench`."""
+    from vdplace.bench import main as bench_main
 
-    return bench.main(args.bench_args)
+    return bench_main(args.bench_args)
+
+
+def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
+    """The FILE argument and the options `place` and `run` share."""
+    p.add_argument("file", help="a TVMScript module (.py)")
+    p.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
+    p.add_argument(
+        "--default",
+        choices=("none", "first", "host"),
+        default=default_policy,
+        help="device for tensors nothing constrains: leave unannotated (TVM's behaviour), the first vdevice "
+        f"(the RFC's), or the host (default: {default_policy})",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--report", metavar="OUT.html", help="on conflict, also write an HTML report")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `vdplace` parser: sub-commands place, run and bench."""
     parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
-        p.add_argument("file", help="a TVMScript module (.py)")
-        p.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
-        p.add_argument(
-            "--default",
-            choices=("none", "first", "host"),
-            default=default_policy,
-            help="device for tensors nothing constrains: leave unannotated (TVM's behaviour), the first vdevice "
-            f"(the RFC's), or the host (default: {default_policy})",
-        )
-        p.add_argument("--json", action="store_true", help="print JSON instead of text")
-        p.add_argument("--report", metavar="OUT.html", help="on conflict, also write an HTML report")
-
     place = sub.add_parser("place", help="place a module and print it, or explain why no placement exists")
-    placement_options(place, "none")
+    _placement_options(place, "none")
     place.set_defaults(func=cmd_place)
 
     run = sub.add_parser("run", help="place, compile and run a module")
     # A program can only run once every tensor has a device: what nothing
     # constrains (an If condition, say) goes to the host unless told otherwise.
-    placement_options(run, "host")
+    _placement_options(run, "host")
     run.add_argument("--entry", default="main", help="function to run (default: main)")
     run.add_argument("--inputs", default="random", help="'random' or an .npz file with one array per parameter name")
     run.add_argument("--simulate", action="store_true", help="simulate devices this machine does not have")
@@ -188,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command `argv` names (default: ``sys.argv[1:]``); the exit status (module docstring)."""
     from vdplace import ir
 
     args, rest = build_parser().parse_known_args(argv)

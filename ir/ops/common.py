@@ -1,4 +1,4 @@
-"""Shared helpers for the op library: attribute checks, broadcasting, symbolic dims.
+"""Shared helpers for the op library: attribute checks, broadcasting, symbolic dims, work and torch kernels.
 
 Inference helpers raise `InferenceError` with a one-line reason that names the
 op (``R.matmul: ...``); the normalizer adds the call's span.  Kernels reuse the
@@ -13,14 +13,14 @@ forgetting them; anything it cannot express falls back to an unknown shape.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..dtype import is_float
 from ..errors import InferenceError
-from ..op import expect_tensor
+from ..op import NO_WORK, Fallback, TorchContext, Work, expect_tensor
 from ..struct_info import DTYPES, Dim, StructInfo, TensorStructInfo
 
 # -- attributes ---------------------------------------------------------------
@@ -133,14 +133,6 @@ def broadcast_shapes(op: str, a: Sequence[Dim], b: Sequence[Dim]) -> tuple[Dim, 
         else:
             raise InferenceError(f"R.{op}: shapes {tuple(a)} and {tuple(b)} do not broadcast")
     return tuple(reversed(out))
-
-
-def known_size(dims: Sequence[Dim] | None) -> float:
-    """Element count for cost estimates: symbolic dims count as 1 (as `output_elements` does)."""
-    n = 1.0
-    for d in dims or ():
-        n *= d if isinstance(d, int) else 1
-    return n
 
 
 def concrete_shape(op: str, shape: Sequence[Dim]) -> tuple[int, ...]:
@@ -265,3 +257,25 @@ def unary_infer(op: str, result_dtype: str | None = None, float_only: bool = Fal
         return TensorStructInfo(a.shape, result_dtype or a.dtype, a.ndim)
 
     return infer
+
+
+# -- work and torch kernels ------------------------------------------------------
+
+
+def no_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """The work of an op that computes nothing and touches no data (a view, a shape query)."""
+    return NO_WORK
+
+
+def torch_float_only(fn: Callable[[Any], Callable[[Any], Any]]) -> Callable[..., Any]:
+    """A torch kernel applying ``fn(torch)`` to a float tensor; other dtypes fall back to the NumPy kernel.
+
+    For ops TVM defines on floats only, whose NumPy kernels still accept integers.
+    """
+
+    def kernel(t: TorchContext, x: Any) -> Any:
+        if not x.is_floating_point():
+            raise Fallback
+        return fn(t.torch)(x)
+
+    return kernel

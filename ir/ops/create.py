@@ -3,7 +3,8 @@
 zeros/ones take no tensor argument, so the ``same`` rule leaves their device
 to annotations and placement.  full's `fill_value` is a 0-d tensor
 expression (``R.const(1.0, "float32")``), so the result shares its device.
-shape_of returns a shape value: shapes carry no device.
+shape_of returns a shape value: shapes carry no device.  full has no torch
+kernel (a torch device runs it on the host and uploads the result).
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dtype import to_numpy
+from ..dtype import to_numpy, torch_dtype
 from ..errors import InferenceError
-from ..op import ATTR, SHAPE, Param, expect_tensor, register_op
+from ..op import ATTR, SHAPE, Param, TorchContext, Work, data_bytes, expect_tensor, register_op
 from ..struct_info import Dim, ShapeStructInfo, StructInfo, TensorStructInfo
-from .common import as_dtype, as_shape, concrete_shape, optional_dtype
+from .common import as_dtype, as_shape, concrete_shape, no_work, optional_dtype
 
 
 def _new_shape(op: str, value: Any) -> tuple[Dim, ...]:
@@ -41,12 +42,26 @@ def _constant_kernel(op: str, fill: int):
     return kernel
 
 
+def _torch_constant_kernel(fill: int):
+    def kernel(t: TorchContext, shape: Sequence[Dim], dtype: str) -> Any:
+        return t.torch.full(tuple(int(d) for d in shape), fill, dtype=torch_dtype(t.torch, dtype), device=t.device)
+
+    return kernel
+
+
+def _fill_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """No arithmetic; the result written once (and a fill value read)."""
+    return Work(0.0, data_bytes(args), data_bytes((out,)))
+
+
 for _name, _fill in (("zeros", 0), ("ones", 1)):
     register_op(
         _name,
         [Param("shape", SHAPE), Param("dtype", ATTR)],
         _constant_infer(_name),
         _constant_kernel(_name, _fill),
+        torch_kernel=_torch_constant_kernel(_fill),
+        work=_fill_work,
         doc=f"A new tensor of `shape` filled with {_fill}.",
     )
 
@@ -69,6 +84,7 @@ register_op(
     [Param("shape", SHAPE), Param("fill_value"), Param("dtype", ATTR, None)],
     _infer_full,
     _full,
+    work=_fill_work,
     doc="A new tensor of `shape` filled with the 0-d tensor `fill_value` (converted to `dtype`).",
 )
 
@@ -83,6 +99,7 @@ register_op(
     [Param("expr")],
     _infer_shape_of,
     lambda expr: tuple(int(d) for d in expr.shape),
-    cost=lambda args, out: 0.0,
+    torch_kernel=lambda t, expr: tuple(int(d) for d in expr.shape),
+    work=no_work,
     doc="The shape of a tensor, as a shape value.",
 )

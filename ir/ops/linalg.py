@@ -5,6 +5,9 @@ added axis removed from the result; leading batch axes broadcast.  Without
 `out_dtype` both operands must share a dtype (as in TVM); with it, the
 operands are converted to `out_dtype` before multiplying, so int8 inputs can
 accumulate in int32.
+
+The torch kernel computes float16 in float32 on the CPU (as the NumPy kernel
+does) and falls back to NumPy for integer results: CUDA has no integer matmul.
 """
 
 from __future__ import annotations
@@ -14,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dtype import to_numpy
+from ..dtype import to_numpy, torch_dtype
 from ..errors import InferenceError
-from ..op import ATTR, Param, expect_tensor, register_op
+from ..op import ATTR, Fallback, Param, TorchContext, Work, data_bytes, elements, expect_tensor, register_op
 from ..struct_info import Dim, StructInfo, TensorStructInfo
-from .common import broadcast_shapes, known_size, optional_dtype, same_dtype
+from .common import broadcast_shapes, optional_dtype, same_dtype
 from .special import work_dtype
 
 
@@ -66,11 +69,21 @@ def _matmul(x1: np.ndarray, x2: np.ndarray, out_dtype: str | None) -> np.ndarray
     return np.asarray(out).astype(result, copy=False)
 
 
-def _matmul_cost(args: Sequence[StructInfo], out: StructInfo) -> float:
-    """2 * batch * M * N * K: the output's elements times 2K."""
+def _torch_matmul(t: TorchContext, x1: Any, x2: Any, out_dtype: str | None) -> Any:
+    torch = t.torch
+    dtype = optional_dtype("matmul", "out_dtype", out_dtype)
+    result = torch_dtype(torch, dtype) if dtype else torch.result_type(x1, x2)
+    if not result.is_floating_point:
+        raise Fallback  # CUDA has no integer matmul
+    acc = torch.float32 if result == torch.float16 and x1.device.type == "cpu" else result
+    return torch.matmul(x1.to(acc), x2.to(acc)).to(result)
+
+
+def _matmul_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """2 * batch * M * N * K FLOPs (the result's elements times 2K); both operands read, the result written."""
     a = args[0]
     k = a.shape[-1] if isinstance(a, TensorStructInfo) and a.shape else 1
-    return 2.0 * known_size((k,)) * known_size(out.shape if isinstance(out, TensorStructInfo) else None)
+    return Work(2.0 * elements(out) * (k if isinstance(k, int) else 1), data_bytes(args), data_bytes((out,)))
 
 
 register_op(
@@ -78,6 +91,7 @@ register_op(
     [Param("x1"), Param("x2"), Param("out_dtype", ATTR, None)],
     _infer_matmul,
     _matmul,
-    cost=_matmul_cost,
+    torch_kernel=_torch_matmul,
+    work=_matmul_work,
     doc="Matrix product with NumPy semantics: batch broadcasting, 1-D operands.",
 )

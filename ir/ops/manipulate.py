@@ -6,6 +6,11 @@ differ the choice is stated at the op: split with a number of sections uses
 TVM's ceil-sized pieces (the last one smaller), split indices are clamped to
 the axis as in TVM, and take with ``axis=None`` indexes the flattened input
 as NumPy does (TVM only allows 1-D inputs there, a special case of it).
+
+Work: none of these ops computes anything.  permute_dims, reshape and split
+return views (no bytes moved); concat, broadcast_to and take copy the
+result's bytes; astype reads its input and writes its result (the default
+work, one FLOP per element for the conversion).  take has no torch kernel.
 """
 
 from __future__ import annotations
@@ -15,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ..dtype import is_float, to_numpy
+from ..dtype import is_float, to_numpy, torch_dtype
 from ..errors import InferenceError
-from ..op import ATTR, SHAPE, TENSORS, Param, expect_tensor, register_op
+from ..op import ATTR, SHAPE, TENSORS, Fallback, Param, TorchContext, Work, data_bytes, expect_tensor, register_op
 from ..struct_info import Dim, StructInfo, TensorStructInfo, TupleStructInfo
 from .common import (
     as_dtype,
@@ -27,6 +32,7 @@ from .common import (
     dim_add,
     dim_product,
     dim_sum,
+    no_work,
     normalize_axes,
     normalize_axis,
     product_dim,
@@ -34,8 +40,10 @@ from .common import (
 )
 
 
-def _zero_cost(args: Sequence[StructInfo], out: StructInfo) -> float:
-    return 0.0
+def _copy_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """No arithmetic; the result's bytes read from the arguments and written (concat, broadcast_to, take)."""
+    size = data_bytes((out,))
+    return Work(0.0, size, size)
 
 
 # -- permute_dims -------------------------------------------------------------------
@@ -59,11 +67,17 @@ def _permute_dims(x: np.ndarray, axes: Sequence[int] | None) -> np.ndarray:
     return np.transpose(x, None if axes is None else tuple(axes))
 
 
+def _torch_permute_dims(t: TorchContext, x: Any, axes: Sequence[int] | None) -> Any:
+    return x.permute(tuple(axes) if axes is not None else tuple(reversed(range(x.dim()))))
+
+
 register_op(
     "permute_dims",
     [Param("x"), Param("axes", ATTR, None)],
     _infer_permute_dims,
     _permute_dims,
+    torch_kernel=_torch_permute_dims,
+    work=no_work,
     doc="Permute the axes (reverse them when `axes` is None).",
 )
 
@@ -109,12 +123,17 @@ def _reshape(x: np.ndarray, shape: Sequence[Dim]) -> np.ndarray:
     return np.reshape(x, tuple(-1 if isinstance(d, str) else int(d) for d in shape))
 
 
+def _torch_reshape(t: TorchContext, x: Any, shape: Sequence[Dim]) -> Any:
+    return x.reshape(tuple(-1 if isinstance(d, str) else int(d) for d in shape))
+
+
 register_op(
     "reshape",
     [Param("x"), Param("shape", SHAPE)],
     _infer_reshape,
     _reshape,
-    cost=_zero_cost,
+    torch_kernel=_torch_reshape,
+    work=no_work,
     doc="Reshape; one -1 takes the remaining size.",
 )
 
@@ -170,11 +189,19 @@ def _concat(tensors: Sequence[np.ndarray], axis: int | None) -> np.ndarray:
     return np.concatenate(tuple(tensors), axis=axis)
 
 
+def _torch_concat(t: TorchContext, tensors: Sequence[Any], axis: int | None) -> Any:
+    if axis is None:
+        return t.torch.cat([x.reshape(-1) for x in tensors])
+    return t.torch.cat(list(tensors), dim=axis)
+
+
 register_op(
     "concat",
     [Param("tensors", TENSORS), Param("axis", ATTR, 0)],
     _infer_concat,
     _concat,
+    torch_kernel=_torch_concat,
+    work=_copy_work,
     doc="Join a tuple of tensors along `axis` (flattened when `axis` is None).",
 )
 
@@ -233,12 +260,19 @@ def _split(x: np.ndarray, indices_or_sections: int | Sequence[int], axis: int) -
     return tuple(x[(*lead, slice(b, max(b, e)))] for b, e in _split_bounds(sections, indices, x.shape[ax]))
 
 
+def _torch_split(t: TorchContext, x: Any, indices_or_sections: Any, axis: int) -> tuple[Any, ...]:
+    ios = indices_or_sections
+    spec = list(ios) if isinstance(ios, (list, tuple)) else int(ios)
+    return tuple(t.torch.tensor_split(x, spec, dim=axis))
+
+
 register_op(
     "split",
     [Param("x"), Param("indices_or_sections", ATTR), Param("axis", ATTR, 0)],
     _infer_split,
     _split,
-    cost=_zero_cost,
+    torch_kernel=_torch_split,
+    work=no_work,
     doc="Split along `axis` into n ceil-sized sections or at the given indices; returns a tuple.",
 )
 
@@ -274,11 +308,19 @@ def _broadcast_to(x: np.ndarray, shape: Sequence[Dim]) -> np.ndarray:
     return np.ascontiguousarray(np.broadcast_to(x, tuple(dims)))
 
 
+def _torch_broadcast_to(t: TorchContext, x: Any, shape: Sequence[Dim]) -> Any:
+    if any(isinstance(d, str) for d in shape):
+        raise Fallback  # an unbound symbolic dim: the NumPy kernel takes it from the input
+    return t.torch.broadcast_to(x, tuple(int(d) for d in shape)).contiguous()
+
+
 register_op(
     "broadcast_to",
     [Param("x"), Param("shape", SHAPE)],
     _infer_broadcast_to,
     _broadcast_to,
+    torch_kernel=_torch_broadcast_to,
+    work=_copy_work,
     doc="Broadcast to `shape` with NumPy's rules.",
 )
 
@@ -296,6 +338,7 @@ register_op(
     [Param("x"), Param("dtype", ATTR)],
     _infer_astype,
     lambda x, dtype: x.astype(to_numpy(dtype)),
+    torch_kernel=lambda t, x, dtype: x.to(torch_dtype(t.torch, dtype)),
     doc="Convert to `dtype` (NumPy's conversion rules).",
 )
 
@@ -349,5 +392,6 @@ register_op(
     [Param("x"), Param("indices"), Param("axis", ATTR, None), Param("mode", ATTR, "fast")],
     _infer_take,
     _take,
+    work=_copy_work,
     doc="Gather entries of `x` at integer `indices` along `axis`.",
 )

@@ -6,6 +6,12 @@ layer_norm are defined on floats only, as in TVM.  Kernels compute float16 in
 float32 (see `special`).  conv2d supports the NCHW data / OIHW kernel layouts
 (TVM's defaults); any other layout is rejected at inference, not silently
 misread.
+
+Torch kernels: relu, gelu, silu and softmax (falling back to NumPy for
+integer inputs); layer_norm and conv2d have none, so a torch device runs
+their NumPy kernels on a host copy.  Work: the activations, softmax and
+layer_norm count a fixed number of FLOPs per element (relu 1, silu and
+softmax 4, gelu and layer_norm 8); conv2d counts its multiply-adds.
 """
 
 from __future__ import annotations
@@ -17,7 +23,18 @@ import numpy as np
 
 from ..dtype import to_numpy
 from ..errors import InferenceError
-from ..op import ATTR, Param, expect_tensor, register_op
+from ..op import (
+    ATTR,
+    Fallback,
+    Param,
+    TorchContext,
+    Work,
+    data_bytes,
+    elements,
+    elementwise_work,
+    expect_tensor,
+    register_op,
+)
 from ..struct_info import Dim, StructInfo, TensorStructInfo
 from .common import (
     as_bool,
@@ -26,24 +43,14 @@ from .common import (
     dim_add,
     expect_float,
     expect_ndim,
-    known_size,
     normalize_axes,
     normalize_axis,
     optional_dtype,
     same_dtype,
+    torch_float_only,
     unary_infer,
 )
 from .special import float_work, gelu, sigmoid, work_dtype
-
-
-def _per_element(flops: float):
-    """Cost of `flops` operations per output element."""
-
-    def cost(args: Sequence[StructInfo], out: StructInfo) -> float:
-        return flops * known_size(out.shape if isinstance(out, TensorStructInfo) else None)
-
-    return cost
-
 
 # -- activations ----------------------------------------------------------------
 
@@ -56,13 +63,21 @@ def _silu(data: np.ndarray) -> np.ndarray:
     return np.asarray(float_work(data) * sigmoid(data)).astype(data.dtype, copy=False)
 
 
-register_op("nn.relu", [Param("data")], unary_infer("nn.relu"), _relu, doc="max(x, 0), elementwise.")
+register_op(
+    "nn.relu",
+    [Param("data")],
+    unary_infer("nn.relu"),
+    _relu,
+    torch_kernel=lambda t, data: t.torch.relu(data),
+    doc="max(x, 0), elementwise.",
+)
 register_op(
     "nn.gelu",
     [Param("data")],
     unary_infer("nn.gelu", float_only=True),
     gelu,
-    cost=_per_element(8),
+    torch_kernel=torch_float_only(lambda torch: torch.nn.functional.gelu),
+    work=elementwise_work(8),
     doc="x * Phi(x), the exact (erf) form of GELU.",
 )
 register_op(
@@ -70,7 +85,8 @@ register_op(
     [Param("data")],
     unary_infer("nn.silu", float_only=True),
     _silu,
-    cost=_per_element(4),
+    torch_kernel=torch_float_only(lambda torch: torch.nn.functional.silu),
+    work=elementwise_work(4),
     doc="x * sigmoid(x).",
 )
 
@@ -91,12 +107,19 @@ def _softmax(data: np.ndarray, axis: int) -> np.ndarray:
     return (e / np.sum(e, axis=axis, keepdims=True)).astype(data.dtype, copy=False)
 
 
+def _torch_softmax(t: TorchContext, data: Any, axis: int) -> Any:
+    if not data.is_floating_point():
+        raise Fallback
+    return t.torch.softmax(data, dim=axis)
+
+
 register_op(
     "nn.softmax",
     [Param("data"), Param("axis", ATTR, -1)],
     _infer_softmax,
     _softmax,
-    cost=_per_element(4),
+    torch_kernel=_torch_softmax,
+    work=elementwise_work(4),
     doc="exp(x) / sum(exp(x)) along `axis`, computed stably.",
 )
 
@@ -179,7 +202,7 @@ register_op(
     ],
     _infer_layer_norm,
     _layer_norm,
-    cost=_per_element(8),
+    work=elementwise_work(8),
     doc="(x - mean) / sqrt(var + epsilon) * gamma + beta over `axes`.",
 )
 
@@ -213,7 +236,7 @@ def _padding(op: str, value: Any) -> tuple[int, int, int, int]:
 
 
 class _ConvAttrs:
-    """conv2d's attributes, checked once and shared by inference, kernel and cost."""
+    """conv2d's attributes, checked once and shared by inference and kernel."""
 
     def __init__(self, attrs: dict[str, Any]) -> None:
         op = "nn.conv2d"
@@ -298,10 +321,14 @@ def _conv2d(data: np.ndarray, weight: np.ndarray, **attrs: Any) -> np.ndarray:
     return out.reshape(n, o, oh, ow).astype(out_dtype, copy=False)
 
 
-def _conv2d_cost(args: Sequence[StructInfo], out: StructInfo) -> float:
+def _conv2d_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """2 * (C/groups) * KH * KW FLOPs per output element, one multiply-add per kernel tap.
+
+    Data and weight are read once, the result written once.
+    """
     weight = args[1]
-    per_output = 2.0 * known_size(weight.shape[1:]) if isinstance(weight, TensorStructInfo) and weight.shape else 2.0
-    return per_output * known_size(out.shape if isinstance(out, TensorStructInfo) else None)
+    taps = elements(TensorStructInfo(weight.shape[1:])) if isinstance(weight, TensorStructInfo) and weight.shape else 1
+    return Work(2.0 * taps * elements(out), data_bytes(args), data_bytes((out,)))
 
 
 register_op(
@@ -320,6 +347,6 @@ register_op(
     ],
     _infer_conv2d,
     _conv2d,
-    cost=_conv2d_cost,
+    work=_conv2d_work,
     doc="2-D convolution, NCHW data and OIHW weight, with strides, padding, dilation and groups.",
 )

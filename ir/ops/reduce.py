@@ -2,7 +2,9 @@
 
 `axis` is None (reduce everything), an int or a list of ints.  The result
 keeps the input's dtype, as in TVM: an integer mean truncates, an int8 sum
-wraps.  Half-precision sums accumulate in float32.
+wraps.  Half-precision sums accumulate in float32.  The torch kernels fall
+back to NumPy for an integer mean (torch has none) and for ``axis=()``
+(NumPy reduces nothing there, torch everything).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InferenceError
-from ..op import ATTR, Param, expect_tensor, register_op
+from ..op import ATTR, Fallback, Param, TorchContext, Work, data_bytes, elements, expect_tensor, register_op
 from ..struct_info import StructInfo, TensorStructInfo
-from .common import as_bool, as_ints, known_size, normalize_axes
+from .common import as_bool, as_ints, normalize_axes
 from .special import work_dtype
 
 
@@ -58,18 +60,54 @@ def _reduce_kernel(op: str, fn: Callable[..., Any], accumulates: bool):
     return kernel
 
 
-def _input_elements(args: Sequence[StructInfo], out: StructInfo) -> float:
-    """A reduction touches every input element once."""
-    x = args[0]
-    return known_size(x.shape if isinstance(x, TensorStructInfo) else None)
+def _torch_axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    if axis is None:
+        return None
+    axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+    if not axes:
+        raise Fallback  # NumPy reduces nothing over axis=(); torch would reduce everything
+    return tuple(int(a) % max(ndim, 1) for a in axes)
 
 
-for _name, _fn, _accumulates in (("sum", np.sum, True), ("mean", np.mean, True), ("max", np.max, False)):
+def _torch_reduce(name: str, floats_only: bool):
+    """``torch.<name>`` over the axes, keepdims restored, the input's dtype kept."""
+
+    def kernel(t: TorchContext, x: Any, axis: Any, keepdims: bool) -> Any:
+        if floats_only and not x.is_floating_point():
+            raise Fallback
+        fn = getattr(t.torch, name)
+        axes = _torch_axes(axis, x.dim())
+        out = fn(x) if axes is None else fn(x, dim=axes)
+        if keepdims:
+            if axes is None:
+                out = out.reshape((1,) * x.dim())
+            else:
+                for a in sorted(axes):
+                    out = out.unsqueeze(a)
+        return out.to(x.dtype)
+
+    return kernel
+
+
+def _reduce_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """One FLOP per input element; the input read once, the result written once."""
+    return Work(elements(args[0]), data_bytes(args), data_bytes((out,)))
+
+
+# name, NumPy function, accumulates (float16 sums in float32), torch function, torch needs floats
+_REDUCTIONS = (
+    ("sum", np.sum, True, "sum", False),
+    ("mean", np.mean, True, "mean", True),
+    ("max", np.max, False, "amax", False),
+)
+
+for _name, _fn, _accumulates, _torch_name, _torch_floats in _REDUCTIONS:
     register_op(
         _name,
         [Param("x"), Param("axis", ATTR, None), Param("keepdims", ATTR, False)],
         _reduce_infer(_name),
         _reduce_kernel(_name, _fn, _accumulates),
-        cost=_input_elements,
+        torch_kernel=_torch_reduce(_torch_name, _torch_floats),
+        work=_reduce_work,
         doc=f"Reduce with {_name} over `axis` (all axes when None).",
     )

@@ -1,87 +1,37 @@
-"""Parsing one ``@R.function`` body: statements, bindings and expressions.
+"""Parsing one ``@R.function`` body: its statements and bindings.
 
 Scoping follows TVMScript: a binding creates a new variable (re-binding a
 name shadows it), variables bound in a ``with R.dataflow()`` block are
 `DataflowVar` unless listed in its ``R.output(...)`` and disappear after the
 block, and names bound inside an ``if`` branch are local to that branch.
 
-The fast path (see `fastlines`) hands whole lines to `_fast_parts`, which
-builds exactly what `_assign_parts` would build from the line's AST, or
-falls back to it.
+Values are parsed by `ExprParser` (`expressions`); whole simple lines found
+by `fastlines` go through `FastPathParser` (`fastpath`), which builds exactly
+what `_assign_parts` would build from the line's AST, or falls back to it.
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ..dtype import to_numpy
 from ..errors import InferenceError, ParseError
-from ..expr import (
-    Binding,
-    BindingBlock,
-    Call,
-    Constant,
-    DataflowBlock,
-    DataflowVar,
-    Expr,
-    Function,
-    GlobalVar,
-    If,
-    PrimValue,
-    SeqExpr,
-    ShapeExpr,
-    StringImm,
-    Tuple,
-    TupleGetItem,
-    Var,
-)
-from ..normalize import (
-    call_struct_info,
-    get_item_struct_info,
-    global_call_struct_info,
-    join,
-    merge_annotation,
-    tuple_struct_info,
-)
-from ..op import ATTR, DEVICE, REQUIRED, SHAPE, TENSOR, TENSORS, VDEVICE, Op
+from ..expr import Binding, BindingBlock, DataflowBlock, DataflowVar, Expr, Function, If, SeqExpr, Var
+from ..normalize import join, merge_annotation
+from ..op import Op
 from ..span import Span
-from ..struct_info import (
-    DTYPES,
-    ObjectStructInfo,
-    PrimStructInfo,
-    ShapeStructInfo,
-    StructInfo,
-    TensorStructInfo,
-)
+from ..struct_info import ObjectStructInfo, PrimStructInfo, StructInfo, TensorStructInfo
 from .annotations import StaticReader
-from .fastlines import FastLine
-from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, too_deep
+from .expressions import ExprParser
+from .fastpath import FastPathParser, Parts
+from .literals import bind_arguments, describe, dotted, literal
 
 if TYPE_CHECKING:
     from .module import ModuleParser, Signature
 
 # Names that belong to the TVMScript namespaces; binding them would make the text ambiguous.
 _NAMESPACES = frozenset({"R", "I", "T", "tvm"})
-# R.<name> that are statements or static things, never values: a clearer error than "unknown op".
-_NOT_VALUES = {
-    "output": "R.output(...) is a statement: the last line of a 'with R.dataflow():' block",
-    "dataflow": "R.dataflow() opens a block: write 'with R.dataflow():'",
-    "func_attr": "R.func_attr({...}) is a statement at the top of a function body",
-    "function": "R.function is a decorator",
-    "device": "R.device(...) names a device: it is only an argument of an op such as R.hint_on_device",
-    "Tensor": "R.Tensor is an annotation, not a value",
-    "Tuple": "R.Tuple is an annotation, not a value (build a tuple with (a, b))",
-    "Shape": "R.Shape is an annotation, not a value (build a shape with R.shape([...]))",
-    "Prim": "R.Prim is an annotation, not a value (build one with R.prim_value(...))",
-    "Object": "R.Object is an annotation, not a value",
-    "Callable": "R.Callable is an annotation, not a value",
-}
 SYMBOL_DECLS = frozenset({"T.int64", "T.int32"})
-_PRIM_DTYPES = {f"T.{d}": d for d in DTYPES}
 _STATEMENTS = {
     ast.For: "a for loop",
     ast.AsyncFor: "a for loop",
@@ -104,11 +54,6 @@ _STATEMENTS = {
     ast.Pass: "a pass statement",
     ast.AsyncWith: "an async with statement",
 }
-_EXPR_KINDS = (TENSOR, TENSORS)
-
-# What a parsed assignment contributes: name, name span, annotation (or None),
-# annotation span, value, statement span, and its (line, col) position.
-Parts = tuple[str, Span, "StructInfo | None", "Span | None", Expr, Span, tuple[int, int]]
 
 
 def statement_words(stmt: ast.stmt) -> str:
@@ -125,8 +70,8 @@ class _Dataflow:
         self.last_pos = last_pos
 
 
-class FunctionParser:
-    """Parses the body of one function of the module."""
+class FunctionParser(FastPathParser, ExprParser):
+    """Parses the body of one function of the module: its statements here, values and fast lines in the bases."""
 
     def __init__(self, module: ModuleParser, sig: Signature) -> None:
         self.module = module
@@ -362,29 +307,8 @@ class FunctionParser:
             raise self.src.error("the only 'with' block is 'with R.dataflow():'", stmt)
         if self.df is not None:
             raise self.src.error("dataflow blocks cannot be nested", stmt)
-        body = stmt.body
-        outputs: dict[str, ast.Name] = {}
-        last_stmt = body[-1]
-        if _is_call(last_stmt, "R.output"):
-            body = body[:-1]
-            call = last_stmt.value  # type: ignore[attr-defined]
-            if call.keywords:
-                raise self.src.error("R.output takes variable names only", call.keywords[0])
-            for arg in call.args:
-                if not isinstance(arg, ast.Name):
-                    raise self.src.error(f"R.output takes variable names, got {describe(arg)}", arg)
-                if arg.id in outputs:
-                    raise self.src.error(f"{arg.id!r} is listed twice in R.output", arg)
-                outputs[arg.id] = arg
-        last_pos: dict[str, tuple[int, int]] = {}
-        for s in body:
-            if type(s) is ast.Pass and s.lineno in self.runs:
-                for line in self.runs[s.lineno]:
-                    last_pos[line.name] = (line.lineno, line.col)
-            elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-                last_pos[s.targets[0].id] = (s.lineno, s.col_offset)
-            elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
-                last_pos[s.target.id] = (s.lineno, s.col_offset)
+        body, outputs = self._dataflow_outputs(stmt.body)
+        last_pos = self._last_positions(body)
         self.df = _Dataflow(outputs, last_pos)
         bindings: list[Binding] = []
         module = self.module
@@ -426,6 +350,36 @@ class FunctionParser:
                 del self.scope[name]
                 self.dead[name] = stmt.lineno
         return DataflowBlock(bindings, self.src.span(stmt))
+
+    def _dataflow_outputs(self, body: list[ast.stmt]) -> tuple[list[ast.stmt], dict[str, ast.Name]]:
+        """Split off a dataflow block's final ``R.output(a, b)``: the statements before it and its names."""
+        outputs: dict[str, ast.Name] = {}
+        last_stmt = body[-1]
+        if not _is_call(last_stmt, "R.output"):
+            return body, outputs
+        call = last_stmt.value  # type: ignore[attr-defined]
+        if call.keywords:
+            raise self.src.error("R.output takes variable names only", call.keywords[0])
+        for arg in call.args:
+            if not isinstance(arg, ast.Name):
+                raise self.src.error(f"R.output takes variable names, got {describe(arg)}", arg)
+            if arg.id in outputs:
+                raise self.src.error(f"{arg.id!r} is listed twice in R.output", arg)
+            outputs[arg.id] = arg
+        return body[:-1], outputs
+
+    def _last_positions(self, body: list[ast.stmt]) -> dict[str, tuple[int, int]]:
+        """(line, column) of the last binding of each name: only that one is an output `Var`."""
+        last_pos: dict[str, tuple[int, int]] = {}
+        for s in body:
+            if type(s) is ast.Pass and s.lineno in self.runs:
+                for line in self.runs[s.lineno]:
+                    last_pos[line.name] = (line.lineno, line.col)
+            elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+                last_pos[s.targets[0].id] = (s.lineno, s.col_offset)
+            elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+                last_pos[s.target.id] = (s.lineno, s.col_offset)
+        return last_pos
 
     def _if(self, stmt: ast.If) -> Binding:
         if not stmt.orelse:
@@ -474,330 +428,6 @@ class FunctionParser:
             return
         raise self.src.error(f"an if condition must be a boolean scalar, got {sinfo!r}", node, InferenceError)
 
-    # -- the fast path ----------------------------------------------------------
-    def _fast_parts(self, line: FastLine) -> Parts | None:
-        """`_assign_parts` for a fast line, without building its AST when possible."""
-        ann = None
-        ann_span = None
-        if line.ann is not None:
-            ann = self.ann_cache.get(line.ann)
-            if ann is None:
-                node = self.module.fragment(line.ann, line.lineno, line.ann_col, "eval").body
-                ann = self.static.struct_info(node)
-                self.ann_cache[line.ann] = ann
-            ann_span = self.src.span_at(line.lineno, line.ann_col, line.ann_col + len(line.ann))
-        scope = self.scope
-        if line.op is None:
-            value: Expr | None = scope.get(line.alias)  # type: ignore[arg-type]
-        else:
-            value = self._fast_call(line)
-        if value is None:
-            return self._slow_parts(line)
-        lineno = line.lineno
-        src = self.src
-        return (
-            line.name,
-            src.span_at(lineno, line.col, line.col + len(line.name)),
-            ann,
-            ann_span,
-            value,
-            src.span_at(lineno, line.col, line.value_end),
-            (lineno, line.col),
-        )
-
-    def _fast_call(self, line: FastLine) -> Call | None:
-        positional = line.positional
-        key = (line.op, len(positional), line.keywords)
-        try:
-            entry = self.kw_cache[key]
-        except KeyError:
-            # R.const, R.shape, ... are builtins even if an op were registered under that name.
-            builtin = line.op in _BUILTINS or line.op in _NOT_VALUES
-            op = None if builtin else self.module.op(line.op)  # type: ignore[arg-type]
-            attrs = None if op is None else self._fast_attrs(op, line)
-            entry = None if attrs is None else (op, attrs)
-            self.kw_cache[key] = entry
-        if entry is None:
-            return None
-        op, attrs = entry
-        get = self.scope.get
-        args = [get(name) for name in positional]
-        if None in args:
-            return None  # an unknown name: the ordinary path reports it
-        span = self.src.span_at(line.lineno, line.value_col, line.value_end)
-        attrs = dict(attrs) if attrs else {}
-        return Call(op, args, attrs, self._infer(op, args, attrs, span), span)
-
-    def _fast_attrs(self, op: Op, line: FastLine) -> dict[str, Any] | None:
-        """The attrs of a fast call whose positional args are exactly op's leading tensor params, else None."""
-        params = op.params
-        npos = len(line.positional)
-        if npos > len(params) or any(p.kind not in _EXPR_KINDS for p in params[:npos]):
-            return None
-        given: dict[str, ast.expr] = {}
-        if line.keywords is not None:
-            call = self.module.fragment(f"_f({line.keywords})", line.lineno, line.keywords_col - 3, "eval").body
-            for kw in call.keywords:  # type: ignore[attr-defined]
-                given[kw.arg] = kw.value
-        attrs: dict[str, Any] = {}
-        for i, param in enumerate(params):
-            node = given.pop(param.name, None)
-            if i < npos:
-                if node is not None:
-                    return None
-                continue
-            if param.kind in _EXPR_KINDS:
-                return None
-            if node is None:
-                if param.default is REQUIRED:
-                    return None
-                attrs[param.name] = param.default
-                continue
-            try:
-                attrs[param.name] = self._attr(op, param.kind, param.name, node)
-            except ParseError:
-                return None  # the ordinary path reports it, in argument order
-        return None if given else attrs
-
-    def _slow_parts(self, line: FastLine) -> Parts | None:
-        """Handle a fast line the ordinary way, from its own AST."""
-        stmt = self.module.fragment(line.text[line.col :], line.lineno, line.col, "exec").body[0]
-        self.module.where = stmt
-        return self._assign_parts(stmt)  # type: ignore[arg-type]
-
-    # -- expressions ------------------------------------------------------------
-    def _expr(self, node: ast.expr, depth: int) -> Expr:
-        """A relax value: a variable, a call, a tuple, ``t[i]``, or a builtin such as ``R.const``."""
-        if depth > MAX_DEPTH:
-            raise too_deep(self.src, node)
-        t = type(node)
-        if t is ast.Name:
-            return self._lookup(node.id, node)  # type: ignore[attr-defined]
-        if t is ast.Call:
-            return self._call(node, depth)  # type: ignore[arg-type]
-        if t is ast.Tuple or t is ast.List:
-            fields = [self._expr(e, depth + 1) for e in node.elts]  # type: ignore[attr-defined]
-            return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
-        if t is ast.Subscript:
-            return self._get_item(node, depth)  # type: ignore[arg-type]
-        if t is ast.Attribute:
-            name = dotted(node)
-            if name is not None:
-                head, _, rest = name.partition(".")
-                if head in self.aliases and rest in self.module.signatures:
-                    gv = GlobalVar(rest, self.src.span(node))
-                    gv.struct_info = self.module.callee_struct_info(rest, node)
-                    return gv
-        if t is ast.Constant:
-            value = node.value  # type: ignore[attr-defined]
-            if isinstance(value, (int, float, bool)):
-                raise self.src.error(
-                    f"the literal {value!r} is not a relax value: write R.const({value!r}) or R.prim_value({value!r})",
-                    node,
-                )
-        raise self.src.error(f"unsupported expression: {describe(node)}", node)
-
-    def _lookup(self, name: str, node: ast.AST) -> Var:
-        var = self.scope.get(name)
-        if var is not None:
-            return var
-        if name in self.dead:
-            raise self.src.error(
-                f"{name!r} is local to the dataflow block at line {self.dead[name]}: "
-                "list it in that block's R.output(...) to use it after the block",
-                node,
-            )
-        if name in self.sig.symbols:
-            raise self.src.error(f"{name!r} is a symbolic dim (T.int64), not a relax value", node)
-        if name in self.aliases:
-            raise self.src.error(f"{name!r} is the module: call its functions as {name}.f(...)", node)
-        raise self.src.error(f"undefined variable {name!r}", node)
-
-    def _get_item(self, node: ast.Subscript, depth: int) -> TupleGetItem:
-        value = self._expr(node.value, depth + 1)
-        index = node.slice
-        if not (isinstance(index, ast.Constant) and type(index.value) is int):
-            raise self.src.error(f"a tuple index must be an integer literal, got {describe(index)}", index)
-        span = self.src.span(node)
-        return TupleGetItem(value, index.value, get_item_struct_info(value, index.value, span), span)
-
-    def _call(self, node: ast.Call, depth: int) -> Expr:
-        name = dotted(node.func)
-        if name is None:
-            raise self.src.error(
-                f"unsupported call of {describe(node.func)}: only R.<op>(...) and cls.<function>(...) can be called",
-                node,
-            )
-        head, _, rest = name.partition(".")
-        if head == "R" and rest:
-            builtin = _BUILTINS.get(rest)
-            if builtin is not None:
-                return builtin(self, node, depth)
-            if rest in _NOT_VALUES:
-                raise self.src.error(_NOT_VALUES[rest], node)
-            op = self.module.op(rest)
-            if op is None:
-                raise self.src.error(f"unknown op R.{rest}{self._suggest(rest)}", node.func)
-            return self._op_call(op, node, depth)
-        if head in self.aliases and rest and "." not in rest:
-            return self._function_call(rest, node, depth)
-        raise self.src.error(
-            f"unknown function {name}: a call is R.<op>(...) or cls.<function>(...) of this module", node.func
-        )
-
-    def _suggest(self, name: str) -> str:
-        close = difflib.get_close_matches(name, self.module.op_names(), n=1, cutoff=0.75)
-        return f" (did you mean R.{close[0]}?)" if close else ""
-
-    def _op_call(self, op: Op, node: ast.Call, depth: int) -> Call:
-        what = f"R.{op.name}"
-        bound = bind_arguments(self.src, node, self.module.param_names(op), what)
-        args: list[Expr] = []
-        attrs: dict[str, Any] = {}
-        for param, arg in zip(op.params, bound, strict=True):
-            kind = param.kind
-            if arg is None:
-                if param.default is REQUIRED or kind in _EXPR_KINDS:
-                    raise self.src.error(f"{what} is missing its argument {param.name!r}", node)
-                attrs[param.name] = param.default
-            elif kind in _EXPR_KINDS:
-                args.append(self._expr(arg, depth + 1))
-            else:
-                attrs[param.name] = self._attr(op, kind, param.name, arg)
-        span = self.src.span(node)
-        return Call(op, args, attrs, self._infer(op, args, attrs, span), span)
-
-    def _attr(self, op: Op, kind: str, name: str, node: ast.expr) -> Any:
-        """An attribute argument, read statically according to its parameter kind."""
-        if kind == ATTR:
-            return literal(self.src, node)
-        if kind == SHAPE:
-            if isinstance(node, ast.Constant) and node.value is None:
-                return None
-            return self.static.dims(node, 0, f"R.{op.name} argument {name!r}")
-        if kind == DEVICE:
-            return self.static.device(node)
-        if kind == VDEVICE:
-            vdevice = self.static.vdevice_ref(node)
-            if vdevice is None:
-                raise self.src.error(f"R.{op.name} argument {name!r} needs a vdevice", node)
-            return vdevice
-        raise self.src.error(f"R.{op.name}: parameter {name!r} has an unknown kind {kind!r}", node)
-
-    def _infer(self, op: Op, args: list[Expr], attrs: dict[str, Any], span: Span) -> StructInfo:
-        try:
-            return call_struct_info(op, args, attrs, self.vdevices, span)
-        except ParseError as err:
-            if err.span is None:
-                raise type(err)(err.reason, span) from None
-            raise
-        except Exception as err:  # an op's inference choked on odd attributes: still the user's error
-            raise InferenceError(f"R.{op.name}: cannot infer the result ({type(err).__name__}: {err})", span) from None
-
-    def _function_call(self, name: str, node: ast.Call, depth: int) -> Call:
-        if name not in self.module.signatures:
-            defined = ", ".join(self.module.signatures) or "none"
-            raise self.src.error(f"call to undefined function {name!r} (the module defines: {defined})", node.func)
-        if node.keywords:
-            raise self.src.error(f"cls.{name} takes positional arguments only", node.keywords[0])
-        args = []
-        for arg in node.args:
-            if isinstance(arg, ast.Starred):
-                raise self.src.error("'*' arguments are not supported", arg)
-            args.append(self._expr(arg, depth + 1))
-        callee = self.module.callee_struct_info(name, node)
-        span = self.src.span(node)
-        sinfo = global_call_struct_info(name, callee, args, span)
-        return Call(GlobalVar(name, self.src.span(node.func)), args, None, sinfo, span)
-
-    # -- builtins ---------------------------------------------------------------
-    def _const(self, node: ast.Call, depth: int) -> Constant:
-        value_node, dtype_node = bind_arguments(self.src, node, ("value", "dtype"), "R.const")
-        if value_node is None:
-            raise self.src.error("R.const needs a value", node)
-        value = literal(self.src, value_node, seq=list)
-        if not _is_numeric(value, 0):
-            raise self.src.error(
-                f"R.const takes a number, a bool or nested lists of them, got {describe(value_node)}", value_node
-            )
-        dtype = None if dtype_node is None else (self.static.dtype(dtype_node) or None)
-        try:
-            if dtype is None:
-                data = np.asarray(value)
-                # TVM's defaults: Python ints are int32 and floats float32.
-                dtype = {"int64": "int32", "float64": "float32"}.get(str(data.dtype), str(data.dtype))
-                data = data.astype(dtype)
-            else:
-                data = np.asarray(value, dtype=to_numpy(dtype))
-        except (ValueError, OverflowError, TypeError) as err:
-            raise self.src.error(
-                f"R.const: cannot make a {dtype or ''} array from this value: {err}", value_node
-            ) from None
-        if dtype not in DTYPES:
-            raise self.src.error(f"R.const: unsupported dtype {dtype!r}", node)
-        return Constant(data, TensorStructInfo(data.shape, dtype), self.src.span(node))
-
-    def _shape(self, node: ast.Call, depth: int) -> ShapeExpr:
-        values = self.static.dims(node, depth, "R.shape")
-        return ShapeExpr(values, ShapeStructInfo(values), self.src.span(node))
-
-    def _prim_value(self, node: ast.Call, depth: int) -> PrimValue:
-        (value_node,) = bind_arguments(self.src, node, ("value",), "R.prim_value")
-        if value_node is None:
-            raise self.src.error("R.prim_value needs a value", node)
-        dtype = None
-        if isinstance(value_node, ast.Call) and dotted(value_node.func) in _PRIM_DTYPES:
-            dtype = _PRIM_DTYPES[dotted(value_node.func)]  # type: ignore[index]
-            (inner,) = bind_arguments(self.src, value_node, ("value",), f"T.{dtype}")
-            if inner is None:
-                raise self.src.error(f"T.{dtype}(...) needs a value here", value_node)
-            value_node = inner
-        value = literal(self.src, value_node)
-        if not isinstance(value, (int, float, bool)):
-            raise self.src.error(f"R.prim_value takes a number or a bool, got {describe(value_node)}", value_node)
-        if dtype is None:
-            dtype = "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float64"
-        elif dtype == "bool":
-            if not isinstance(value, bool):
-                raise self.src.error(f"T.bool takes True or False, got {value!r}", value_node)
-        elif dtype.startswith(("int", "uint")):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise self.src.error(f"T.{dtype} takes an integer, got {value!r}", value_node)
-        else:
-            if isinstance(value, bool):
-                raise self.src.error(f"T.{dtype} takes a number, got {value!r}", value_node)
-            value = float(value)
-        return PrimValue(value, dtype, PrimStructInfo(dtype, value), self.src.span(node))
-
-    def _string(self, node: ast.Call, depth: int) -> StringImm:
-        (value_node,) = bind_arguments(self.src, node, ("value",), "R.str")
-        if not (isinstance(value_node, ast.Constant) and isinstance(value_node.value, str)):
-            raise self.src.error("R.str takes a string literal", node)
-        return StringImm(value_node.value, self.src.span(node))
-
-    def _tuple(self, node: ast.Call, depth: int) -> Tuple:
-        if node.keywords:
-            raise self.src.error("R.tuple takes its fields positionally", node.keywords[0])
-        fields = [self._expr(e, depth + 1) for e in node.args]
-        return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
-
-
-_BUILTINS = {
-    "const": FunctionParser._const,
-    "shape": FunctionParser._shape,
-    "prim_value": FunctionParser._prim_value,
-    "str": FunctionParser._string,
-    "tuple": FunctionParser._tuple,
-}
-
 
 def _is_call(stmt: ast.stmt, name: str) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == name
-
-
-def _is_numeric(value: Any, depth: int) -> bool:
-    if isinstance(value, (bool, int, float)):
-        return True
-    if isinstance(value, list) and depth < MAX_DEPTH:
-        return all(_is_numeric(v, depth + 1) for v in value)
-    return False

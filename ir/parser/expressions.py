@@ -1,0 +1,291 @@
+"""Parsing relax values: variables, op and module-function calls, tuples, ``t[i]`` and builtins.
+
+The builtins are ``R.const``, ``R.shape``, ``R.prim_value``, ``R.str`` and
+``R.tuple``.  Every value is built normalized: its struct info (vdevice
+included) is inferred as it is parsed, by `ir.normalize`.  Nesting is bounded
+by `MAX_DEPTH` so a pathological expression is a located error, not a
+RecursionError.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from typing import Any
+
+import numpy as np
+
+from ..dtype import to_numpy
+from ..errors import InferenceError, ParseError
+from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
+from ..normalize import call_struct_info, get_item_struct_info, global_call_struct_info, tuple_struct_info
+from ..op import ATTR, DEVICE, REQUIRED, SHAPE, TENSOR, TENSORS, VDEVICE, Op
+from ..span import Span
+from ..struct_info import DTYPES, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
+from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, too_deep
+
+# R.<name> that are statements or static things, never values: a clearer error than "unknown op".
+NOT_VALUES = {
+    "output": "R.output(...) is a statement: the last line of a 'with R.dataflow():' block",
+    "dataflow": "R.dataflow() opens a block: write 'with R.dataflow():'",
+    "func_attr": "R.func_attr({...}) is a statement at the top of a function body",
+    "function": "R.function is a decorator",
+    "device": "R.device(...) names a device: it is only an argument of an op such as R.hint_on_device",
+    "Tensor": "R.Tensor is an annotation, not a value",
+    "Tuple": "R.Tuple is an annotation, not a value (build a tuple with (a, b))",
+    "Shape": "R.Shape is an annotation, not a value (build a shape with R.shape([...]))",
+    "Prim": "R.Prim is an annotation, not a value (build one with R.prim_value(...))",
+    "Object": "R.Object is an annotation, not a value",
+    "Callable": "R.Callable is an annotation, not a value",
+}
+_PRIM_DTYPES = {f"T.{d}": d for d in DTYPES}
+EXPR_KINDS = (TENSOR, TENSORS)
+
+
+class ExprParser:
+    """The expression half of `FunctionParser` (which sets the attributes used here).
+
+    Reads `src`, `module`, `sig`, `static`, `vdevices`, `aliases` and the
+    current `scope` / `dead` names; builds no bindings.
+    """
+
+    src: Any
+    module: Any
+    sig: Any
+    static: Any
+    vdevices: Any
+    aliases: set[str]
+    scope: dict[str, Var]
+    dead: dict[str, int]
+
+    def _expr(self, node: ast.expr, depth: int) -> Expr:
+        """A relax value: a variable, a call, a tuple, ``t[i]``, or a builtin such as ``R.const``."""
+        if depth > MAX_DEPTH:
+            raise too_deep(self.src, node)
+        t = type(node)
+        if t is ast.Name:
+            return self._lookup(node.id, node)  # type: ignore[attr-defined]
+        if t is ast.Call:
+            return self._call(node, depth)  # type: ignore[arg-type]
+        if t is ast.Tuple or t is ast.List:
+            fields = [self._expr(e, depth + 1) for e in node.elts]  # type: ignore[attr-defined]
+            return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
+        if t is ast.Subscript:
+            return self._get_item(node, depth)  # type: ignore[arg-type]
+        if t is ast.Attribute:
+            name = dotted(node)
+            if name is not None:
+                head, _, rest = name.partition(".")
+                if head in self.aliases and rest in self.module.signatures:
+                    gv = GlobalVar(rest, self.src.span(node))
+                    gv.struct_info = self.module.callee_struct_info(rest, node)
+                    return gv
+        if t is ast.Constant:
+            value = node.value  # type: ignore[attr-defined]
+            if isinstance(value, (int, float, bool)):
+                raise self.src.error(
+                    f"the literal {value!r} is not a relax value: write R.const({value!r}) or R.prim_value({value!r})",
+                    node,
+                )
+        raise self.src.error(f"unsupported expression: {describe(node)}", node)
+
+    def _lookup(self, name: str, node: ast.AST) -> Var:
+        var = self.scope.get(name)
+        if var is not None:
+            return var
+        if name in self.dead:
+            raise self.src.error(
+                f"{name!r} is local to the dataflow block at line {self.dead[name]}: "
+                "list it in that block's R.output(...) to use it after the block",
+                node,
+            )
+        if name in self.sig.symbols:
+            raise self.src.error(f"{name!r} is a symbolic dim (T.int64), not a relax value", node)
+        if name in self.aliases:
+            raise self.src.error(f"{name!r} is the module: call its functions as {name}.f(...)", node)
+        raise self.src.error(f"undefined variable {name!r}", node)
+
+    def _get_item(self, node: ast.Subscript, depth: int) -> TupleGetItem:
+        value = self._expr(node.value, depth + 1)
+        index = node.slice
+        if not (isinstance(index, ast.Constant) and type(index.value) is int):
+            raise self.src.error(f"a tuple index must be an integer literal, got {describe(index)}", index)
+        span = self.src.span(node)
+        return TupleGetItem(value, index.value, get_item_struct_info(value, index.value, span), span)
+
+    def _call(self, node: ast.Call, depth: int) -> Expr:
+        name = dotted(node.func)
+        if name is None:
+            raise self.src.error(
+                f"unsupported call of {describe(node.func)}: only R.<op>(...) and cls.<function>(...) can be called",
+                node,
+            )
+        head, _, rest = name.partition(".")
+        if head == "R" and rest:
+            builtin = BUILTINS.get(rest)
+            if builtin is not None:
+                return builtin(self, node, depth)
+            if rest in NOT_VALUES:
+                raise self.src.error(NOT_VALUES[rest], node)
+            op = self.module.op(rest)
+            if op is None:
+                raise self.src.error(f"unknown op R.{rest}{self._suggest(rest)}", node.func)
+            return self._op_call(op, node, depth)
+        if head in self.aliases and rest and "." not in rest:
+            return self._function_call(rest, node, depth)
+        raise self.src.error(
+            f"unknown function {name}: a call is R.<op>(...) or cls.<function>(...) of this module", node.func
+        )
+
+    def _suggest(self, name: str) -> str:
+        close = difflib.get_close_matches(name, self.module.op_names(), n=1, cutoff=0.75)
+        return f" (did you mean R.{close[0]}?)" if close else ""
+
+    def _op_call(self, op: Op, node: ast.Call, depth: int) -> Call:
+        what = f"R.{op.name}"
+        bound = bind_arguments(self.src, node, self.module.param_names(op), what)
+        args: list[Expr] = []
+        attrs: dict[str, Any] = {}
+        for param, arg in zip(op.params, bound, strict=True):
+            kind = param.kind
+            if arg is None:
+                if param.default is REQUIRED or kind in EXPR_KINDS:
+                    raise self.src.error(f"{what} is missing its argument {param.name!r}", node)
+                attrs[param.name] = param.default
+            elif kind in EXPR_KINDS:
+                args.append(self._expr(arg, depth + 1))
+            else:
+                attrs[param.name] = self._attr(op, kind, param.name, arg)
+        span = self.src.span(node)
+        return Call(op, args, attrs, self._infer(op, args, attrs, span), span)
+
+    def _attr(self, op: Op, kind: str, name: str, node: ast.expr) -> Any:
+        """An attribute argument, read statically according to its parameter kind."""
+        if kind == ATTR:
+            return literal(self.src, node)
+        if kind == SHAPE:
+            if isinstance(node, ast.Constant) and node.value is None:
+                return None
+            return self.static.dims(node, 0, f"R.{op.name} argument {name!r}")
+        if kind == DEVICE:
+            return self.static.device(node)
+        if kind == VDEVICE:
+            vdevice = self.static.vdevice_ref(node)
+            if vdevice is None:
+                raise self.src.error(f"R.{op.name} argument {name!r} needs a vdevice", node)
+            return vdevice
+        raise self.src.error(f"R.{op.name}: parameter {name!r} has an unknown kind {kind!r}", node)
+
+    def _infer(self, op: Op, args: list[Expr], attrs: dict[str, Any], span: Span) -> StructInfo:
+        try:
+            return call_struct_info(op, args, attrs, self.vdevices, span)
+        except ParseError as err:
+            if err.span is None:
+                raise type(err)(err.reason, span) from None
+            raise
+        except Exception as err:  # an op's inference choked on odd attributes: still the user's error
+            raise InferenceError(f"R.{op.name}: cannot infer the result ({type(err).__name__}: {err})", span) from None
+
+    def _function_call(self, name: str, node: ast.Call, depth: int) -> Call:
+        if name not in self.module.signatures:
+            defined = ", ".join(self.module.signatures) or "none"
+            raise self.src.error(f"call to undefined function {name!r} (the module defines: {defined})", node.func)
+        if node.keywords:
+            raise self.src.error(f"cls.{name} takes positional arguments only", node.keywords[0])
+        args = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise self.src.error("'*' arguments are not supported", arg)
+            args.append(self._expr(arg, depth + 1))
+        callee = self.module.callee_struct_info(name, node)
+        span = self.src.span(node)
+        sinfo = global_call_struct_info(name, callee, args, span)
+        return Call(GlobalVar(name, self.src.span(node.func)), args, None, sinfo, span)
+
+    # -- builtins ---------------------------------------------------------------
+    def _const(self, node: ast.Call, depth: int) -> Constant:
+        value_node, dtype_node = bind_arguments(self.src, node, ("value", "dtype"), "R.const")
+        if value_node is None:
+            raise self.src.error("R.const needs a value", node)
+        value = literal(self.src, value_node, seq=list)
+        if not _is_numeric(value, 0):
+            raise self.src.error(
+                f"R.const takes a number, a bool or nested lists of them, got {describe(value_node)}", value_node
+            )
+        dtype = None if dtype_node is None else (self.static.dtype(dtype_node) or None)
+        try:
+            if dtype is None:
+                data = np.asarray(value)
+                # TVM's defaults: Python ints are int32 and floats float32.
+                dtype = {"int64": "int32", "float64": "float32"}.get(str(data.dtype), str(data.dtype))
+                data = data.astype(dtype)
+            else:
+                data = np.asarray(value, dtype=to_numpy(dtype))
+        except (ValueError, OverflowError, TypeError) as err:
+            raise self.src.error(
+                f"R.const: cannot make a {dtype or ''} array from this value: {err}", value_node
+            ) from None
+        if dtype not in DTYPES:
+            raise self.src.error(f"R.const: unsupported dtype {dtype!r}", node)
+        return Constant(data, TensorStructInfo(data.shape, dtype), self.src.span(node))
+
+    def _shape(self, node: ast.Call, depth: int) -> ShapeExpr:
+        values = self.static.dims(node, depth, "R.shape")
+        return ShapeExpr(values, ShapeStructInfo(values), self.src.span(node))
+
+    def _prim_value(self, node: ast.Call, depth: int) -> PrimValue:
+        (value_node,) = bind_arguments(self.src, node, ("value",), "R.prim_value")
+        if value_node is None:
+            raise self.src.error("R.prim_value needs a value", node)
+        dtype = None
+        if isinstance(value_node, ast.Call) and dotted(value_node.func) in _PRIM_DTYPES:
+            dtype = _PRIM_DTYPES[dotted(value_node.func)]  # type: ignore[index]
+            (inner,) = bind_arguments(self.src, value_node, ("value",), f"T.{dtype}")
+            if inner is None:
+                raise self.src.error(f"T.{dtype}(...) needs a value here", value_node)
+            value_node = inner
+        value = literal(self.src, value_node)
+        if not isinstance(value, (int, float, bool)):
+            raise self.src.error(f"R.prim_value takes a number or a bool, got {describe(value_node)}", value_node)
+        if dtype is None:
+            dtype = "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float64"
+        elif dtype == "bool":
+            if not isinstance(value, bool):
+                raise self.src.error(f"T.bool takes True or False, got {value!r}", value_node)
+        elif dtype.startswith(("int", "uint")):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise self.src.error(f"T.{dtype} takes an integer, got {value!r}", value_node)
+        else:
+            if isinstance(value, bool):
+                raise self.src.error(f"T.{dtype} takes a number, got {value!r}", value_node)
+            value = float(value)
+        return PrimValue(value, dtype, PrimStructInfo(dtype, value), self.src.span(node))
+
+    def _string(self, node: ast.Call, depth: int) -> StringImm:
+        (value_node,) = bind_arguments(self.src, node, ("value",), "R.str")
+        if not (isinstance(value_node, ast.Constant) and isinstance(value_node.value, str)):
+            raise self.src.error("R.str takes a string literal", node)
+        return StringImm(value_node.value, self.src.span(node))
+
+    def _tuple(self, node: ast.Call, depth: int) -> Tuple:
+        if node.keywords:
+            raise self.src.error("R.tuple takes its fields positionally", node.keywords[0])
+        fields = [self._expr(e, depth + 1) for e in node.args]
+        return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
+
+
+BUILTINS = {
+    "const": ExprParser._const,
+    "shape": ExprParser._shape,
+    "prim_value": ExprParser._prim_value,
+    "str": ExprParser._string,
+    "tuple": ExprParser._tuple,
+}
+
+
+def _is_numeric(value: Any, depth: int) -> bool:
+    if isinstance(value, (bool, int, float)):
+        return True
+    if isinstance(value, list) and depth < MAX_DEPTH:
+        return all(_is_numeric(v, depth + 1) for v in value)
+    return False

@@ -1,0 +1,188 @@
+"""One function as TVMScript: its decorator and signature, then its body, line by line.
+
+The body is walked by `ExprVisitor` (no recursion, so long or deeply nested
+functions print fine); the hooks here lay out the lines:
+
+* a dataflow block opens ``with R.dataflow():`` and closes with
+  ``R.output(...)`` naming its non-dataflow variables;
+* a binding is one line, ``name: struct_info = value``;
+* an If bound to a variable opens ``if cond:`` when its true branch starts,
+  writes ``else:`` when its false branch starts, and each branch ends with
+  ``name: struct_info = result`` under the If's variable;
+* the function body ends with ``return result``.
+
+An If, SeqExpr or Function anywhere else (inside a call, say) has no printed
+form: PrintError.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from ..expr import Binding, BindingBlock, DataflowVar, Function, If, SeqExpr, Var
+from ..struct_info import StructInfo
+from .literals import PrintError, literal
+from .sinfo import SInfoFormatter
+from .values import CallPlan, ValuePrinter
+
+INDENT = "    "
+# Names a local variable must not take: they would shadow what the text refers to.
+RESERVED = frozenset({"R", "I", "T", "tvm", "cls", "metadata"}) | frozenset(keyword.kwlist)
+_NOT_IDENT_CHAR = re.compile(r"[^A-Za-z0-9_]")
+# Function attributes written in the decorator; the others go to R.func_attr.
+DECORATOR_ATTRS = ("private", "pure")
+
+
+class _IfFrame:
+    """An If being printed: its variable, the indent of its ``if`` line, and how far it got."""
+
+    __slots__ = ("node", "var", "indent", "branches_started")
+
+    def __init__(self, node: If, var: Var, indent: str) -> None:
+        self.node = node
+        self.var = var
+        self.indent = indent
+        self.branches_started = 0
+
+
+class FunctionPrinter(ValuePrinter):
+    """Prints one function into `lines`; owns the function's table of unique variable names."""
+
+    def __init__(
+        self, lines: list[str], sinfo: SInfoFormatter, plans: dict[str, CallPlan], class_name: str, gname: str
+    ) -> None:
+        super().__init__(sinfo, plans, f"function {gname!r}")
+        self.lines = lines
+        self.class_name = class_name
+        self.gname = gname
+        self.taken: set[str] = set(RESERVED)
+        self.taken.add(class_name)
+        self.suffixes: dict[str, int] = {}
+        self.indent = INDENT * 2
+        self.body: SeqExpr | None = None
+        self.ifs: list[_IfFrame] = []
+        self._if_binding: Binding | None = None
+
+    # -- names ----------------------------------------------------------------
+    def define(self, var: Var) -> str:
+        """Give `var` a name unique in the function: its own if free, else TVM's ``name_1``, ``name_2``..."""
+        base = var.name
+        if base not in self.taken and base.isidentifier():
+            self.taken.add(base)
+            self.names[var] = base
+            return base
+        if not base.isidentifier():
+            base = _NOT_IDENT_CHAR.sub("_", base) or "v"
+            if base[0].isdigit():
+                base = "v" + base
+        name = base
+        if name in self.taken:
+            # Remember the next suffix per stem so thousands of equal names stay linear.
+            k = self.suffixes.get(base, 1)
+            name = f"{base}_{k}"
+            while name in self.taken:
+                k += 1
+                name = f"{base}_{k}"
+            self.suffixes[base] = k + 1
+        self.taken.add(name)
+        self.names[var] = name
+        return name
+
+    def fmt_sinfo(self, sinfo: StructInfo, var: Var | None) -> str:
+        """The struct info of `var` (None: the function's return) as text; PrintError names which."""
+        try:
+            return self.sinfo.format(sinfo)
+        except PrintError as err:
+            raise self._located(err, var) from None
+
+    def _located(self, err: PrintError, var: Var | None) -> PrintError:
+        what = f"variable {var.name!r}" if var is not None else "the return struct info"
+        return PrintError(f"{self.where}, {what}: {err}")
+
+    # -- the function -----------------------------------------------------------
+    def print(self, func: Function) -> None:
+        """Append the function's lines; ``cls = Module`` goes first in the body when it is used."""
+        out = self.lines
+        deco_kwargs = [f"{k}={literal(func.attrs[k])}" for k in DECORATOR_ATTRS if k in func.attrs]
+        # @R.function(private=False) is the default; print the bare decorator for it.
+        if deco_kwargs == ["private=False"]:
+            deco_kwargs = []
+        out.append(f"{INDENT}@R.function({', '.join(deco_kwargs)})" if deco_kwargs else f"{INDENT}@R.function")
+        params = [f"{self.define(p)}: {self.fmt_sinfo(p.struct_info, p)}" for p in func.params]
+        ret = self.fmt_sinfo(func.ret_struct_info, None)
+        out.append(f"{INDENT}def {self.gname}({', '.join(params)}) -> {ret}:")
+        other_attrs = {k: v for k, v in func.attrs.items() if k not in DECORATOR_ATTRS}
+        if other_attrs:
+            out.append(f"{self.indent}R.func_attr({literal(other_attrs)})")
+        cls_at = len(out)
+        self.body = func.body
+        self.walk(func.body)
+        if self.uses_cls:
+            out.insert(cls_at, f"{INDENT * 2}cls = {self.class_name}")
+
+    # -- blocks and bindings ----------------------------------------------------------
+    def enter_block(self, block: BindingBlock) -> None:
+        if block.is_dataflow:
+            self.lines.append(f"{self.indent}with R.dataflow():")
+            self.indent += INDENT
+
+    def visit_block(self, block: BindingBlock) -> None:
+        if block.is_dataflow:
+            outputs = ", ".join(self.names[b.var] for b in block.bindings if not isinstance(b.var, DataflowVar))
+            self.lines.append(f"{self.indent}R.output({outputs})")
+            self.indent = self.indent[: -len(INDENT)]
+
+    def enter_binding(self, binding: Binding) -> None:
+        if type(binding.value) is If:
+            self._if_binding = binding
+
+    def visit_binding(self, binding: Binding) -> None:
+        if type(binding.value) is If:
+            return  # each branch wrote the variable's line
+        value = self.texts.pop()
+        var = binding.var
+        name = self.define(var)
+        try:  # `fmt_sinfo` inlined: this runs once per binding
+            sinfo = self.sinfo.format(var.struct_info)
+        except PrintError as err:
+            raise self._located(err, var) from None
+        self.lines.append(f"{self.indent}{name}: {sinfo} = {value}")
+
+    # -- If and its branches -----------------------------------------------------------
+    def enter_if(self, node: If) -> None:
+        binding = self._if_binding
+        self._if_binding = None
+        if binding is None or binding.value is not node:
+            raise self.not_a_value(node)
+        self.ifs.append(_IfFrame(node, binding.var, self.indent))
+
+    def visit_if(self, node: If) -> None:
+        self.indent = self.ifs.pop().indent
+
+    def enter_seq_expr(self, seq: SeqExpr) -> None:
+        if seq is self.body and not self.ifs:
+            return
+        frame = self.ifs[-1] if self.ifs else None
+        if frame is not None and frame.branches_started == 0 and seq is frame.node.true_branch:
+            # The condition was walked just now; the If's variable is named before the branches'.
+            cond = self.texts.pop()
+            self.define(frame.var)
+            self.lines.append(f"{frame.indent}if {cond}:")
+        elif frame is not None and frame.branches_started == 1 and seq is frame.node.false_branch:
+            self.lines.append(f"{frame.indent}else:")
+        else:
+            raise self.not_a_value(seq)
+        frame.branches_started += 1
+        self.indent = frame.indent + INDENT
+
+    def visit_seq_expr(self, seq: SeqExpr) -> None:
+        value = self.texts.pop()
+        if not self.ifs:
+            self.lines.append(f"{self.indent}return {value}")
+            return
+        var = self.ifs[-1].var
+        self.lines.append(f"{self.indent}{self.names[var]}: {self.fmt_sinfo(var.struct_info, var)} = {value}")
+
+    def enter_function(self, func: Function) -> None:
+        raise self.not_a_value(func)

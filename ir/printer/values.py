@@ -1,0 +1,165 @@
+"""Expressions in value position as text: a post-order `ExprVisitor` over a stack of texts.
+
+Each expression hook pushes the text of its node on `texts`; a node with
+children pops theirs first (the walker visits children before parents, left
+to right, so they are the last ``len(children)`` entries).  After a binding's
+value is walked, its text is the top entry.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
+from ..op import ATTR, DEVICE, SHAPE, TENSOR, TENSORS, VDEVICE, Op
+from ..vdevice import DEVICE_TYPE_TO_CODE, DeviceSpec, VDevice
+from ..visitor import ExprVisitor
+from .literals import PrintError, array_literal, constant_dtype, dims_list, literal
+from .sinfo import SInfoFormatter
+
+# (name, kind, positional) per parameter of an op; see `call_plan`.
+CallPlan = list[tuple[str, str, bool]]
+
+
+def call_plan(op: Op, plans: dict[str, CallPlan]) -> CallPlan:
+    """How a call of `op` is written, computed once per op name and kept in `plans`.
+
+    Tensor arguments are written positionally; an attribute is written
+    positionally only when a tensor parameter follows it (``R.full(R.shape([2]),
+    fill, dtype="float32")``), every other attribute as a keyword.
+    """
+    plan = plans.get(op.name)
+    if plan is None:
+        last_tensor = max((i for i, p in enumerate(op.params) if p.kind in (TENSOR, TENSORS)), default=-1)
+        plan = [(p.name, p.kind, i < last_tensor) for i, p in enumerate(op.params)]
+        plans[op.name] = plan
+    return plan
+
+
+class ValuePrinter(ExprVisitor):
+    """Expression hooks of the function printer: texts of values, pushed on `texts`.
+
+    `names` maps each defined variable to its printed name (filled by the
+    subclass as variables are defined); `where` prefixes error messages;
+    `uses_cls` turns True once a ``cls.`` reference is written.
+    """
+
+    def __init__(self, sinfo: SInfoFormatter, plans: dict[str, CallPlan], where: str) -> None:
+        super().__init__()
+        self.sinfo = sinfo
+        self.plans = plans
+        self.where = where
+        self.names: dict[Var, str] = {}
+        self.texts: list[str] = []
+        self.uses_cls = False
+
+    # -- leaves -------------------------------------------------------------------
+    def visit_var(self, var: Var) -> None:
+        try:
+            self.texts.append(self.names[var])
+        except KeyError:
+            raise PrintError(f"{self.where}: variable {var.name!r} is used but never defined") from None
+
+    def visit_global_var(self, gvar: GlobalVar) -> None:
+        self.uses_cls = True
+        self.texts.append(f"cls.{gvar.name}")
+
+    def visit_constant(self, const: Constant) -> None:
+        data = np.asarray(const.data)
+        if data.dtype.kind == "f" and np.isnan(data).any():
+            raise PrintError(f"{self.where}: cannot print a constant holding NaN")
+        self.texts.append(f"R.const({array_literal(data)}, {json.dumps(constant_dtype(const))})")
+
+    def visit_shape_expr(self, shape: ShapeExpr) -> None:
+        self.texts.append(f"R.shape({dims_list(shape.values)})")
+
+    def visit_prim_value(self, value: PrimValue) -> None:
+        v = value.value
+        default = "bool" if isinstance(v, bool) else "int64" if isinstance(v, int) else "float64"
+        if value.dtype == default:
+            self.texts.append(f"R.prim_value({literal(v)})")
+        else:
+            self.texts.append(f"R.prim_value(T.{value.dtype}({literal(v)}))")
+
+    def visit_string_imm(self, string: StringImm) -> None:
+        self.texts.append(f"R.str({json.dumps(string.value)})")
+
+    # -- composites -----------------------------------------------------------------
+    def visit_tuple(self, tup: Tuple) -> None:
+        n = len(tup.fields)
+        fields = self.texts[-n:] if n else []
+        del self.texts[len(self.texts) - n :]
+        if not fields:
+            self.texts.append("R.tuple()")
+        elif len(fields) == 1:
+            self.texts.append(f"({fields[0]},)")
+        else:
+            self.texts.append("(" + ", ".join(fields) + ")")
+
+    def visit_tuple_get_item(self, item: TupleGetItem) -> None:
+        self.texts.append(f"{self.texts.pop()}[{item.index}]")
+
+    def visit_call(self, call: Call) -> None:
+        texts = self.texts
+        n = len(call.args)
+        args = texts[-n:] if n else []
+        del texts[len(texts) - n :]
+        op = call.op
+        if isinstance(op, GlobalVar):
+            self.uses_cls = True
+            self.texts.append(f"cls.{op.name}(" + ", ".join(args) + ")")
+            return
+        if not isinstance(op, Op):
+            raise PrintError(f"{self.where}: a call's callee must be an op or a module function, got {op!r}")
+        attrs = call.attrs
+        parts: list[str] = []
+        next_arg = 0
+        known = 0
+        plan = self.plans.get(op.name) or call_plan(op, self.plans)
+        for name, kind, positional in plan:
+            if kind in (TENSOR, TENSORS):
+                if next_arg < len(args):
+                    parts.append(args[next_arg])
+                    next_arg += 1
+            elif name in attrs:
+                known += 1
+                text = self.attr(op, kind, name, attrs[name])
+                parts.append(text if positional else f"{name}={text}")
+        # Arguments or attributes the op does not declare (malformed IR): print them anyway.
+        parts.extend(args[next_arg:])
+        if known < len(attrs):
+            declared = {p.name for p in op.params}
+            parts.extend(f"{k}={self.attr(op, ATTR, k, v)}" for k, v in attrs.items() if k not in declared)
+        self.texts.append(f"R.{op.name}(" + ", ".join(parts) + ")")
+
+    def attr(self, op: Op, kind: str, name: str, value: Any) -> str:
+        """One attribute value of a call of `op`, by the kind of its parameter."""
+        if kind == ATTR:
+            try:
+                return literal(value)
+            except PrintError as err:
+                raise PrintError(f"{self.where}: R.{op.name} attribute {name!r}: {err}") from None
+        if kind == SHAPE:
+            return "None" if value is None else f"R.shape({dims_list(value)})"
+        if kind == DEVICE:
+            if not isinstance(value, DeviceSpec):
+                raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a DeviceSpec, got {value!r}")
+            code = DEVICE_TYPE_TO_CODE.get(value.device_type)
+            if code is None:
+                raise PrintError(f"{self.where}: device type {value.device_type!r} has no DLPack code to print")
+            return f"R.device(device_type={code}, index={value.index})"
+        if kind == VDEVICE:
+            if not isinstance(value, VDevice):
+                raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a VDevice, got {value!r}")
+            try:
+                return json.dumps(self.sinfo.vdevice_name(value))
+            except PrintError as err:
+                raise PrintError(f"{self.where}: R.{op.name} attribute {name!r}: {err}") from None
+        raise PrintError(f"{self.where}: R.{op.name}: unknown parameter kind {kind!r}")
+
+    def not_a_value(self, node: Expr) -> PrintError:
+        """The error for a container (If, SeqExpr, Function) where only a value can be printed."""
+        return PrintError(f"{self.where}: cannot print a {type(node).__name__} in value position")

@@ -1,0 +1,78 @@
+"""`Diagnosis`: the one explanation of a conflict that `place()` raises and every report renders.
+
+`place()` learns *that* a module has no placement from its solver (a class
+whose pins and domains have no common device); everything said about *why*
+comes from here: `conflict_error` wraps the constraint set in a `Diagnosis`
+and a `PlacementConflict`.  Nothing is computed until something asks
+(``str(err)``, `err.conflicts`, a report), so raising is free; the first
+question runs `find.find_conflicts` once and every later one reads its
+result, so the exception's texts, its `cores` and the text, JSON and HTML
+reports always describe the same conflicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from vdplace.placement.diagnose.conflict import Conflict
+from vdplace.placement.diagnose.find import find_conflicts
+from vdplace.placement.diagnose.message import conflict_message
+from vdplace.placement.diagnose.summary import summarize
+from vdplace.placement.errors import Constraint, PlacementConflict
+from vdplace.placement.model.constraints import ConstraintSet
+
+# How many conflicts a diagnosis explains (builds, proves, fixes); the rest are only counted.
+CONFLICT_LIMIT = 10
+
+
+def conflict_error(cs: ConstraintSet, module: Any = None) -> PlacementConflict:
+    """The error for a constraint set with no placement; `module` (an `IRModule`) supplies the source text."""
+    return PlacementConflict(Diagnosis(cs, module))
+
+
+class Diagnosis:
+    """The conflicts of one constraint set, found on first use: what a `PlacementConflict` reports.
+
+    `conflicts` (at most `limit`, in source order) and `omitted` come from
+    one call of `find_conflicts`; `cores` are the conflicts as constraint
+    lists, `message` and `summary()` their two texts.  `module`, when given,
+    is where the source text (``module.source``) and file name come from.
+    """
+
+    __slots__ = ("constraint_set", "module", "limit", "_found")
+
+    def __init__(self, cs: ConstraintSet, module: Any = None, limit: int = CONFLICT_LIMIT) -> None:
+        self.constraint_set = cs
+        self.module = module
+        self.limit = limit
+        self._found: tuple[list[Conflict], int] | None = None
+
+    def _find(self) -> tuple[list[Conflict], int]:
+        if self._found is None:
+            self._found = find_conflicts(self.constraint_set, limit=self.limit)
+        return self._found
+
+    @property
+    def conflicts(self) -> Sequence[Conflict]:
+        return self._find()[0]
+
+    @property
+    def omitted(self) -> int:
+        return self._find()[1]
+
+    @property
+    def source(self) -> str | None:
+        return getattr(self.module, "source", None)
+
+    @property
+    def cores(self) -> list[list[Constraint]]:
+        """Each explained conflict's constraints: its pins and domains, then its chain of equalities."""
+        return [c.constraints for c in self.conflicts]
+
+    @property
+    def message(self) -> str:
+        return conflict_message(self.conflicts, self.omitted, self.constraint_set, self.source)
+
+    def summary(self) -> str:
+        return summarize(self.conflicts, self.omitted, self.source)

@@ -1,0 +1,382 @@
+"""One walk over a module builds its `ConstraintSet` (the rules are tabled in docs/placement.md).
+
+Every tensor leaf of every parameter, binding variable and function return is
+a *site*; a nested tensor expression that is not a variable (a constant
+operand, a call inside a call's arguments) gets an anonymous site of its own.
+Each rule of the table adds constraints that remember the rule's text, the
+span and the IR node (`origin`) they came from.
+
+The walk also records which sites belong to which variable and expression
+(`extraction.Extraction`: `var_sites`, `expr_sites`, `ret_sites`, as site
+trees), so that realization can write the solver's answer back without
+walking the constraints again.
+
+Only annotations the user wrote are pins (`Binding.annotation`, parameter and
+return struct infos); a vdevice the normalizer inferred forward into
+``var.struct_info`` is a consequence of the pins, not a pin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vdplace.ir.errors import VDeviceLookupError
+from vdplace.ir.expr import (
+    Binding,
+    Call,
+    Constant,
+    DataflowVar,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    StringImm,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import hint_target, host_vdevice
+from vdplace.ir.op import Op
+from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.struct_info import nbytes as tensor_bytes
+from vdplace.ir.vdevice import VDevice, describe
+from vdplace.placement.errors import PlacementError
+from vdplace.placement.extract.extraction import Extraction, Tree, declared_return, tree_leaves
+from vdplace.placement.model.constraints import (
+    ConstraintSet,
+    Domain,
+    Equal,
+    Pin,
+    Prefer,
+    Site,
+)
+from vdplace.placement.model.rules import Rule, RuleKind
+
+_PARAM = Rule.of(RuleKind.PARAM)
+_RETURN = Rule.of(RuleKind.RETURN)
+_FUNC_RESULT = Rule.of(RuleKind.FUNC_RESULT)
+_ANNOTATION = Rule.of(RuleKind.ANNOTATION)
+_ALIAS = Rule.of(RuleKind.ALIAS)
+_IF = Rule.of(RuleKind.IF)
+_CONSTANT = Rule.of(RuleKind.CONSTANT)
+_TO_VDEVICE = Rule.of(RuleKind.TO_VDEVICE)
+_HINT_STRICT = Rule.of(RuleKind.HINT_STRICT)
+_HINT = Rule.of(RuleKind.HINT)
+
+
+def extract(mod: IRModule, *, strict_hints: bool = False) -> Extraction:
+    """Build the constraint set of `mod` (read only; `mod` is not changed)."""
+    return _Extractor(mod, strict_hints).run()
+
+
+class _Extractor:
+    def __init__(self, mod: IRModule, strict_hints: bool) -> None:
+        self.mod = mod
+        self.strict = strict_hints
+        self.vdevices: list[VDevice] = list(mod.vdevices)
+        self.index: dict[VDevice, int] = {}
+        for i, v in enumerate(self.vdevices):
+            self.index.setdefault(v, i)
+        host = host_vdevice(self.vdevices)
+        self.host = None if host is None else self.index[host]
+        self.cs = ConstraintSet(self.vdevices)
+        self.ex = Extraction(mod, self.cs)
+        self.sites: list[Site] = self.cs.sites
+        self.equals: list[Equal] = self.cs.equals
+        self.pins: list[Pin] = self.cs.pins
+        self._same_rules: dict[str, Rule] = {}
+        self._nbytes: dict[tuple, int] = {}
+        self._domains: dict[str, frozenset[int] | None] = {}
+        self.func = ""
+
+    # -- sites ----------------------------------------------------------------
+    def new_tree(self, sinfo: StructInfo, name: str, span: Span | None, kind: str, path: tuple = ()) -> Tree:
+        if type(sinfo) is TensorStructInfo:
+            sites = self.sites
+            sid = len(sites)
+            sites.append(Site(sid, self.func, name, path, span, tensor_bytes(sinfo), kind))
+            return sid
+        if type(sinfo) is TupleStructInfo:
+            return tuple(self.new_tree(f, name, span, kind, path + (i,)) for i, f in enumerate(sinfo.fields))
+        return None
+
+    def pin_tree(self, sinfo: StructInfo | None, tree: Tree, rule: Rule, span: Span | None, origin: object) -> None:
+        """Pin every leaf of `tree` whose counterpart in the written `sinfo` names a vdevice."""
+        if sinfo is None:
+            return
+        if type(sinfo) is TensorStructInfo:
+            vdevice = sinfo.vdevice
+            if vdevice is not None and type(tree) is int:
+                self.pins.append(Pin(tree, self.device_index(vdevice, span), rule, span, origin))
+        elif type(sinfo) is TupleStructInfo and type(tree) is tuple:
+            for sub_sinfo, sub_tree in zip(sinfo.fields, tree, strict=False):
+                self.pin_tree(sub_sinfo, sub_tree, rule, span, origin)
+
+    def device_index(self, vdevice: VDevice, span: Span | None) -> int:
+        found = self.index.get(vdevice)
+        if found is None:
+            raise PlacementError(
+                f"{vdevice!r} is used but is not in the module's vdevice list ({describe(self.vdevices)})", span
+            )
+        return found
+
+    def tie(self, a: Tree, b: Tree, rule: Rule, span: Span | None, origin: object) -> None:
+        """Equal leaf-wise where both trees have a tensor at the same path."""
+        if type(a) is int:
+            if type(b) is int:
+                self.equals.append(Equal(a, b, rule, span, origin))
+        elif type(a) is tuple and type(b) is tuple:
+            for x, y in zip(a, b, strict=False):
+                self.tie(x, y, rule, span, origin)
+
+    # -- the walk ---------------------------------------------------------------
+    def run(self) -> Extraction:
+        ex = self.ex
+        for fname, func in self.mod.functions.items():
+            self.func = fname
+            for param in func.params:
+                tree = self.new_tree(param.struct_info, param.name, param.span, "param")
+                ex.var_sites[param] = tree
+                self.pin_tree(param.struct_info, tree, _PARAM, param.span, param)
+            ret_span = func.ret_span or func.span
+            tree = self.new_tree(func.ret_struct_info, "<ret>", ret_span, "return")
+            ex.ret_sites[fname] = tree
+            self.pin_tree(declared_return(func), tree, _RETURN, ret_span, func)
+        for fname, func in self.mod.functions.items():
+            self.func = fname
+            if not isinstance(func, Function):
+                raise PlacementError(f"module entry {fname!r} is not a Relax function")
+            body = func.body
+            self.seq(body)
+            span = body.body.span or func.ret_span or func.span
+            self.tie(ex.ret_sites[fname], self.expr(body.body, span, func), _FUNC_RESULT, span, func)
+        return ex
+
+    def seq(self, seq: SeqExpr) -> None:
+        # The hot loop of the whole pipeline: the common binding (a tensor variable bound to a
+        # "same"-rule op on variables) is handled inline, with locals instead of attribute lookups;
+        # everything else goes through the general methods below.
+        var_sites = self.ex.var_sites
+        sites = self.sites
+        equals = self.equals
+        fname = self.func
+        nbytes_of = self._nbytes
+        same_rules = self._same_rules
+        for block in seq.blocks:
+            for binding in block.bindings:
+                var = binding.var
+                value = binding.value
+                span = binding.span or var.span
+                sinfo = var.struct_info
+                if type(sinfo) is TensorStructInfo:
+                    tree = len(sites)
+                    key = (sinfo.shape, sinfo.dtype)
+                    nbytes = nbytes_of.get(key)
+                    if nbytes is None:
+                        nbytes = nbytes_of[key] = tensor_bytes(sinfo)
+                    sites.append(Site(tree, fname, var.name, (), var.span or span, nbytes, "binding"))
+                else:
+                    tree = self.new_tree(sinfo, var.name, var.span or span, "binding")
+                var_sites[var] = tree
+                annotation = binding.annotation
+                if annotation is not None:
+                    self.pin_tree(annotation, tree, _ANNOTATION, span, binding)
+                vt = type(value)
+                if vt is Call:
+                    op = value.op
+                    if type(op) is Op and op.device_rule == "same" and op.device_types is None and type(tree) is int:
+                        name = op.name
+                        text = same_rules.get(name)
+                        if text is None:
+                            text = same_rules[name] = Rule.of(RuleKind.SAME, op=name)
+                        for arg in value.args:
+                            ta = type(arg)
+                            if ta is Var or ta is DataflowVar:
+                                leaf = var_sites.get(arg)
+                                if type(leaf) is int:
+                                    equals.append(Equal(leaf, tree, text, span, binding))
+                                    continue
+                            self.same_arg(arg, tree, text, span, binding)
+                    else:
+                        self.call(value, tree, span, binding)
+                else:
+                    self.other_value(value, tree, span, binding)
+
+    def other_value(self, value: Expr, tree: Tree, span: Span | None, binding: Binding) -> None:
+        """A binding's value that is not a call: an alias, an If, a tuple, a tuple item, a constant, a leaf."""
+        vt = type(value)
+        if vt is Var or vt is DataflowVar:
+            self.tie(tree, self.var(value, span), _ALIAS, span, binding)
+        elif vt is If:
+            self.expr(value.cond, span, binding)
+            self.seq(value.true_branch)
+            self.seq(value.false_branch)
+            for branch in (value.true_branch, value.false_branch):
+                self.tie(tree, self.expr(branch.body, span, binding), _IF, span, binding)
+        elif vt is Tuple and type(tree) is tuple:
+            for i, (sub, field) in enumerate(zip(tree, value.fields, strict=False)):
+                rule = Rule.of(RuleKind.TUPLE_FIELD, index=i)
+                self.tie(sub, self.expr(field, span, binding), rule, span, binding)
+        elif vt is TupleGetItem:
+            rule = Rule.of(RuleKind.GET_ITEM, index=value.index)
+            self.tie(tree, self.expr(value, span, binding), rule, span, binding)
+        elif vt is Constant:
+            self.tie(tree, self.expr(value, span, binding), _CONSTANT, span, binding)
+        else:
+            self.expr(value, span, binding)
+
+    def var(self, var: Var, span: Span | None) -> Tree:
+        try:
+            return self.ex.var_sites[var]
+        except KeyError:
+            raise PlacementError(
+                f"variable {var.name!r} is used in function {self.func!r} but not defined there", var.span or span
+            ) from None
+
+    def expr(self, e: Expr, span: Span | None, origin: object) -> Tree:
+        """The site tree of an expression used as a value (walking nested calls)."""
+        t = type(e)
+        if t is Var or t is DataflowVar:
+            return self.var(e, span)  # type: ignore[arg-type]
+        if t is Tuple:
+            return tuple(self.expr(f, span, origin) for f in e.fields)  # type: ignore[attr-defined]
+        if t is TupleGetItem:
+            tree = self.expr(e.tuple_value, span, origin)  # type: ignore[attr-defined]
+            index = e.index  # type: ignore[attr-defined]
+            if type(tree) is tuple and 0 <= index < len(tree):
+                return tree[index]
+            return None
+        if t is ShapeExpr or t is PrimValue or t is StringImm or t is GlobalVar:
+            return None
+        where = e.span or span
+        if t is Constant:
+            tree = self.new_tree(e.struct_info, "<const>", where, "value")
+            self.ex.expr_sites[id(e)] = tree
+            return tree
+        if t is Call:
+            callee = e.op  # type: ignore[attr-defined]
+            label = f"<cls.{callee.name}>" if type(callee) is GlobalVar else f"<R.{callee.name}>"
+            tree = self.new_tree(e.struct_info, label, where, "value")
+            self.ex.expr_sites[id(e)] = tree
+            self.call(e, tree, where, origin)  # type: ignore[arg-type]
+            return tree
+        if isinstance(e, Var):
+            return self.var(e, span)
+        raise PlacementError(f"placement cannot handle a nested {type(e).__name__} expression here", where)
+
+    # -- calls ------------------------------------------------------------------
+    def call(self, call: Call, res: Tree, span: Span | None, origin: object) -> None:
+        op = call.op
+        if type(op) is GlobalVar:
+            self.call_function(call, op.name, res, span, origin)
+            return
+        rule = op.device_rule
+        if rule == "same":
+            self.call_same(op, call.args, res, span, origin)
+        elif rule == "host":
+            for arg in call.args:
+                self.expr(arg, span, origin)
+            if self.host is not None:
+                text = Rule.of(RuleKind.HOST, op=op.name)
+                for leaf in tree_leaves(res):
+                    self.pins.append(Pin(leaf, self.host, text, span, origin))
+            self.add_domain(op, res, span, origin)
+        elif op.name == "hint_on_device":
+            self.call_hint(call, res, span, origin)
+        elif op.name == "to_vdevice":
+            for arg in call.args:
+                self.expr(arg, span, origin)
+            dst = self.device_index(call.attrs["dst_vdevice"], span)
+            for leaf in tree_leaves(res):
+                self.pins.append(Pin(leaf, dst, _TO_VDEVICE, span, origin))
+        else:
+            raise PlacementError(f"R.{op.name}: unknown explicit device rule", span)
+
+    def same_arg(self, arg: Expr, anchor: int, text: str, span: Span | None, origin: object) -> None:
+        """Tie every tensor leaf of one argument to `anchor` (the slow path of `seq`)."""
+        for leaf in tree_leaves(self.expr(arg, span, origin)):
+            self.equals.append(Equal(leaf, anchor, text, span, origin))
+
+    def call_same(self, op: Op, args: Sequence[Expr], res: Tree, span: Span | None, origin: object) -> None:
+        name = op.name
+        text = self._same_rules.get(name)
+        if text is None:
+            text = self._same_rules[name] = Rule.of(RuleKind.SAME, op=name)
+        equals = self.equals
+        anchor = res if type(res) is int else next(tree_leaves(res), None)
+        for arg in args:
+            ta = type(arg)
+            tree = self.var(arg, span) if ta is Var or ta is DataflowVar else self.expr(arg, span, origin)
+            if type(tree) is int:
+                if anchor is None:
+                    anchor = tree
+                else:
+                    equals.append(Equal(tree, anchor, text, span, origin))
+            elif tree is not None:
+                for leaf in tree_leaves(tree):
+                    if anchor is None:
+                        anchor = leaf
+                    else:
+                        equals.append(Equal(leaf, anchor, text, span, origin))
+        if type(res) is not int:
+            for leaf in tree_leaves(res):
+                if leaf != anchor:
+                    equals.append(Equal(leaf, anchor, text, span, origin))
+        if op.device_types is not None and anchor is not None:
+            self.add_domain(op, anchor, span, origin)
+
+    def add_domain(self, op: Op, tree: Tree, span: Span | None, origin: object) -> None:
+        if op.device_types is None or not self.vdevices:
+            return
+        allowed = self._domains.get(op.name)
+        if allowed is None:
+            allowed = frozenset(i for i, v in enumerate(self.vdevices) if v.device_type in op.device_types)
+            self._domains[op.name] = allowed
+        leaf = tree if type(tree) is int else next(tree_leaves(tree), None)
+        if leaf is not None:
+            self.cs.domains.append(Domain(leaf, allowed, Rule.of(RuleKind.SUPPORTED, op=op.name), span, origin))
+
+    def call_hint(self, call: Call, res: Tree, span: Span | None, origin: object) -> None:
+        src = self.expr(call.args[0], span, origin)
+        attrs = call.attrs
+        try:
+            target = hint_target(self.vdevices, attrs["device"], attrs.get("memory_scope", "global"), span)
+        except VDeviceLookupError as err:
+            raise PlacementError(f"R.hint_on_device: {err.reason}", err.span) from None
+        device = self.index[target]
+        for leaf in tree_leaves(res):
+            self.pins.append(Pin(leaf, device, _HINT, span, origin))
+        if self.strict:
+            self.tie(src, res, _HINT_STRICT, span, origin)
+        else:
+            self._prefer(src, res, span, origin)
+
+    def _prefer(self, a: Tree, b: Tree, span: Span | None, origin: object) -> None:
+        if type(a) is int:
+            if type(b) is int:
+                weight = self.sites[a].nbytes
+                self.cs.prefers.append(Prefer(a, b, weight, _HINT, span, origin))
+        elif type(a) is tuple and type(b) is tuple:
+            for x, y in zip(a, b, strict=False):
+                self._prefer(x, y, span, origin)
+
+    def call_function(self, call: Call, name: str, res: Tree, span: Span | None, origin: object) -> None:
+        callee = self.mod.functions.get(name)
+        if callee is None:
+            raise PlacementError(
+                f"call to undefined function cls.{name} (the module defines {', '.join(self.mod.functions) or 'none'})",
+                span,
+            )
+        params = callee.params
+        if len(params) != len(call.args):
+            raise PlacementError(f"cls.{name} takes {len(params)} argument(s) but {len(call.args)} were given", span)
+        var_sites = self.ex.var_sites
+        for i, (param, arg) in enumerate(zip(params, call.args, strict=True)):
+            tree = self.expr(arg, span, origin)
+            self.tie(tree, var_sites[param], Rule.of(RuleKind.CALL_ARG, index=i, func=name), span, origin)
+        self.tie(res, self.ex.ret_sites[name], Rule.of(RuleKind.CALL_RESULT, func=name), span, origin)

@@ -1,0 +1,61 @@
+"""What extraction produces: the constraint set plus where every variable's and expression's sites are.
+
+A *site tree* mirrors a struct info: an ``int`` (site id) for a tensor, a
+``tuple`` of trees for a tuple, ``None`` for anything that carries no device
+(shapes, prim values, objects).  Realization reads these trees to write the
+solver's answer back without walking the constraints again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vdplace.ir.expr import Function, Var
+from vdplace.ir.module import IRModule
+from vdplace.ir.struct_info import StructInfo
+from vdplace.placement.model.constraints import ConstraintSet
+
+Tree = int | tuple | None
+
+
+def declared_return(func: Function) -> StructInfo | None:
+    """The return struct info the user wrote, or None when it is the body's inferred one.
+
+    The parser records a written return annotation's span; a return type
+    without one (parsed with no annotation, or built without ``ret=``) equals
+    the body's struct info, vdevice inferred forward included: a consequence,
+    not a pin.  A builder-made return type that differs from the body's says
+    something the body does not, so it is a pin.
+    """
+    if func.ret_span is not None:
+        return func.ret_struct_info
+    if func.ret_struct_info == func.body.struct_info:
+        return None
+    return func.ret_struct_info
+
+
+def tree_leaves(tree: Tree) -> Iterator[int]:
+    """The site ids of a tree, in field order."""
+    if type(tree) is int:
+        yield tree
+    elif type(tree) is tuple:
+        for sub in tree:
+            yield from tree_leaves(sub)
+
+
+class Extraction:
+    """A module's constraints plus where each variable's and expression's sites are.
+
+    `expr_sites` is keyed by ``id(expr)`` for nested, non-variable tensor
+    expressions (their nodes stay alive in the input module, so ids are stable
+    while the extraction is in use).
+    """
+
+    __slots__ = ("module", "constraints", "var_sites", "expr_sites", "ret_sites")
+
+    def __init__(self, module: IRModule, constraints: ConstraintSet) -> None:
+        self.module = module
+        self.constraints = constraints
+        self.var_sites: dict[Var, Tree] = {}
+        self.expr_sites: dict[int, Tree] = {}
+        self.ret_sites: dict[str, Tree] = {}

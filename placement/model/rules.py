@@ -1,0 +1,154 @@
+"""Why a constraint exists: a `Rule` of one `RuleKind` with its parameters.
+
+Every constraint (`Pin`, `Equal`, `Prefer`, `Domain`) carries the rule that
+produced it and, separately, the source span it came from.  Code that needs to
+know *why* a constraint exists (diagnosis, fixes, reports) switches on
+`Rule.kind` and reads `Rule.params`; it never parses text.  The English text
+of a rule is made in one place, `rule_text`, only when a report shows it, so
+rewording a message changes nothing but the message.
+
+Invariants:
+* a `Rule` is immutable and interned: `Rule.of(kind, **params)` returns one
+  shared object per (kind, params), so a module of 300k bindings holds one
+  rule object per distinct op or callee, not one per constraint;
+* the parameters a kind takes are fixed (`PARAMS`): ``op`` is an op name such
+  as ``"add"``, ``index`` a tuple field or argument position, ``func`` a
+  module function's global name.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class RuleKind(StrEnum):
+    """The rules of placement, one per row of the rule table in docs/placement.md."""
+
+    ANNOTATION = "annotation"  # Pin: a binding's written annotation
+    PARAM = "param"  # Pin: a parameter's annotation
+    RETURN = "return"  # Pin: a function's return annotation
+    HINT = "hint"  # Pin (result) and Prefer (input ~ result): R.hint_on_device
+    HINT_STRICT = "hint_strict"  # Equal (input, result): a hint under strict_hints
+    TO_VDEVICE = "to_vdevice"  # Pin: R.to_vdevice's destination
+    SUPPORTED = "supported"  # Domain: the device types an op runs on; params: op
+    SAME = "same"  # Equal (operand, result): an op whose tensors share a device; params: op
+    HOST = "host"  # Pin: an op that puts its result on the host; params: op
+    ALIAS = "alias"  # Equal (result, source): y = x
+    TUPLE_FIELD = "tuple_field"  # Equal (tuple leaf, field): t = (a, b); params: index
+    GET_ITEM = "get_item"  # Equal (result, tuple leaf): y = t[i]; params: index
+    CONSTANT = "constant"  # Equal (binding, constant): y = R.const(...)
+    CALL_ARG = "call_arg"  # Equal (argument, parameter): cls.f(a); params: index, func
+    CALL_RESULT = "call_result"  # Equal (result, return): y = cls.f(...); params: func
+    IF = "if"  # Equal (If's result, branch result)
+    FUNC_RESULT = "func_result"  # Equal (return site, returned value)
+
+    @property
+    def input_first(self) -> bool | None:
+        """Direction of an equality of this kind: True when its `a` is the value flowing in and
+        `b` the one it becomes, False when it is the other way round, None for non-equalities."""
+        return _INPUT_FIRST.get(self)
+
+
+_INPUT_FIRST: dict[RuleKind, bool] = {
+    RuleKind.SAME: True,
+    RuleKind.CALL_ARG: True,
+    RuleKind.HINT_STRICT: True,
+    RuleKind.ALIAS: False,
+    RuleKind.TUPLE_FIELD: False,
+    RuleKind.GET_ITEM: False,
+    RuleKind.CONSTANT: False,
+    RuleKind.IF: False,
+    RuleKind.CALL_RESULT: False,
+    RuleKind.FUNC_RESULT: False,
+}
+
+PARAMS: dict[RuleKind, tuple[str, ...]] = {
+    RuleKind.SUPPORTED: ("op",),
+    RuleKind.SAME: ("op",),
+    RuleKind.HOST: ("op",),
+    RuleKind.TUPLE_FIELD: ("index",),
+    RuleKind.GET_ITEM: ("index",),
+    RuleKind.CALL_ARG: ("index", "func"),
+    RuleKind.CALL_RESULT: ("func",),
+}
+
+
+class Rule:
+    """A rule and its parameters; build with `Rule.of`, compare by identity or equality."""
+
+    __slots__ = ("kind", "params")
+
+    _interned: dict[tuple[RuleKind, tuple[tuple[str, Any], ...]], Rule] = {}
+
+    def __init__(self, kind: RuleKind, params: tuple[tuple[str, Any], ...]) -> None:
+        self.kind = kind
+        self.params = params
+
+    @classmethod
+    def of(cls, kind: RuleKind, **params: Any) -> Rule:
+        """The one `Rule` for `kind` and `params`; the params must be exactly those `PARAMS` names for `kind`."""
+        expected = PARAMS.get(kind, ())
+        if set(params) != set(expected):
+            raise ValueError(f"rule {kind.value} takes {expected}, got {tuple(params)}")
+        key = (kind, tuple((name, params[name]) for name in expected))
+        rule = cls._interned.get(key)
+        if rule is None:
+            rule = cls._interned[key] = cls(kind, key[1])
+        return rule
+
+    def __getitem__(self, name: str) -> Any:
+        for key, value in self.params:
+            if key == name:
+                return value
+        raise KeyError(f"rule {self.kind.value} has no parameter {name!r}")
+
+    def get(self, name: str, default: Any = None) -> Any:
+        for key, value in self.params:
+            if key == name:
+                return value
+        return default
+
+    @property
+    def text(self) -> str:
+        """The rule in a few words, as reports show it."""
+        return rule_text(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rule) and self.kind is other.kind and self.params == other.params
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.params))
+
+    def __repr__(self) -> str:
+        args = "".join(f", {k}={v!r}" for k, v in self.params)
+        return f"Rule({self.kind.value}{args})"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_TEXT: dict[RuleKind, str] = {
+    RuleKind.ANNOTATION: "annotation",
+    RuleKind.PARAM: "parameter annotation",
+    RuleKind.RETURN: "return annotation",
+    RuleKind.HINT: "hint_on_device",
+    RuleKind.HINT_STRICT: "hint_on_device (strict)",
+    RuleKind.TO_VDEVICE: "to_vdevice",
+    RuleKind.SUPPORTED: "supported devices of R.{op}",
+    RuleKind.SAME: "operands and result of R.{op} share a device",
+    RuleKind.HOST: "R.{op} puts its result on the host",
+    RuleKind.ALIAS: "alias",
+    RuleKind.TUPLE_FIELD: "tuple field {index}",
+    RuleKind.GET_ITEM: "tuple item {index}",
+    RuleKind.CONSTANT: "bound constant",
+    RuleKind.CALL_ARG: "argument {index} of cls.{func}",
+    RuleKind.CALL_RESULT: "result of cls.{func}",
+    RuleKind.IF: "If branches and result share a device",
+    RuleKind.FUNC_RESULT: "returned value",
+}
+
+
+def rule_text(rule: Rule) -> str:
+    """The one place a rule becomes English: ``argument 0 of cls.f``, ``tuple item 1``."""
+    return _TEXT[rule.kind].format(**dict(rule.params))

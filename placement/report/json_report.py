@@ -1,0 +1,122 @@
+"""The JSON rendering of placement conflicts, for tools (schema: `SCHEMA_PATH`, conflict_schema.json here).
+
+The document is plain data (dicts, lists, strings, ints, None) so that
+``json.dumps`` writes it as is.  `docs/conflicts.md` describes every field;
+`SCHEMA_ID` names the version, bumped on any incompatible change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from vdplace.ir.span import Span
+from vdplace.placement.diagnose.conflict import Conflict, Device, Fix, Requirement, Step
+from vdplace.placement.diagnose.names import device_name, site_name
+from vdplace.placement.diagnose.summary import conflict_summary
+from vdplace.placement.model.constraints import Site
+from vdplace.placement.report.common import Report
+
+SCHEMA_ID = "vdplace-conflicts/1"
+SCHEMA_PATH = Path(__file__).with_name("conflict_schema.json")
+
+
+def json_report(report: Report) -> dict[str, Any]:
+    """The document: the module's vdevices, the counts, and every explained conflict."""
+    vdevices = report.vdevices
+    return {
+        "schema": SCHEMA_ID,
+        "file": report.filename,
+        "vdevices": [
+            {
+                "index": i,
+                "name": device_name(vdevices, i),
+                "target": v.target.as_dict(),
+                "vdevice_id": v.vdevice_id,
+                "memory_scope": v.memory_scope,
+            }
+            for i, v in enumerate(vdevices)
+        ],
+        "total": report.total,
+        "omitted": report.omitted,
+        "conflicts": [_conflict(report, c) for c in report.conflicts],
+    }
+
+
+def _conflict(report: Report, conflict: Conflict) -> dict[str, Any]:
+    return {
+        "number": conflict.number,
+        "title": conflict.title,
+        "summary": conflict_summary(conflict),
+        "verified": conflict.verified,
+        "shape": "path" if conflict.is_path else "tree",
+        "span": _span(report, conflict.span),
+        "pins": [_requirement(report, r) for r in conflict.pins],
+        "path": [_step(report, s) for s in conflict.path],
+        "fixes": [_fix(report, f) for f in conflict.fixes],
+    }
+
+
+def _span(report: Report, span: Span | None) -> dict[str, Any] | None:
+    if span is None:
+        return None
+    return {
+        "file": span.file or report.filename,
+        "line": span.line,
+        "column": span.col,
+        "end_line": span.end_line,
+        "end_column": span.end_col,
+    }
+
+
+def _site(report: Report, site: Site) -> dict[str, Any]:
+    return {
+        "id": site.id,
+        "function": site.func,
+        "name": site.name,
+        "leaf": list(site.path),
+        "kind": site.kind,
+        "label": site_name(site),
+        "span": _span(report, site.span),
+    }
+
+
+def _device(device: Device) -> dict[str, Any]:
+    return {"index": device.index, "name": device.name}
+
+
+def _requirement(report: Report, req: Requirement) -> dict[str, Any]:
+    return {
+        "kind": req.kind,
+        "rule": req.rule.text,
+        "rule_kind": req.rule.kind.value,
+        "description": req.description,
+        "variable": req.variable,
+        "function": req.function,
+        "site": _site(report, req.site),
+        "span": _span(report, req.span),
+        "device": None if req.device is None else _device(req.device),
+        "devices": [_device(d) for d in req.devices],
+    }
+
+
+def _step(report: Report, step: Step) -> dict[str, Any]:
+    return {
+        "rule": step.rule.text,
+        "rule_kind": step.rule.kind.value,
+        "text": step.text,
+        "from": _site(report, step.source),
+        "to": _site(report, step.target),
+        "binding": step.binding,
+        "span": _span(report, step.span),
+    }
+
+
+def _fix(report: Report, fix: Fix) -> dict[str, Any]:
+    return {
+        "kind": fix.kind,
+        "message": fix.message,
+        "line": fix.line,
+        "span": _span(report, fix.span),
+        "resolves": list(fix.resolves),
+    }

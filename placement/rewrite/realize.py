@@ -1,0 +1,269 @@
+"""Write a placement back into a new module (the input is never mutated).
+
+Every tensor site gets its device in its struct info (parameters, binding
+variables, nested values, return struct infos, tuple leaves); each binding's
+`annotation` is set to its new struct info, so placing the result again
+changes nothing.  ``hint_on_device`` becomes a plain alias when its input
+ends on the hinted vdevice and ``R.to_vdevice`` otherwise; a user's
+``to_vdevice`` whose input already ends on its destination becomes an alias.
+
+A ``to_vdevice`` between two list entries that are the same physical device
+(`VDevice.physical`: same device type and id, e.g. ``"cuda"`` and
+``{"kind": "cuda", "arch": "sm_80"}``) stays in the IR so that every struct
+info stays consistent with its value, and is recorded as a `Copy` with
+``physical=False`` and ``nbytes=0``: no data moves.
+
+Only vdevices change, so shapes and dtypes of the old struct infos are kept
+and no inference is re-run: a struct info is rebuilt leaf by leaf with the
+devices of its sites.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vdplace.ir.expr import (
+    Binding,
+    Call,
+    Constant,
+    DataflowVar,
+    Expr,
+    Function,
+    If,
+    SeqExpr,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import join
+from vdplace.ir.op import Op, get_op
+from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.vdevice import VDevice, vdevice_name
+from vdplace.placement.extract.extraction import Extraction, Tree
+
+
+class Copy:
+    """One explicit copy in the placed module: ``var = R.to_vdevice(...)`` in `function`.
+
+    `inserted` is True when placement made it from a ``hint_on_device`` and
+    False for a ``to_vdevice`` the user wrote; `physical` is False when source
+    and destination are the same physical device (then `nbytes` is 0).
+    `src` is None when the input's device was left unplaced.
+    """
+
+    __slots__ = ("function", "var", "span", "src", "dst", "nbytes", "physical", "inserted")
+
+    def __init__(
+        self,
+        function: str,
+        var: str,
+        span: Span | None,
+        src: VDevice | None,
+        dst: VDevice,
+        nbytes: int,
+        physical: bool,
+        inserted: bool,
+    ) -> None:
+        self.function = function
+        self.var = var
+        self.span = span
+        self.src = src
+        self.dst = dst
+        self.nbytes = nbytes
+        self.physical = physical
+        self.inserted = inserted
+
+    def __repr__(self) -> str:
+        kind = "inserted" if self.inserted else "user"
+        return f"Copy({self.function}:{self.var}, {self.src!r} -> {self.dst!r}, {self.nbytes}B, {kind})"
+
+    def as_dict(self, vdevices: Sequence[VDevice]) -> dict[str, object]:
+        """JSON-ready fields, devices by their printed names (``"cuda:0:global"``)."""
+        return {
+            "function": self.function,
+            "var": self.var,
+            "line": None if self.span is None else self.span.line,
+            "src": None if self.src is None else vdevice_name(vdevices, self.src),
+            "dst": vdevice_name(vdevices, self.dst),
+            "bytes": self.nbytes,
+            "physical": self.physical,
+            "inserted": self.inserted,
+        }
+
+    def describe(self, vdevices: Sequence[VDevice]) -> str:
+        """One line for a terminal: where, from, to, how many bytes, and why."""
+        fields = self.as_dict(vdevices)
+        where = f"{self.function}:{self.var}" + (f" (line {fields['line']})" if fields["line"] else "")
+        why = "from a hint" if self.inserted else "written by the user"
+        moved = f"{self.nbytes} bytes" if self.physical else "same physical device, no bytes"
+        return f"{where}: {fields['src'] or 'unplaced'} -> {fields['dst']}, {moved}, {why}"
+
+
+def realize(ex: Extraction, assignment: Sequence[int | None]) -> tuple[IRModule, list[Copy]]:
+    """The placed module and the copies it contains."""
+    vdevices = ex.constraints.vdevices
+    site_dev = [None if a is None else vdevices[a] for a in assignment]
+    return _Realizer(ex, site_dev).run()
+
+
+class _Realizer:
+    def __init__(self, ex: Extraction, site_dev: list[VDevice | None]) -> None:
+        self.ex = ex
+        self.site_dev = site_dev
+        self.var_sites = ex.var_sites
+        self.expr_sites = ex.expr_sites
+        self.sites = ex.constraints.sites
+        self.vmap: dict[Var, Var] = {}
+        self.copies: list[Copy] = []
+        self.func = ""
+        self.where: tuple[str, Span | None] = ("", None)
+        self.shared: dict[tuple, StructInfo] = {}
+        self.hint_op = get_op("hint_on_device")
+        self.to_vdevice_op = get_op("to_vdevice")
+
+    def run(self) -> tuple[IRModule, list[Copy]]:
+        mod = self.ex.module
+        functions = {}
+        for fname, func in mod.functions.items():
+            self.func = fname
+            functions[fname] = self.function(fname, func)
+        return mod.replace(functions=functions), self.copies
+
+    # -- struct infos ---------------------------------------------------------
+    def sinfo(self, sinfo: StructInfo, tree: Tree) -> StructInfo:
+        if type(tree) is int:
+            if type(sinfo) is TensorStructInfo:
+                return sinfo.with_vdevice(self.site_dev[tree])
+            return sinfo
+        if type(tree) is tuple and type(sinfo) is TupleStructInfo:
+            fields = tuple(self.sinfo(f, t) for f, t in zip(sinfo.fields, tree, strict=False))
+            return sinfo if fields == sinfo.fields else TupleStructInfo(fields)
+        return sinfo
+
+    # -- functions and blocks ---------------------------------------------------
+    def function(self, fname: str, func: Function) -> Function:
+        vmap = self.vmap
+        params = []
+        for p in func.params:
+            new = type(p)(p.name, self.sinfo(p.struct_info, self.var_sites[p]), p.span)
+            vmap[p] = new
+            params.append(new)
+        body = self.seq(func.body)
+        ret = self.sinfo(func.ret_struct_info, self.ex.ret_sites[fname])
+        return Function(params, body, ret, func.attrs, func.span, func.ret_span)
+
+    def seq(self, seq: SeqExpr) -> SeqExpr:
+        # The hot loop: locals instead of attribute lookups, struct infos shared between
+        # bindings of one shape, dtype and device, and a comprehension over the arguments
+        # that falls back to the general path when one is not a variable (vmap holds only
+        # variables, so any other expression raises KeyError).
+        vmap = self.vmap
+        var_sites = self.var_sites
+        site_dev = self.site_dev
+        shared = self.shared
+        blocks = []
+        for block in seq.blocks:
+            bindings = []
+            for b in block.bindings:
+                var = b.var
+                value = b.value
+                tree = var_sites[var]
+                old = var.struct_info
+                if type(tree) is int and type(old) is TensorStructInfo:
+                    dev = site_dev[tree]
+                    key = (old.shape, old.dtype, old.ndim, id(dev))
+                    sinfo = shared.get(key)
+                    if sinfo is None:
+                        sinfo = shared[key] = old.with_vdevice(dev)
+                else:
+                    sinfo = self.sinfo(old, tree)
+                vt = type(value)
+                if vt is Call:
+                    op = value.op
+                    if type(op) is Op and op.device_rule != "explicit":
+                        try:
+                            args = [vmap[a] for a in value.args]
+                        except KeyError:
+                            self.where = (var.name, b.span or var.span)
+                            args = [self.expr(a) for a in value.args]
+                        new_value: Expr = Call(op, args, value.attrs, sinfo, value.span)
+                    else:
+                        self.where = (var.name, b.span or var.span)
+                        new_value = self.call(value, tree, sinfo)
+                elif vt is Var or vt is DataflowVar:
+                    new_value = vmap[value]
+                elif vt is If:
+                    self.where = (var.name, b.span or var.span)
+                    true_branch = self.seq(value.true_branch)
+                    false_branch = self.seq(value.false_branch)
+                    joined = join(true_branch.struct_info, false_branch.struct_info)
+                    new_value = If(self.expr(value.cond), true_branch, false_branch, joined, value.span)
+                else:
+                    self.where = (var.name, b.span or var.span)
+                    new_value = self.expr(value)
+                new_var = type(var)(var.name, sinfo, var.span)
+                vmap[var] = new_var
+                bindings.append(Binding(new_var, new_value, sinfo, b.span))
+            blocks.append(type(block)(bindings, block.span))
+        body = self.expr(seq.body)
+        return SeqExpr(blocks, body, None, seq.span)
+
+    # -- expressions ------------------------------------------------------------
+    def tree_of(self, e: Expr) -> Tree:
+        t = type(e)
+        if t is Var or t is DataflowVar:
+            return self.var_sites[e]  # type: ignore[index]
+        if t is Tuple:
+            return tuple(self.tree_of(f) for f in e.fields)  # type: ignore[attr-defined]
+        if t is TupleGetItem:
+            tree = self.tree_of(e.tuple_value)  # type: ignore[attr-defined]
+            return tree[e.index] if type(tree) is tuple else None  # type: ignore[attr-defined]
+        return self.expr_sites.get(id(e))
+
+    def expr(self, e: Expr) -> Expr:
+        t = type(e)
+        if t is Var or t is DataflowVar:
+            return self.vmap[e]  # type: ignore[index]
+        if t is Call:
+            tree = self.expr_sites.get(id(e))
+            return self.call(e, tree, self.sinfo(e.struct_info, tree))  # type: ignore[arg-type]
+        if t is Tuple:
+            fields = [self.expr(f) for f in e.fields]  # type: ignore[attr-defined]
+            return Tuple(fields, TupleStructInfo([f.struct_info for f in fields]), e.span)
+        if t is TupleGetItem:
+            value = self.expr(e.tuple_value)  # type: ignore[attr-defined]
+            sinfo = value.struct_info
+            index = e.index  # type: ignore[attr-defined]
+            if type(sinfo) is TupleStructInfo and 0 <= index < len(sinfo.fields):
+                item = sinfo.fields[index]
+            else:
+                item = e.struct_info
+            return TupleGetItem(value, index, item, e.span)
+        if t is Constant:
+            tree = self.expr_sites.get(id(e))
+            return Constant(e.data, self.sinfo(e.struct_info, tree), e.span)  # type: ignore[attr-defined]
+        if isinstance(e, Var):
+            return self.vmap[e]
+        return e  # shapes, prim values, strings, global vars: immutable and device-free
+
+    def call(self, call: Call, tree: Tree, sinfo: StructInfo) -> Expr:
+        op = call.op
+        args = [self.expr(a) for a in call.args]
+        if type(op) is Op and op.device_rule == "explicit":
+            src_tree = self.tree_of(call.args[0])
+            src = self.site_dev[src_tree] if type(src_tree) is int else None
+            dst = self.site_dev[tree] if type(tree) is int else None
+            if src is not None and src == dst:
+                return args[0]  # already there: a plain alias
+            if dst is None:  # cannot happen: both rules pin their result
+                raise RuntimeError(f"internal error: {op.name} result has no device")
+            nbytes = self.sites[src_tree].nbytes if type(src_tree) is int else 0
+            physical = src is None or src.physical != dst.physical
+            name, span = self.where
+            inserted = op is self.hint_op
+            self.copies.append(Copy(self.func, name, span, src, dst, nbytes if physical else 0, physical, inserted))
+            if inserted:
+                return Call(self.to_vdevice_op, args, {"dst_vdevice": dst}, sinfo, call.span)
+        return Call(op, args, call.attrs, sinfo, call.span)

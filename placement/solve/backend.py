@@ -1,0 +1,154 @@
+"""The contract between `solve` and a backend, the decision procedure behind it (`z3_backend.py`: Z3 MaxSMT).
+
+`solve` hands a backend only what propagation could not decide, as a
+`Problem` over equality classes and device indices:
+
+* `classes`: the classes to decide, ascending;
+* `facts[c]`: hard unary facts on class c, each a set of devices it must be
+  in (a pin is a one-device set, an op's supported devices a larger one);
+  a class with no entry may take any device ``0 .. num_devices-1``;
+* `fixed`: classes already decided, with their device; they appear only as
+  ends of soft edges;
+* `edges`: soft edges between classes, summed per pair of classes, ``a < b``,
+  in ascending ``(a, b)`` order.  Keeping an edge's ends on one physical
+  device saves `weight` bytes; `count` hint edges were summed into it.  An
+  edge with one end in `classes` has its other end in `classes` or `fixed`.
+  An edge with neither end in `classes` has a constant cost and a backend
+  ignores it; it is still listed, so that a backend scaling weights by the
+  number of edges sees the same numbers however propagation went;
+* `physical[i]`: the physical device of device i: entries with equal values
+  share memory, so an edge between them moves no bytes;
+* `timeout_ms`: a limit for the search, or None.
+
+The objective, lexicographic: first the weight of the edges whose ends are
+on different physical devices, then the count of the edges whose ends are on
+different devices (so that a hint still becomes a plain alias where it can).
+With no two devices on one physical device only the first part exists.
+Weights are non-negative.
+
+A backend returns a `BackendResult`:
+
+* ``status == "unsat"``: some class's facts have no device in common.
+  `cores` maps every such class to the indices into
+  ``facts[c]`` of a subset-minimal set of facts with no common device;
+  `devices` is empty.  Classes are independent in every hard fact, so this
+  is the only way a problem can be unsatisfiable.
+* otherwise `devices` is either empty (no answer within the limit; the
+  caller keeps its own, which satisfies every fact) or maps every class of
+  `classes` to a device satisfying all its facts.  ``status == "sat"``
+  means the answer minimizes the objective; any other status (``"unknown"``
+  and the like, after a timeout) means it may not.
+* `variables` and `soft`: the size of the backend's encoding, for `Stats`.
+
+Answers must be deterministic: the same problem always gives the same
+devices, so that placing a module twice gives the same module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Protocol, runtime_checkable
+
+
+class SoftEdge:
+    """A soft edge between classes `a` < `b`: `weight` bytes moved if they end apart, `count` hints summed."""
+
+    __slots__ = ("a", "b", "weight", "count")
+
+    def __init__(self, a: int, b: int, weight: int, count: int) -> None:
+        self.a = a
+        self.b = b
+        self.weight = weight
+        self.count = count
+
+    def __repr__(self) -> str:
+        return f"SoftEdge({self.a}, {self.b}, weight={self.weight}, count={self.count})"
+
+
+class Problem:
+    """What a backend decides; see the module docstring for the meaning of every field."""
+
+    __slots__ = ("classes", "num_devices", "facts", "fixed", "edges", "physical", "timeout_ms")
+
+    def __init__(
+        self,
+        classes: Sequence[int],
+        num_devices: int,
+        facts: Mapping[int, Sequence[frozenset[int]]],
+        fixed: Mapping[int, int],
+        edges: Sequence[SoftEdge],
+        physical: Sequence[Hashable],
+        timeout_ms: int | None = None,
+    ) -> None:
+        self.classes = classes
+        self.num_devices = num_devices
+        self.facts = facts
+        self.fixed = fixed
+        self.edges = edges
+        self.physical = physical
+        self.timeout_ms = timeout_ms
+
+    def conflicting(self) -> list[int]:
+        """The classes of `classes` whose facts have no device in common, ascending as `classes` is."""
+        out = []
+        for c in self.classes:
+            common = frozenset(range(self.num_devices))
+            for allowed in self.facts.get(c, ()):
+                common &= allowed
+            if not common:
+                out.append(c)
+        return out
+
+
+class BackendResult:
+    """A backend's answer: devices per class, or cores per unsatisfiable class, plus encoding statistics."""
+
+    __slots__ = ("status", "devices", "cores", "variables", "soft")
+
+    def __init__(
+        self,
+        status: str,
+        devices: dict[int, int] | None = None,
+        cores: dict[int, list[int]] | None = None,
+        variables: int = 0,
+        soft: int = 0,
+    ) -> None:
+        self.status = status
+        self.devices = devices if devices is not None else {}
+        self.cores = cores if cores is not None else {}
+        self.variables = variables
+        self.soft = soft
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A decision procedure for a `Problem`: `solve` must honour the module docstring's contract."""
+
+    name: str
+
+    def solve(self, problem: Problem) -> BackendResult: ...
+
+
+_REGISTRY: dict[str, Callable[[], Backend]] = {}
+
+
+def register_backend(name: str, factory: Callable[[], Backend]) -> None:
+    """Make `name` usable as ``place(mod, backend=name)``; `factory` builds a fresh backend."""
+    _REGISTRY[name] = factory
+
+
+def backend_names() -> list[str]:
+    """The registered backend names, sorted."""
+    return sorted(_REGISTRY)
+
+
+def resolve_backend(backend: Backend | str) -> Backend:
+    """A backend instance from an instance or a registered name; anything else is an error."""
+    if isinstance(backend, str):
+        factory = _REGISTRY.get(backend)
+        if factory is None:
+            raise ValueError(f"unknown placement backend {backend!r}; use one of {', '.join(backend_names())}")
+        return factory()
+    if not isinstance(backend, Backend):
+        raise TypeError(f"backend must be a Backend or a registered name, not {type(backend).__name__}")
+    return backend

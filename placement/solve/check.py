@@ -1,0 +1,49 @@
+"""An independent checker: does a per-site assignment satisfy every constraint of the set?
+
+It reads the `ConstraintSet` itself, never the equality classes or the
+solver's encoding, so a bug in collapsing, propagation or Z3 shows up here
+before a wrong module is returned.  A site assigned ``None`` is unplaced: it
+satisfies an equality only with another unplaced site, and never a pin or a
+domain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin
+
+Violation = tuple[Pin | Equal | Domain, str]
+
+
+def check(cs: ConstraintSet, assignment: Sequence[int | None]) -> list[Violation]:
+    """Every hard constraint `assignment` breaks, with a reason (empty when it satisfies them all)."""
+    if len(assignment) != len(cs.sites):
+        raise ValueError(f"assignment has {len(assignment)} entries for {len(cs.sites)} sites")
+    n = len(cs.vdevices)
+    bad: list[Violation] = []
+    for i, value in enumerate(assignment):
+        if value is not None and not (type(value) is int and 0 <= value < n):
+            bad.append((Pin(i, -1, "valid device", None), f"site {i} has device {value!r}, not an index below {n}"))
+    for pin in cs.pins:
+        if assignment[pin.site] != pin.device:
+            bad.append((pin, f"site {pin.site} is on {assignment[pin.site]!r}, pinned to {pin.device}"))
+    for eq in cs.equals:
+        if assignment[eq.a] != assignment[eq.b]:
+            bad.append((eq, f"sites {eq.a} and {eq.b} are on {assignment[eq.a]!r} and {assignment[eq.b]!r}"))
+    for dom in cs.domains:
+        if assignment[dom.site] not in dom.allowed:
+            bad.append((dom, f"site {dom.site} is on {assignment[dom.site]!r}, allowed {sorted(dom.allowed)}"))
+    return bad
+
+
+def copy_bytes(cs: ConstraintSet, assignment: Sequence[int | None]) -> int:
+    """Bytes the soft hint edges move: the sum of weights of `Prefer` edges across physical devices."""
+    physical = [v.physical for v in cs.vdevices]
+    total = 0
+    for pref in cs.prefers:
+        a = assignment[pref.a]
+        b = assignment[pref.b]
+        if a != b and (a is None or b is None or physical[a] != physical[b]):
+            total += pref.weight
+    return total

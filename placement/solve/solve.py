@@ -1,0 +1,314 @@
+"""Decide one device per equality class: propagation for what is trivial, a backend for the rest.
+
+After `classes.collapse`, what is left between classes is small: each class
+may carry pins (a device it must be on), domains (the devices its ops
+support), and soft hint edges to other classes (a copy of so many bytes if
+they end on different physical devices).  Classes are independent in every
+*hard* constraint, so `solve` runs four steps, each a function below:
+
+1. `class_facts`: pins and domains per class.  A class whose pins and domains
+   have no device in common is unsatisfiable on its own; `prove_conflicts`
+   has the backend prove it and return a subset-minimal core per class
+   (`ClassSolution.class_cores`): the backend's verdict that no placement
+   exists.  What a user is told comes from `placement.diagnose`, which works
+   on the constraint set alone.
+2. `default_devices`: every class gets its pin, else a device its domains
+   allow (the policy's device if allowed, else the lowest index), else the
+   default policy's device (``none``: unplaced, ``first``: entry 0,
+   ``host``: `ir.normalize.host_vdevice`).  A class with no soft edge keeps it.
+3. `propagate`: a component of classes joined by soft edges whose pinned
+   classes all agree on one device that every free class allows costs
+   nothing on that device, which no placement can beat (weights are
+   non-negative): its free classes take that device.
+4. `decision_problem`: every other component becomes a backend `Problem`
+   (one variable per free class, the pinned ends fixed), and the backend's
+   devices replace the defaults of step 2.
+
+``propagate=False`` gives the backend every constrained class instead (pins
+and domains as hard facts); it exists so tests can check that propagation
+and the backend agree, and so backends can be measured on large problems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vdplace.ir.normalize import host_vdevice
+from vdplace.ir.vdevice import VDevice
+from vdplace.placement.model.classes import Classes
+from vdplace.placement.model.constraints import ConstraintSet, Domain, Pin
+from vdplace.placement.model.union_find import UnionFind
+from vdplace.placement.solve.backend import Backend, Problem, SoftEdge
+
+POLICIES = ("none", "first", "host")
+MAX_CORES = 50  # independent conflicts proven one by one; more are counted, not proven
+
+
+class ClassSolution:
+    """Per-class devices (vdevice index or None), or the proven conflicts, plus the backend's statistics."""
+
+    __slots__ = ("devices", "class_cores", "more_conflicts", "variables", "soft", "status")
+
+    def __init__(self, devices: list[int | None] | None = None) -> None:
+        self.devices: list[int | None] = devices if devices is not None else []
+        self.class_cores: list[list[Pin | Domain]] = []
+        self.more_conflicts = 0
+        self.variables = 0
+        self.soft = 0
+        self.status = "unused"
+
+
+class ClassFacts:
+    """Per class: its pinned device (`pin`), the devices its domains allow (`allowed`), and the conflicts.
+
+    `conflicting` lists, ascending, the classes whose pins and domains have no device in common.
+    """
+
+    __slots__ = ("pin", "allowed", "conflicting")
+
+    def __init__(self, pin: list[int | None], allowed: dict[int, frozenset[int]], conflicting: list[int]) -> None:
+        self.pin = pin
+        self.allowed = allowed
+        self.conflicting = conflicting
+
+    def hard(self, c: int) -> list[frozenset[int]]:
+        """Class c's hard facts as device sets: its allowed devices, then its pin."""
+        out = []
+        if c in self.allowed:
+            out.append(self.allowed[c])
+        if self.pin[c] is not None:
+            out.append(frozenset((self.pin[c],)))
+        return out
+
+
+def solve(
+    cs: ConstraintSet,
+    classes: Classes,
+    backend: Backend,
+    *,
+    default: str = "none",
+    propagate: bool = True,
+    timeout_ms: int | None = None,
+) -> ClassSolution:
+    """A device per class (`ClassSolution.devices`), or the proven conflicts (`class_cores`)."""
+    policy_device = default_device(default, cs.vdevices)
+    facts = class_facts(cs, classes)
+    if facts.conflicting:
+        return prove_conflicts(cs, classes, facts.conflicting, backend)
+    out = ClassSolution(default_devices(facts, len(classes), policy_device))
+    edges = soft_edges(cs, classes)
+    if not edges and propagate:
+        return out
+    if propagate:
+        undecided, fixed = propagate_components(edges, facts, out.devices)
+    else:
+        undecided, fixed = constrained_classes(edges, facts, len(classes)), {}
+    if not undecided:
+        return out
+    problem = decision_problem(cs, undecided, facts, fixed, edges, timeout_ms)
+    answer = backend.solve(problem)
+    out.variables = answer.variables
+    out.soft = answer.soft
+    out.status = answer.status
+    for c, d in answer.devices.items():
+        out.devices[c] = d
+    return out
+
+
+# -- 1. pins, domains and the conflicts they prove -------------------------------------
+
+
+def class_facts(cs: ConstraintSet, classes: Classes) -> ClassFacts:
+    """Pins and domains per class; a class with two pins or a pin outside its domains is a conflict."""
+    of = classes.of
+    pin: list[int | None] = [None] * len(classes)
+    bad: set[int] = set()
+    for p in cs.pins:
+        c = of[p.site]
+        d = pin[c]
+        if d is None:
+            pin[c] = p.device
+        elif d != p.device:
+            bad.add(c)
+    allowed: dict[int, frozenset[int]] = {}
+    for dom in cs.domains:
+        c = of[dom.site]
+        prev = allowed.get(c)
+        allowed[c] = dom.allowed if prev is None else prev & dom.allowed
+    for c, devs in allowed.items():
+        d = pin[c]
+        if not devs or (d is not None and d not in devs):
+            bad.add(c)
+    return ClassFacts(pin, allowed, sorted(bad))
+
+
+def prove_conflicts(cs: ConstraintSet, classes: Classes, bad: list[int], backend: Backend) -> ClassSolution:
+    """The backend's subset-minimal core of each conflicting class (the first `MAX_CORES` of them)."""
+    chosen = bad[:MAX_CORES]
+    out = ClassSolution()
+    out.more_conflicts = len(bad) - len(chosen)
+    facts = _facts_of(cs, classes, chosen)
+    problem = Problem(
+        classes=chosen,
+        num_devices=len(cs.vdevices),
+        facts={c: [_devices_of(f) for f in facts[c]] for c in chosen},
+        fixed={},
+        edges=[],
+        physical=[v.physical for v in cs.vdevices],
+    )
+    answer = backend.solve(problem)
+    if answer.status != "unsat" or set(answer.cores) != set(chosen):
+        raise RuntimeError(f"internal error: backend {backend.name} did not prove every conflicting class")
+    out.class_cores = [[facts[c][i] for i in answer.cores[c]] for c in chosen]
+    out.variables = answer.variables
+    out.status = "unsat"
+    return out
+
+
+def _facts_of(cs: ConstraintSet, classes: Classes, chosen: list[int]) -> dict[int, list[Pin | Domain]]:
+    """The pins then domains of each chosen class, those with no source position first.
+
+    A core is shrunk by dropping earlier facts first, so the facts the user
+    wrote (with a span) come last and stay wherever a choice exists.
+    """
+    of = classes.of
+    facts: dict[int, list[Pin | Domain]] = {c: [] for c in chosen}
+    for pin in cs.pins:
+        found = facts.get(of[pin.site])
+        if found is not None:
+            found.append(pin)
+    for dom in cs.domains:
+        found = facts.get(of[dom.site])
+        if found is not None:
+            found.append(dom)
+    for c in chosen:
+        facts[c].sort(key=lambda fact: fact.span is not None)
+    return facts
+
+
+def _devices_of(fact: Pin | Domain) -> frozenset[int]:
+    return frozenset((fact.device,)) if isinstance(fact, Pin) else fact.allowed
+
+
+# -- 2. the default policy --------------------------------------------------------------
+
+
+def default_device(policy: str, vdevices: Sequence[VDevice]) -> int | None:
+    """The device a class nothing constrains gets under `policy`."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown default policy {policy!r}; use one of {', '.join(POLICIES)}")
+    if not vdevices or policy == "none":
+        return None
+    if policy == "first":
+        return 0
+    host = host_vdevice(vdevices)
+    return next(i for i, v in enumerate(vdevices) if v == host)
+
+
+def default_devices(facts: ClassFacts, num_classes: int, policy_device: int | None) -> list[int | None]:
+    """Each class's pin, else a device its domains allow (the policy's if it can), else the policy's device."""
+    devices = list(facts.pin)
+    for c, devs in facts.allowed.items():
+        if devices[c] is None:
+            devices[c] = policy_device if policy_device in devs else min(devs)
+    for c in range(num_classes):
+        if devices[c] is None and c not in facts.allowed:
+            devices[c] = policy_device
+    return devices
+
+
+# -- 3. soft edges and propagation ------------------------------------------------------
+
+
+def soft_edges(cs: ConstraintSet, classes: Classes) -> list[SoftEdge]:
+    """The hint edges between distinct classes, summed per pair, in ascending ``(a, b)`` order."""
+    of = classes.of
+    edges: dict[tuple[int, int], SoftEdge] = {}
+    for pref in cs.prefers:
+        ca = of[pref.a]
+        cb = of[pref.b]
+        if ca == cb:
+            continue
+        key = (ca, cb) if ca < cb else (cb, ca)
+        edge = edges.get(key)
+        if edge is None:
+            edges[key] = SoftEdge(key[0], key[1], pref.weight, 1)
+        else:
+            edge.weight += pref.weight
+            edge.count += 1
+    return [edges[key] for key in sorted(edges)]
+
+
+def soft_components(edges: list[SoftEdge], num_classes: int) -> list[list[int]]:
+    """The classes joined by soft edges, per component, each ascending; components by smallest class."""
+    uf = UnionFind(num_classes)
+    uf.union_edges(edges)
+    components: dict[int, list[int]] = {}
+    for c in sorted({c for edge in edges for c in (edge.a, edge.b)}):
+        components.setdefault(uf.find(c), []).append(c)
+    return list(components.values())
+
+
+def propagate_components(
+    edges: list[SoftEdge], facts: ClassFacts, devices: list[int | None]
+) -> tuple[list[int], dict[int, int]]:
+    """Decide the components one device settles (into `devices`); the free classes left and their fixed ends."""
+    pin = facts.pin
+    undecided: list[int] = []
+    fixed: dict[int, int] = {}
+    for members in soft_components(edges, len(devices)):
+        free = [c for c in members if pin[c] is None]
+        if not free:
+            continue
+        d = _agreed_device(members, free, facts)
+        if d is not None:
+            for c in free:
+                devices[c] = d
+            continue
+        undecided.extend(free)
+        for c in members:
+            d = pin[c]
+            if d is not None:
+                fixed[c] = d
+    return sorted(undecided), fixed
+
+
+def _agreed_device(members: list[int], free: list[int], facts: ClassFacts) -> int | None:
+    """The one device the pinned members agree on, when every free member allows it."""
+    pinned = {facts.pin[c] for c in members if facts.pin[c] is not None}
+    if len(pinned) != 1:
+        return None
+    (d,) = pinned
+    if all(d in facts.allowed.get(c, (d,)) for c in free):
+        return d
+    return None
+
+
+def constrained_classes(edges: list[SoftEdge], facts: ClassFacts, num_classes: int) -> list[int]:
+    """Without propagation: every class on a soft edge, pinned or with a domain."""
+    on_edges = {c for edge in edges for c in (edge.a, edge.b)}
+    return [c for c in range(num_classes) if c in on_edges or facts.pin[c] is not None or c in facts.allowed]
+
+
+# -- 4. what is left, for the backend ---------------------------------------------------
+
+
+def decision_problem(
+    cs: ConstraintSet,
+    undecided: list[int],
+    facts: ClassFacts,
+    fixed: dict[int, int],
+    edges: list[SoftEdge],
+    timeout_ms: int | None,
+) -> Problem:
+    """The backend's problem: the undecided classes with their hard facts, the fixed ends, every soft edge."""
+    hard = {c: devs for c in undecided if (devs := facts.hard(c))}
+    return Problem(
+        classes=undecided,
+        num_devices=len(cs.vdevices),
+        facts=hard,
+        fixed=fixed,
+        edges=edges,
+        physical=[v.physical for v in cs.vdevices],
+        timeout_ms=timeout_ms,
+    )

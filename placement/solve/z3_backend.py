@@ -1,0 +1,272 @@
+"""The Z3 backend: weighted MaxSMT for a `Problem`, tracked assumptions for its unsatisfiable classes.
+
+One finite-domain variable per class to decide; hard facts as membership
+constraints; every soft edge as ``Optimize.add_soft`` (default maxres engine,
+``random_seed`` 0, classes and edges in ascending order, so the same problem
+always gives the same model).  Edges from a variable to fixed classes are
+summed per (variable, device): one soft constraint per device instead of one
+per edge, with the same objective.  When two devices share a physical
+device, the lexicographic objective becomes one sum: bytes scaled by one
+more than the number of hints, plus the count of edges whose ends differ.
+
+An unsatisfiable class is proven with one assumption literal per fact; Z3's
+core is then shrunk by a deletion pass, dropping earlier facts first, so the
+caller orders the facts it would rather keep last.
+
+Encodings of a device variable (`Z3Backend(encoding=...)`): ``"bv"``,
+bit-vectors of ceil(log2 n) bits with an upper bound when n is not a power of
+two, or ``"enum"``, a Z3 ``EnumSort`` with one constant per device.  Measured
+with ``benchmarks/bench_place.py --encodings`` (propagation off, so Z3
+decides every constrained class; 2 vdevices; solve phase, seconds):
+
+    family (bindings)              classes  soft   bit-vector  EnumSort
+    transformer (103k)               1044   2084      0.213      0.194
+    transformer_dense (37.5k)        2502   5000      1.728      1.634
+    transformer_dense (125k)         8335  16666     11.452      7.914
+
+Below a few hundred classes the two are within noise (about 10-40 ms, most
+of it creating the context).  EnumSort was never slower beyond that, so it
+is the default; with propagation on, the benchmark families leave Z3 at most
+2 variables and the choice does not show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable, Sequence
+
+import z3
+
+from vdplace.placement.solve.backend import BackendResult, Problem, SoftEdge, register_backend
+
+ENCODINGS = ("bv", "enum")
+DEFAULT_ENCODING = "enum"
+
+
+class Z3Backend:
+    """Z3 MaxSMT; `encoding` is ``"enum"`` (an EnumSort, the default) or ``"bv"`` (bit-vectors)."""
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
+        self.encoding = encoding
+        self.name = f"z3-{encoding}"
+
+    def __repr__(self) -> str:
+        return f"Z3Backend(encoding={self.encoding!r})"
+
+    def solve(self, problem: Problem) -> BackendResult:
+        conflicting = problem.conflicting()
+        if conflicting:
+            return _prove_conflicts(problem, conflicting, self.encoding)
+        return _optimize(problem, self.encoding)
+
+
+class _Encoder:
+    """Finite-domain variables over device indices, as bit-vectors or an EnumSort."""
+
+    def __init__(self, n: int, encoding: str, ctx: z3.Context) -> None:
+        self.n = n
+        self.ctx = ctx
+        self.encoding = encoding
+        if encoding == "enum":
+            self.sort, self.values = z3.EnumSort("VDev", [f"d{i}" for i in range(n)], ctx=ctx)
+        else:
+            self.width = max(1, (n - 1).bit_length())
+            self.sort = z3.BitVecSort(self.width, ctx)
+            self.values = [z3.BitVecVal(i, self.width, ctx) for i in range(n)]
+
+    def var(self, name: str) -> z3.ExprRef:
+        return z3.Const(name, self.sort)
+
+    def range_constraint(self, v: z3.ExprRef) -> z3.BoolRef | None:
+        """Keep a bit-vector inside 0..n-1 (an EnumSort needs nothing)."""
+        if self.encoding == "bv" and self.n != 1 << self.width:
+            return z3.ULE(v, self.values[self.n - 1])
+        return None
+
+    def member(self, v: z3.ExprRef, devs: Collection[int]) -> z3.BoolRef:
+        ordered = sorted(devs)
+        if not ordered:
+            return z3.BoolVal(False, self.ctx)
+        if len(ordered) == 1:
+            return v == self.values[ordered[0]]
+        return z3.Or([v == self.values[d] for d in ordered])
+
+    def value(self, model: z3.ModelRef, v: z3.ExprRef) -> int:
+        got = model.eval(v, model_completion=True)
+        if self.encoding == "enum":
+            return int(str(got)[1:])  # constants are named d0, d1, ...
+        return got.as_long()
+
+
+# -- optimization ---------------------------------------------------------------------
+
+
+def _optimize(problem: Problem, encoding: str) -> BackendResult:
+    """MaxSMT over the problem's classes; the model's devices when it satisfies every fact."""
+    ctx = z3.Context()
+    enc = _Encoder(max(1, problem.num_devices), encoding, ctx)
+    opt = z3.Optimize(ctx=ctx)
+    opt.set("random_seed", 0)
+    if problem.timeout_ms is not None:
+        opt.set("timeout", int(problem.timeout_ms))
+    variables = {c: enc.var(f"c{c}") for c in problem.classes}
+    for c, v in variables.items():
+        bound = enc.range_constraint(v)
+        if bound is not None:
+            opt.add(bound)
+        for allowed in problem.facts.get(c, ()):
+            opt.add(enc.member(v, allowed))
+    soft = _add_objective(opt, enc, variables, problem)
+    result = opt.check()
+    status = str(result)
+    if result == z3.unsat:  # cannot happen: every class's facts have a common device
+        raise RuntimeError("internal error: the soft-constraint problem is unsatisfiable")
+    devices = _model_devices(opt, enc, variables, problem, trust=result == z3.sat)
+    if devices is None:
+        status = "unknown (model discarded)"
+        devices = {}
+    return BackendResult(status, devices, variables=len(variables), soft=soft)
+
+
+def _add_objective(opt: z3.Optimize, enc: _Encoder, variables: dict[int, z3.ExprRef], problem: Problem) -> int:
+    """The soft constraints of every edge with a variable end; returns how many were added."""
+    physical = problem.physical
+    shared = len(set(physical)) != len(physical)
+    scale = sum(edge.count for edge in problem.edges) + 1 if shared else 1
+    to_fixed, between = _split_edges(problem.edges, variables, problem.fixed)
+    soft = 0
+    for (c, d), (weight, count) in sorted(to_fixed.items()):
+        v = variables[c]
+        same_entry = v == enc.values[d]
+        same_phys = enc.member(v, _same_physical(physical, d)) if shared else same_entry
+        soft += _add_soft(opt, same_phys, same_entry, weight, count, scale, shared)
+    groups = _physical_groups(physical) if shared else []
+    for edge in between:
+        va, vb = variables[edge.a], variables[edge.b]
+        same_entry = va == vb
+        same_phys = z3.Or([z3.And(enc.member(va, g), enc.member(vb, g)) for g in groups]) if shared else same_entry
+        soft += _add_soft(opt, same_phys, same_entry, edge.weight, edge.count, scale, shared)
+    return soft
+
+
+def _split_edges(
+    edges: Sequence[SoftEdge], variables: dict[int, z3.ExprRef], fixed: dict[int, int]
+) -> tuple[dict[tuple[int, int], list[int]], list[SoftEdge]]:
+    """Edges to a fixed class summed per (variable, device), and edges between two variables."""
+    to_fixed: dict[tuple[int, int], list[int]] = {}
+    between: list[SoftEdge] = []
+    for edge in edges:
+        a_free = edge.a in variables
+        b_free = edge.b in variables
+        if not a_free and not b_free:
+            continue  # both ends decided: the cost is a constant
+        if a_free and b_free:
+            between.append(edge)
+            continue
+        key = (edge.a, fixed[edge.b]) if a_free else (edge.b, fixed[edge.a])
+        acc = to_fixed.setdefault(key, [0, 0])
+        acc[0] += edge.weight
+        acc[1] += edge.count
+    return to_fixed, between
+
+
+def _same_physical(physical: Sequence[Hashable], d: int) -> list[int]:
+    return [i for i, p in enumerate(physical) if p == physical[d]]
+
+
+def _physical_groups(physical: Sequence[Hashable]) -> list[list[int]]:
+    """The devices of each physical device, in order of first appearance."""
+    by_phys: dict[Hashable, list[int]] = {}
+    for i, p in enumerate(physical):
+        by_phys.setdefault(p, []).append(i)
+    return list(by_phys.values())
+
+
+def _add_soft(
+    opt: z3.Optimize,
+    same_phys: z3.BoolRef,
+    same_entry: z3.BoolRef,
+    weight: int,
+    count: int,
+    scale: int,
+    shared: bool,
+) -> int:
+    """Soft constraints of one (aggregated) edge: bytes across physical devices, then entries differing."""
+    added = 0
+    if weight > 0:
+        opt.add_soft(same_phys, weight * scale)
+        added += 1
+    if shared or weight == 0:
+        opt.add_soft(same_entry, count)
+        added += 1
+    return added
+
+
+def _model_devices(
+    opt: z3.Optimize, enc: _Encoder, variables: dict[int, z3.ExprRef], problem: Problem, trust: bool
+) -> dict[int, int] | None:
+    """The model's device per class, or None when there is no model or it breaks a fact.
+
+    A model after a timeout can break hard constraints (seen with maxres
+    interrupted early), so it is checked unless Z3 finished (`trust`).
+    """
+    try:
+        model = opt.model()
+    except z3.Z3Exception:
+        return None
+    chosen = {c: enc.value(model, v) for c, v in variables.items()}
+    if trust:
+        return chosen
+    for c, d in chosen.items():
+        if not 0 <= d < problem.num_devices or any(d not in allowed for allowed in problem.facts.get(c, ())):
+            return None
+    return chosen
+
+
+# -- unsatisfiable classes --------------------------------------------------------------
+
+
+def _prove_conflicts(problem: Problem, conflicting: list[int], encoding: str) -> BackendResult:
+    """Prove each conflicting class unsatisfiable and keep a subset-minimal core of its facts."""
+    ctx = z3.Context()
+    enc = _Encoder(max(1, problem.num_devices), encoding, ctx)
+    solver = z3.Solver(ctx=ctx)
+    solver.set("random_seed", 0)
+    solver.set("core.minimize", True)
+    cores: dict[int, list[int]] = {}
+    for c in conflicting:
+        v = enc.var(f"c{c}")
+        literals = []
+        for i, allowed in enumerate(problem.facts.get(c, ())):
+            lit = z3.Bool(f"k{c}_{i}", ctx)
+            solver.add(z3.Implies(lit, enc.member(v, allowed)))
+            literals.append(lit)
+        bound = enc.range_constraint(v)
+        if bound is not None:
+            solver.add(bound)
+        core = _minimal_core(solver, literals)
+        index = {lit.get_id(): i for i, lit in enumerate(literals)}
+        cores[c] = [index[lit.get_id()] for lit in core]
+    return BackendResult("unsat", cores=cores, variables=len(conflicting))
+
+
+def _minimal_core(solver: z3.Solver, literals: list[z3.BoolRef]) -> list[z3.BoolRef]:
+    """Z3's core, then one deletion pass so that no literal can be dropped."""
+    if solver.check(*literals) != z3.unsat:
+        raise RuntimeError("internal error: a class flagged as conflicting is satisfiable")
+    core_ids = {lit.get_id() for lit in solver.unsat_core()}
+    core = [lit for lit in literals if lit.get_id() in core_ids]
+    i = 0
+    while i < len(core):
+        trial = core[:i] + core[i + 1 :]
+        if solver.check(*trial) == z3.unsat:
+            core = trial
+        else:
+            i += 1
+    return core
+
+
+register_backend("z3", Z3Backend)
+for _encoding in ENCODINGS:
+    register_backend(f"z3-{_encoding}", lambda encoding=_encoding: Z3Backend(encoding))

@@ -1,0 +1,136 @@
+"""Steps for `Call` instructions: an op's kernel run on its device's arrays.
+
+The kernel is resolved once, when the step is made: the device's kernel for
+the op (`Device.kernel`), with the static attributes bound.  Attributes that
+hold symbolic dims are evaluated from the frame's shape variables on each
+execution.
+
+One-argument and two-argument calls with one tensor result, the common case,
+run through `call1_step` / `call2_step`: module-level functions whose data
+(kernel, registers, successor) sits in the step tuple.  When their arguments
+are anything but device arrays on the call's device they hand over to the
+generic step, which checks every argument (raising `DeviceMismatch`) and
+wraps any kind of result.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from vdplace.ir.op import SHAPE
+
+from . import shapes
+from .devices import Device, DeviceArray
+from .diagnostics import Diagnostics
+from .errors import VMError
+from .frame import Frame, Step
+from .instructions import Call
+from .registers import drop
+
+_DA = DeviceArray
+
+
+def call1_step(regs: list, step: tuple) -> int:
+    """A one-argument op with a tensor result: one shared function for every such step."""
+    _, kernel, adopt, dev, a0, out, dropped, nxt, generic = step
+    a = regs[a0]
+    if a.__class__ is not _DA or a.device is not dev:
+        return generic(regs)
+    regs[out] = adopt(kernel(a.data))
+    if dropped:
+        drop(regs, dropped)
+    return nxt
+
+
+def call2_step(regs: list, step: tuple) -> int:
+    """A two-argument op with a tensor result."""
+    _, kernel, adopt, dev, a0, a1, out, dropped, nxt, generic = step
+    a = regs[a0]
+    b = regs[a1]
+    if a.__class__ is not _DA or a.device is not dev or b.__class__ is not _DA or b.device is not dev:
+        return generic(regs)
+    regs[out] = adopt(kernel(a.data, b.data))
+    if dropped:
+        drop(regs, dropped)
+    return nxt
+
+
+def closure_step(regs: list, step: tuple) -> int:
+    """A step whose work is a closure ``step[1](regs) -> next pc``."""
+    return step[1](regs)
+
+
+def _kernel(instr: Call, dev: Device | None, symbolic: set[str]) -> Callable[..., Any]:
+    """The op's kernel on `dev` (the NumPy kernel for a host call) with its static attributes bound."""
+    op = instr.op
+    if dev is not None:
+        kernel = dev.kernel(op)
+    elif op.kernel is None:
+        raise VMError(f"R.{op.name} has no kernel")
+    else:
+        kernel = op.kernel
+    static_attrs = {k: v for k, v in instr.attrs.items() if k not in symbolic}
+    return functools.partial(kernel, **static_attrs) if static_attrs else kernel
+
+
+def _unwrap(v: Any) -> Any:
+    """A register's value as the kernel takes it: native arrays, tuples of them, host values."""
+    if v.__class__ is _DA:
+        return v.data
+    if v.__class__ is tuple:
+        return tuple(_unwrap(x) for x in v)
+    return v
+
+
+def _result_wrapper(dev: Device | None, tensor_result: bool) -> Callable[[Any], Any]:
+    """How a kernel's result becomes a register value: device arrays adopted by `dev`, tuples as tuples."""
+    if dev is None:
+        return lambda result: result
+    if tensor_result:
+        return dev.adopt_result
+
+    def wrap(r: Any) -> Any:
+        if isinstance(r, (tuple, list)):
+            return tuple(wrap(x) for x in r)
+        return dev.adopt(r) if dev.is_array(r) else r
+
+    return wrap
+
+
+def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagnostics: Diagnostics) -> Step:
+    """The step that runs `instr` (at `pc` of `frame`) on `dev` (None: on the host)."""
+    symbolic = {p.name for p in instr.op.attr_params if p.kind == SHAPE and shapes.has_symbols(instr.attrs.get(p.name))}
+    kernel = _kernel(instr, dev, symbolic)
+    wrap = _result_wrapper(dev, instr.tensor_result)
+    args, out, dropped, nxt, env_slot = instr.args, instr.out, instr.drop, pc + 1, frame.env_slot
+    names = [frame.fn.reg_name(a) for a in args]
+
+    def check(v: Any, what: str) -> None:
+        if v.__class__ is _DA:
+            if v.device is not dev:
+                raise diagnostics.mismatch(frame, pc, what, dev, v)  # type: ignore[arg-type]
+        elif v.__class__ is tuple:
+            for i, x in enumerate(v):
+                check(x, f"{what}[{i}]")
+
+    def generic(regs: list) -> int:
+        vals = [regs[a] for a in args]
+        if dev is not None:
+            for v, name in zip(vals, names, strict=False):
+                check(v, f"argument {name}")
+        extra = {}
+        if symbolic:
+            env = regs[env_slot] or {}
+            extra = {k: shapes.resolve(instr.attrs[k], env) for k in symbolic}
+        regs[out] = wrap(kernel(*[_unwrap(v) for v in vals], **extra))
+        if dropped:
+            drop(regs, dropped)
+        return nxt
+
+    if symbolic or not instr.tensor_result or dev is None or len(args) not in (1, 2):
+        return (closure_step, generic)
+    if len(args) == 1:
+        return (call1_step, kernel, dev.adopt_result, dev, args[0], out, dropped, nxt, generic)
+    return (call2_step, kernel, dev.adopt_result, dev, args[0], args[1], out, dropped, nxt, generic)

@@ -1,0 +1,115 @@
+"""Run the benchmark grid, one child interpreter per measurement, printing a Markdown table row by row."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from vdplace.bench.measure import measure, tvm_available
+
+PHASES = ("extract", "collapse", "solve", "check", "realize")
+ENCODINGS = ("bv", "enum")
+
+
+def encoding_option(encoding: str) -> dict[str, str]:
+    """The `place()` keyword that picks Z3's encoding of a device variable: that Z3 backend's registered name."""
+    return {"backend": f"z3-{encoding}"}
+
+
+def run(
+    families: Sequence[str],
+    sizes: Sequence[int],
+    *,
+    tvm: bool | None = None,
+    use_tracemalloc: bool = False,
+    options: dict[str, Any] | None = None,
+    timeout: float = 1800.0,
+    out: TextIO | None = None,
+) -> list[dict[str, Any]]:
+    """Measure every (family, size), printing one table row each to `out` (stdout); the rows as dicts.
+
+    `tvm`: also time TVM's RealizeVDevice (None: when apache-tvm imports).  A
+    failed TVM run is recorded as ``tvm_error`` in its row, not raised.
+    """
+    out = out or sys.stdout
+    options = dict(options or {})
+    if use_tracemalloc:
+        options["use_tracemalloc"] = True
+    if tvm is None:
+        tvm = tvm_available()
+    results = []
+    print(header(tvm), file=out, flush=True)
+    for family in families:
+        for n in sizes:
+            row = measure("vdplace", family, n, options, timeout)
+            if tvm:
+                row.update(measure_tvm(family, n, timeout))
+            results.append(row)
+            print(table_row(row, tvm), file=out, flush=True)
+    return results
+
+
+def measure_tvm(family: str, n: int, timeout: float) -> dict[str, Any]:
+    """TVM's time and peak memory for one module, or the first line of its failure."""
+    try:
+        theirs = measure("tvm", family, n, {}, timeout)
+    except (RuntimeError, subprocess.TimeoutExpired) as err:
+        return {"tvm_error": str(err).splitlines()[0]}
+    return {"tvm_s": theirs["tvm_s"], "tvm_peak_rss_mb": theirs["peak_rss_mb"]}
+
+
+def header(tvm: bool) -> str:
+    """The table's header and separator lines."""
+    cols = ["family", "bindings", "place s"] + [f"{p} s" for p in PHASES] + ["us/bind", "peak MB", "z3 vars"]
+    if tvm:
+        cols += ["TVM s", "TVM/place"]
+    return " | ".join(cols) + "\n" + " | ".join("---" for _ in cols)
+
+
+def table_row(r: dict[str, Any], tvm: bool) -> str:
+    """One measurement as a table row."""
+    cells = [r["family"], str(r["bindings"]), f"{r['place_s']:.3f}"]
+    cells += [f"{r['phases'].get(p, 0.0):.3f}" for p in PHASES]
+    cells += [f"{1e6 * r['place_s'] / max(1, r['bindings']):.1f}", f"{r['peak_rss_mb']:.0f}", str(r["z3_variables"])]
+    if tvm:
+        if "tvm_s" in r:
+            cells += [f"{r['tvm_s']:.3f}", f"{r['tvm_s'] / r['place_s']:.2f}x"]
+        else:
+            cells += ["error", "-"]
+    return " | ".join(cells)
+
+
+def compare_encodings(
+    families: Sequence[str], sizes: Sequence[int], *, timeout: float = 1800.0, out: TextIO | None = None
+) -> list[dict[str, Any]]:
+    """Solve time of each Z3 encoding with propagation off (Z3 decides every constrained class)."""
+    out = out or sys.stdout
+    rows = []
+    print("family | bindings | classes | z3 vars | soft | bv solve s | enum solve s | enum/bv", file=out)
+    print(" | ".join("---" for _ in range(8)), file=out, flush=True)
+    for family in families:
+        for n in sizes:
+            bv, enum = (
+                measure("vdplace", family, n, {"propagate": False, **encoding_option(e)}, timeout) for e in ENCODINGS
+            )
+            row = {
+                "family": family,
+                "bindings": bv["bindings"],
+                "classes": bv["classes"],
+                "z3_variables": bv["z3_variables"],
+                "z3_soft": bv["z3_soft"],
+                "bv_solve_s": bv["phases"]["solve"],
+                "enum_solve_s": enum["phases"]["solve"],
+            }
+            rows.append(row)
+            print(encoding_row(row), file=out, flush=True)
+    return rows
+
+
+def encoding_row(row: dict[str, Any]) -> str:
+    """One row of the encodings table."""
+    ratio = row["enum_solve_s"] / max(row["bv_solve_s"], 1e-9)
+    cells = [row["family"], *(str(row[k]) for k in ("bindings", "classes", "z3_variables", "z3_soft"))]
+    return " | ".join([*cells, f"{row['bv_solve_s']:.3f}", f"{row['enum_solve_s']:.3f}", f"{ratio:.2f}x"])
