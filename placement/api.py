@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from vdplace.ir.fill_vdevice import HOST_VDEVICE
 from vdplace.ir.module import IRModule
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.diagnose import conflict_error
@@ -165,7 +166,9 @@ def place(
     strict_hints  make every ``hint_on_device`` a hard equality (no copy allowed)
     default       ``"none"`` leaves sites nothing constrains unplaced (TVM),
                   ``"first"`` puts them on the first vdevice,
-                  ``"host"`` on the host (the last CPU entry, else the last entry)
+                  ``"host"`` on the host (the last CPU entry, else the last entry;
+                  a module that declares no vdevice gets ``ir.fill_vdevice.HOST_VDEVICE``
+                  added to its list, so every site is placed there)
     backend       what decides the classes propagation leaves open: a
                   `placement.solve.backend.Backend`, or a registered name:
                   ``"z3"`` (Z3 MaxSMT, EnumSort encoding), ``"z3-enum"``, ``"z3-bv"``
@@ -178,6 +181,8 @@ def place(
         raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
     if default not in POLICIES:
         raise ValueError(f"unknown default policy {default!r}; use one of {', '.join(POLICIES)}")
+    if default == "host" and not mod.vdevices:
+        mod = mod.replace(vdevices=[HOST_VDEVICE])
     decider = resolve_backend(backend)
     stats = Stats()
     phase = _Phases(stats.times)

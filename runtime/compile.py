@@ -44,6 +44,7 @@ from vdplace.ir.expr import (
 from vdplace.ir.expr import (
     If as IRIf,
 )
+from vdplace.ir.fill_vdevice import HOST_VDEVICE, fill_vdevice
 from vdplace.ir.module import IRModule, iter_bindings
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
@@ -75,7 +76,13 @@ _COPY_OPS = ("to_vdevice", "hint_on_device")
 
 
 def compile(mod: IRModule) -> Executable:  # noqa: A001  (the name the API promises)
-    """Lower a fully placed module to an `Executable`; raises `UnplacedError` / `DeviceMismatch`."""
+    """Lower a fully placed module to an `Executable`; raises `UnplacedError` / `DeviceMismatch`.
+
+    A module that declares no vdevice at all (what TVM's frontends print) runs
+    on the host: every tensor is put on `HOST_VDEVICE` first.
+    """
+    if not mod.vdevices:
+        mod = fill_vdevice(mod, HOST_VDEVICE)
     check_placed(mod)
     constants: list[Any] = []
     functions = {name: _FunctionCompiler(mod, name, func, constants).run() for name, func in mod.functions.items()}

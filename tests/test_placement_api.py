@@ -8,6 +8,7 @@ from vdplace import ir
 from vdplace.ir import op as op_registry
 from vdplace.ir.builder import ModuleBuilder, tensor
 from vdplace.ir.expr import Binding, BindingBlock, Call, Function, SeqExpr, Var
+from vdplace.ir.fill_vdevice import HOST_VDEVICE
 from vdplace.ir.module import IRModule, iter_bindings
 from vdplace.ir.op import Param, register_op
 from vdplace.ir.ops.common import unary_infer
@@ -205,9 +206,15 @@ def test_empty_module_and_module_without_vdevices():
     mb = ModuleBuilder([])
     f = mb.function("main", [("x", tensor((2,), "float32"))])
     f.finish(f.emit("negative", f.params[0], name="y"))
-    for policy in ("none", "first", "host"):
-        p = place(mb.get(), default=policy)
+    mod = mb.get()
+    for policy in ("none", "first"):
+        p = place(mod, default=policy)
         assert set(p.devices.values()) == {None}
+    # "host" adds the host vdevice to a module that declares none, and places every site there.
+    p = place(mod, default="host")
+    assert p.module.vdevices == [HOST_VDEVICE] and mod.vdevices == []
+    assert set(p.devices.values()) == {HOST_VDEVICE}
+    assert p.copies == []
 
 
 def test_hint_in_a_module_without_vdevices_is_a_clear_error():
