@@ -728,3 +728,43 @@ def test_fast_lines_with_unusual_args_fall_back_to_the_ordinary_path(monkeypatch
     slow = function(body, params='x: R.Tensor((3, 2), "float32")')
     assert ir.structural_equal(fast, slow)
     assert bindings(fast)["e"].var.struct_info == TensorStructInfo((2, 3), "float32", vdevice=CUDA1)
+
+
+@pytest.mark.parametrize(("text", "expected"), [('"-inf"', -np.inf), ('"inf"', np.inf), ('"+inf"', np.inf)])
+def test_const_reads_tvms_spelling_of_non_finite_values(text, expected):
+    mod = module(
+        f"""
+    @R.function
+    def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        y = R.maximum(x, R.const({text}, "float32"))
+        return y
+"""
+    )
+    const = mod["f"].body.blocks[0].bindings[0].value.args[1]
+    assert const.data.dtype == np.float32 and const.data.shape == () and const.data == expected
+    printed = ir.script(mod)
+    assert f'R.const("{"inf" if expected > 0 else "-inf"}", "float32")' in printed
+    assert ir.structural_equal(ir.parse(printed), mod)
+
+
+def test_const_nan_round_trips_and_an_integer_inf_is_an_error():
+    mod = module(
+        """
+    @R.function
+    def f(x: R.Tensor((), "float64")) -> R.Tensor((), "float64"):
+        y = R.add(x, R.const("nan", "float64"))
+        return y
+"""
+    )
+    printed = ir.script(mod)
+    assert 'R.const("nan", "float64")' in printed
+    assert ir.structural_equal(ir.parse(printed), mod)
+    with pytest.raises(ir.ParseError, match=r"test.py:\d+:\d+: R.const: cannot make a int32 array"):
+        module(
+            """
+    @R.function
+    def f(x: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+        y = R.add(x, R.const("-inf", "int32"))
+        return y
+"""
+        )

@@ -256,7 +256,9 @@ def test_vdevice_attr_prints_kind_ordinal_scope():
         (np.array(0.1, "float32"), "float32", 'R.const(0.1, "float32")'),
         (np.array([[1, 2], [3, 4]], "int32"), "int32", 'R.const([[1, 2], [3, 4]], "int32")'),
         (np.array([True, False]), "bool", 'R.const([True, False], "bool")'),
-        (np.array(-np.inf, "float64"), "float64", 'R.const(-1e999, "float64")'),
+        (np.array(-np.inf, "float64"), "float64", 'R.const("-inf", "float64")'),
+        (np.array(np.nan, "float32"), "float32", 'R.const("nan", "float32")'),
+        (np.array([1.0, np.inf], "float32"), "float32", 'R.const([1.0, 1e999], "float32")'),
     ],
 )
 def test_constants(data, dtype, text):
@@ -264,8 +266,8 @@ def test_constants(data, dtype, text):
     assert _binding_line(script(_single_binding_module(lambda f: const))).endswith(f"= {text}")
 
 
-def test_nan_constant_is_refused_clearly():
-    const = Constant(np.array(np.nan, "float32"), tensor((), "float32"))
+def test_nan_in_an_array_constant_is_refused_clearly():
+    const = Constant(np.array([np.nan, 1.0], "float32"), tensor((2,), "float32"))
     with pytest.raises(PrintError, match="NaN"):
         script(_single_binding_module(lambda f: const))
 

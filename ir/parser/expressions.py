@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 from typing import Any
 
 import numpy as np
@@ -208,6 +209,8 @@ class ExprParser:
         if value_node is None:
             raise self.src.error("R.const needs a value", node)
         value = literal(self.src, value_node, seq=list)
+        if isinstance(value, str) and value.lower() in NONFINITE:
+            value = NONFINITE[value.lower()]  # R.const("-inf", "float32"), as TVM prints it
         if not _is_numeric(value, 0):
             raise self.src.error(
                 f"R.const takes a number, a bool or nested lists of them, got {describe(value_node)}", value_node
@@ -281,6 +284,10 @@ BUILTINS = {
     "str": ExprParser._string,
     "tuple": ExprParser._tuple,
 }
+
+
+# The strings R.const reads as non-finite floats.
+NONFINITE = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
 def _is_numeric(value: Any, depth: int) -> bool:

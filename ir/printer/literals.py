@@ -62,6 +62,13 @@ def float_literal(x: float) -> str:
     return repr(x)
 
 
+def nonfinite_name(x: float) -> str:
+    """``"inf"``, ``"-inf"`` or ``"nan"``: how TVM writes a non-finite scalar constant's value."""
+    if math.isnan(x):
+        return "nan"
+    return "inf" if x > 0 else "-inf"
+
+
 def _dim(d: int | str) -> str:
     return str(d) if isinstance(d, int) else json.dumps(d)
 

@@ -17,7 +17,7 @@ from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, String
 from ..op import ATTR, DEVICE, SHAPE, TENSOR, TENSORS, VDEVICE, Op
 from ..vdevice import DEVICE_TYPE_TO_CODE, DeviceSpec, VDevice
 from ..visitor import ExprVisitor
-from .literals import PrintError, array_literal, constant_dtype, dims_list, literal
+from .literals import PrintError, array_literal, constant_dtype, dims_list, literal, nonfinite_name
 from .sinfo import SInfoFormatter
 
 # (name, kind, positional) per parameter of an op; see `call_plan`.
@@ -69,9 +69,14 @@ class ValuePrinter(ExprVisitor):
 
     def visit_constant(self, const: Constant) -> None:
         data = np.asarray(const.data)
-        if data.dtype.kind == "f" and np.isnan(data).any():
-            raise PrintError(f"{self.where}: cannot print a constant holding NaN")
-        self.texts.append(f"R.const({array_literal(data)}, {json.dumps(constant_dtype(const))})")
+        dtype = json.dumps(constant_dtype(const))
+        if data.dtype.kind == "f" and not np.isfinite(data).all():
+            if data.ndim == 0:  # TVM's spelling for a non-finite scalar: R.const("-inf", "float32")
+                self.texts.append(f"R.const({json.dumps(nonfinite_name(float(data)))}, {dtype})")
+                return
+            if np.isnan(data).any():
+                raise PrintError(f"{self.where}: cannot print an array constant holding NaN")
+        self.texts.append(f"R.const({array_literal(data)}, {dtype})")
 
     def visit_shape_expr(self, shape: ShapeExpr) -> None:
         self.texts.append(f"R.shape({dims_list(shape.values)})")
