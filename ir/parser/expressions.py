@@ -23,7 +23,7 @@ from ..normalize import call_struct_info, get_item_struct_info, global_call_stru
 from ..op import ATTR, DEVICE, REQUIRED, SHAPE, TENSOR, TENSORS, VDEVICE, Op
 from ..span import Span
 from ..struct_info import DTYPES, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
-from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, too_deep
+from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, metadata_ref, too_deep
 
 # R.<name> that are statements or static things, never values: a clearer error than "unknown op".
 NOT_VALUES = {
@@ -72,6 +72,12 @@ class ExprParser:
             fields = [self._expr(e, depth + 1) for e in node.elts]  # type: ignore[attr-defined]
             return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
         if t is ast.Subscript:
+            ref = metadata_ref(node)  # type: ignore[arg-type]
+            if ref is not None:
+                raise self.src.error(
+                    f"{ref!r} is a constant whose value is not in the text; such constants are not supported yet",
+                    node,
+                )
             return self._get_item(node, depth)  # type: ignore[arg-type]
         if t is ast.Attribute:
             name = dotted(node)

@@ -277,7 +277,7 @@ class FunctionParser(FastPathParser, ExprParser):
             name = dotted(value.func)
             if name == "R.func_attr":
                 (attrs,) = bind_arguments(self.src, value, ("attrs",), "R.func_attr")
-                parsed = None if attrs is None else literal(self.src, attrs, seq=list)
+                parsed = None if attrs is None else literal(self.src, attrs, seq=list, metadata=True)
                 if not isinstance(parsed, dict) or not all(isinstance(k, str) for k in parsed):
                     raise self.src.error("R.func_attr takes a dict with string keys", value)
                 self.attrs.update(parsed)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ParseError
+from ..metadata import MetadataRef
 from .source import Source
 
 # Deepest nesting of expressions / literals the parser follows.  Python's own
@@ -83,10 +84,14 @@ def too_deep(src: Source, node: ast.AST) -> ParseError:
     return src.error(f"expression nested more than {MAX_DEPTH} levels deep", node)
 
 
-def literal(src: Source, node: ast.AST, depth: int = 0, seq: Callable[[list], Any] = tuple) -> Any:
+def literal(
+    src: Source, node: ast.AST, depth: int = 0, seq: Callable[[list], Any] = tuple, metadata: bool = False
+) -> Any:
     """A literal value: number, string, True/False/None, list/tuple (as `seq`), dict.
 
-    Negative numbers (``-1``) are literals too.  Anything else is a `ParseError`.
+    Negative numbers (``-1``) are literals too; with `metadata`, so is a
+    reference ``metadata["kind"][i]`` (a `MetadataRef`).  Anything else is a
+    `ParseError`.
     """
     if depth > MAX_DEPTH:
         raise too_deep(src, node)
@@ -106,7 +111,7 @@ def literal(src: Source, node: ast.AST, depth: int = 0, seq: Callable[[list], An
             return -operand.value if isinstance(node.op, ast.USub) else operand.value  # type: ignore[attr-defined]
         raise src.error(f"expected a literal value, got {describe(node)}", node)
     if t is ast.List or t is ast.Tuple:
-        return seq([literal(src, e, depth + 1, seq) for e in node.elts])  # type: ignore[attr-defined]
+        return seq([literal(src, e, depth + 1, seq, metadata) for e in node.elts])  # type: ignore[attr-defined]
     if t is ast.Dict:
         out: dict[Any, Any] = {}
         for k, v in zip(node.keys, node.values, strict=True):  # type: ignore[attr-defined]
@@ -115,9 +120,26 @@ def literal(src: Source, node: ast.AST, depth: int = 0, seq: Callable[[list], An
             key = literal(src, k, depth + 1, seq)
             if not isinstance(key, (str, int, bool)) and key is not None:
                 raise src.error(f"a dict key must be a string or a number, got {describe(k)}", k)
-            out[key] = literal(src, v, depth + 1, seq)
+            out[key] = literal(src, v, depth + 1, seq, metadata)
         return out
+    if t is ast.Subscript and metadata:
+        ref = metadata_ref(node)  # type: ignore[arg-type]
+        if ref is not None:
+            return ref
     raise src.error(f"expected a literal value (number, string, True/False/None, list), got {describe(node)}", node)
+
+
+def metadata_ref(node: ast.Subscript) -> MetadataRef | None:
+    """``metadata["kind"][i]`` as a `MetadataRef`; None for any other subscript."""
+    inner, index = node.value, node.slice
+    if not (isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0):
+        return None
+    if not (isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == "metadata"):
+        return None
+    kind = inner.slice
+    if not (isinstance(kind, ast.Constant) and isinstance(kind.value, str)):
+        return None
+    return MetadataRef(kind.value, index.value)
 
 
 def str_literal(src: Source, node: ast.AST, what: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..expr import Constant
+from ..metadata import MetadataRef
 from ..struct_info import TensorStructInfo
 from ..vdevice import Target, VDevice
 
@@ -50,6 +51,8 @@ def literal(value: Any) -> str:
         return format_vdevice(value)
     if isinstance(value, Target):
         return format_target(value)
+    if isinstance(value, MetadataRef):
+        return repr(value)
     raise PrintError(f"cannot print attribute value {value!r} of type {type(value).__name__}")
 
 
