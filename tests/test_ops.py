@@ -25,6 +25,7 @@ from vdplace.ir.normalize import call_struct_info
 from vdplace.ir.op import NO_WORK, Work, data_bytes
 from vdplace.ir.struct_info import (
     ObjectStructInfo,
+    PrimStructInfo,
     ShapeStructInfo,
     StructInfo,
     TensorStructInfo,
@@ -51,6 +52,8 @@ def infer(op_name: str, *sinfos: StructInfo, **attrs: Any) -> StructInfo:
 
 
 def _sinfo_of(value: Any) -> StructInfo:
+    if isinstance(value, np.generic):  # a NumPy scalar stands for a prim value (R.prim_value)
+        return PrimStructInfo(str(value.dtype), value.item())
     if isinstance(value, tuple):
         return TupleStructInfo([_sinfo_of(v) for v in value])
     return T(value.shape, str(value.dtype))
@@ -155,7 +158,7 @@ KERNEL_CASES: list[Case] = [
     ("less", (_A, _B), {}, np.less),
     ("less_equal", (_I, _J), {}, np.less_equal),
     ("greater", (_A, _B), {}, np.greater),
-    ("greater_equal", (np.float32(1.0) * np.ones((), np.float32), _B), {}, np.greater_equal),
+    ("greater_equal", (np.ones((), np.float32), _B), {}, np.greater_equal),
     ("add", (np.array(2.0, np.float32), np.array(3.0, np.float32)), {}, np.add),
     ("where", (_A > 0, _A, _B), {}, np.where),
     ("where", (np.array([True, False, True]), _I, np.array(7, np.int32)), {}, np.where),
@@ -267,6 +270,68 @@ KERNEL_CASES: list[Case] = [
     ("shape_of", (rand(2, 3),), {}, lambda x: (2, 3)),
     ("hint_on_device", (_A,), {"device": DeviceSpec("cuda", 0)}, lambda x: x),
     ("to_vdevice", (_A,), {"dst_vdevice": CPU}, lambda x: x),
+    # -- axis and slicing ops (ir/ops/index.py)
+    ("expand_dims", (_A,), {"axis": 1}, lambda x: x[:, None, :]),
+    ("expand_dims", (_A,), {"axis": [-1, 0]}, lambda x: x[None, :, :, None]),
+    ("squeeze", (rand(1, 3, 1),), {}, lambda x: x.reshape(3)),
+    ("squeeze", (rand(1, 3, 1),), {"axis": [-1]}, lambda x: x.reshape(1, 3)),
+    ("flatten", (rand(2, 3, 4),), {}, lambda x: x.reshape(-1)),
+    ("flatten", (np.array(5, np.int32),), {}, lambda x: np.array([5])),
+    (
+        "strided_slice",
+        (rand(8, 9, 10),),
+        {"axes": [0, -1], "begin": [1, 8], "end": [8, 0], "strides": [2, -3]},
+        lambda x: x[1:8:2, :, 8:0:-3],
+    ),
+    ("strided_slice", (rand(4, 5),), {"axes": [1], "begin": [-3], "end": [100]}, lambda x: x[:, -3:]),
+    ("flip", (_I,), {"axis": -1}, lambda x: x[:, ::-1]),
+    ("tile", (_A,), {"repeats": [2, 1, 3]}, lambda x: np.tile(x, (2, 1, 3))),
+    ("repeat", (_A,), {"repeats": 2, "axis": 0}, lambda x: np.repeat(x, 2, axis=0)),
+    ("repeat", (_I,), {"repeats": 3}, lambda x: np.repeat(x, 3)),
+    # -- *_like creation
+    ("zeros_like", (_A,), {}, np.zeros_like),
+    ("ones_like", (_A,), {"dtype": "int8"}, lambda x: np.ones(x.shape, np.int8)),
+    ("full_like", (_I, np.array(2.5, np.float32)), {}, lambda x, v: np.full(x.shape, 2, np.int32)),
+    # -- unary math and logic (ir/ops/math.py)
+    ("rsqrt", (np.abs(_A) + 0.1,), {}, lambda x: 1 / np.sqrt(x)),
+    ("erf", (np.linspace(-5, 5, 101).astype(np.float32),), {}, _erf),
+    ("erf", (np.array([1e-6, -0.3, 0.7], np.float64),), {}, _erf),
+    ("sin", (_A,), {}, np.sin),
+    ("cos", (_A.astype(np.float16),), {}, lambda x: np.cos(x.astype(np.float64))),
+    ("log1p", (np.abs(_A),), {}, np.log1p),
+    ("round", (np.array([0.5, 1.5, 2.5, -0.5, -1.7], np.float32),), {}, lambda x: np.array([0, 2, 2, 0, -2])),
+    ("round", (_I,), {}, lambda x: x),
+    ("ceil", (_A,), {}, np.ceil),
+    ("floor", (_A,), {}, np.floor),
+    ("sign", (_I,), {}, np.sign),
+    ("logical_not", (_A > 0,), {}, np.logical_not),
+    ("logical_and", (_A > 0, _B > 0), {}, np.logical_and),
+    ("logical_or", (_A > 0, _B > 0), {}, np.logical_or),
+    ("bitwise_and", (_I, _J), {}, np.bitwise_and),
+    ("bitwise_or", (_I, _J), {}, np.bitwise_or),
+    ("bitwise_not", (_I,), {}, np.invert),
+    # -- more reductions, scans
+    ("min", (rand(2, 3, 4),), {"axis": [0, 2], "keepdims": True}, lambda x: x.min(axis=(0, 2), keepdims=True)),
+    ("prod", (_I,), {"axis": 1}, lambda x: x.prod(axis=1)),
+    ("argmax", (rand(2, 3, 4),), {"axis": 1}, lambda x: x.argmax(axis=1)),
+    ("argmax", (_I,), {"keepdims": True}, lambda x: np.array(x.argmax()).reshape(1, 1)),
+    ("argmin", (rand(2, 3),), {"axis": -1, "keepdims": True}, lambda x: x.argmin(axis=-1, keepdims=True)),
+    ("variance", (rand(2, 3, 4),), {"axis": [1, 2]}, lambda x: x.astype(np.float64).var(axis=(1, 2))),
+    ("std", (rand(2, 3),), {"keepdims": True}, lambda x: x.astype(np.float64).std(keepdims=True)),
+    ("cumsum", (_I,), {"axis": 1}, lambda x: np.cumsum(x, axis=1)),
+    ("cumsum", (_I,), {"dtype": "float32", "exclusive": True}, lambda x: np.concatenate([[0], np.cumsum(x)[:-1]])),
+    ("tril", (rand(2, 3, 4), np.int64(1)), {}, lambda x, k: np.tril(x, 1)),
+    ("triu", (_I, np.int64(-1)), {}, lambda x, k: np.triu(x, -1)),
+    ("clip", (_A, np.float64(-0.5), np.float64(0.5)), {}, lambda x, lo, hi: np.clip(x, -0.5, 0.5)),
+    ("clip", (_I, np.int64(0), np.int64(6)), {}, lambda x, lo, hi: np.clip(x, 0, 6)),
+    ("arange", (np.int64(0), np.int64(14), np.int64(3)), {}, lambda a, b, c: np.arange(0, 14, 3)),
+    (
+        "arange",
+        (np.int64(1), np.float64(0), np.float64(-0.25)),
+        {"dtype": "float16"},
+        lambda a, b, c: np.array([1, 0.75, 0.5, 0.25]),
+    ),
+    ("cumprod", (_J,), {"axis": 0, "exclusive": True}, lambda x: np.concatenate([[1], np.cumprod(x)[:-1]])),
 ]
 
 

@@ -1,9 +1,9 @@
 """The built-in op library.  Importing this package registers every op.
 
-One module per family (elementwise, linalg, reduce, nn, manipulate, create,
+One module per family (elementwise, math, linalg, reduce, nn, manipulate, index, create,
 device); each op is one `register_op` call in its family's module, carrying
 every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
 """
 
-from . import create, device, elementwise, linalg, manipulate, nn, reduce  # noqa: F401
+from . import create, device, elementwise, index, linalg, manipulate, math, nn, reduce  # noqa: F401

@@ -21,7 +21,7 @@ import numpy as np
 from ..dtype import is_float
 from ..errors import InferenceError
 from ..op import NO_WORK, Fallback, TorchContext, Work, expect_tensor
-from ..struct_info import DTYPES, Dim, StructInfo, TensorStructInfo
+from ..struct_info import DTYPES, Dim, PrimStructInfo, StructInfo, TensorStructInfo
 
 # -- attributes ---------------------------------------------------------------
 
@@ -74,7 +74,17 @@ def as_shape(op: str, name: str, value: Any) -> tuple[Dim, ...]:
     return tuple(dims)
 
 
-# -- tensors and dtypes -------------------------------------------------------
+# -- tensors, prim values and dtypes -------------------------------------------
+
+
+def expect_prim(op: str, name: str, args: Sequence[StructInfo], index: int) -> PrimStructInfo:
+    """A prim-value argument (``R.prim_value(1)``), as TVM passes k, clip bounds and arange's range."""
+    sinfo = args[index]
+    if not isinstance(sinfo, PrimStructInfo):
+        raise InferenceError(
+            f"R.{op}: {name} must be a prim value such as R.prim_value(1), not a tensor; got {sinfo!r}"
+        )
+    return sinfo
 
 
 def same_dtype(op: str, a: TensorStructInfo, b: TensorStructInfo) -> str:

@@ -1,14 +1,21 @@
-"""Creation ops ``R.zeros``, ``R.ones``, ``R.full`` and the shape query ``R.shape_of``.
+"""Creation ops ``R.zeros``, ``R.ones``, ``R.full``, their ``*_like`` forms and ``R.shape_of``.
 
 zeros/ones take no tensor argument, so the ``same`` rule leaves their device
 to annotations and placement.  full's `fill_value` is a 0-d tensor
 expression (``R.const(1.0, "float32")``), so the result shares its device.
 shape_of returns a shape value: shapes carry no device.  full has no torch
 kernel (a torch device runs it on the host and uploads the result).
+``R.zeros_like(x, dtype=None)``, ``R.ones_like(x, dtype=None)`` and
+``R.full_like(x, fill_value, dtype=None)`` take the shape of `x` and, unless
+`dtype` is given, its dtype (as in TVM, not the fill value's); they share the
+device of `x` and read none of its data.  ``R.arange(start, end, step,
+dtype=None)`` takes prim values (``R.prim_value(0)``), as TVM's frontends
+print it; like zeros, it has no tensor argument to take a device from.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,8 +24,8 @@ import numpy as np
 from ..dtype import to_numpy, torch_dtype
 from ..errors import InferenceError
 from ..op import ATTR, SHAPE, Param, TorchContext, Work, data_bytes, expect_tensor, register_op
-from ..struct_info import Dim, ShapeStructInfo, StructInfo, TensorStructInfo
-from .common import as_dtype, as_shape, concrete_shape, no_work, optional_dtype
+from ..struct_info import Dim, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
+from .common import as_dtype, as_shape, concrete_shape, expect_prim, no_work, optional_dtype
 
 
 def _new_shape(op: str, value: Any) -> tuple[Dim, ...]:
@@ -102,4 +109,108 @@ register_op(
     torch_kernel=lambda t, expr: tuple(int(d) for d in expr.shape),
     work=no_work,
     doc="The shape of a tensor, as a shape value.",
+)
+
+
+# -- zeros_like, ones_like, full_like ---------------------------------------------------
+
+
+def _like_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """No arithmetic; the result written once (and a fill value read; the template is not)."""
+    return Work(0.0, data_bytes(args[1:]), data_bytes((out,)))
+
+
+def _like_infer(op: str):
+    def infer(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+        x = expect_tensor(op, args, 0)
+        if op == "full_like":
+            fill = expect_tensor(op, args, 1)
+            if fill.ndim > 0:
+                raise InferenceError(f"R.{op}: fill_value must be a scalar (rank 0) tensor, got shape {fill.shape}")
+        dtype = optional_dtype(op, "dtype", attrs["dtype"]) or x.dtype
+        return TensorStructInfo(x.shape, dtype, x.ndim)
+
+    return infer
+
+
+def _like_kernel(op: str, fill: int):
+    def kernel(x: np.ndarray, dtype: str | None) -> np.ndarray:
+        np_dtype = to_numpy(dtype) if optional_dtype(op, "dtype", dtype) else x.dtype
+        return np.full(x.shape, fill, dtype=np_dtype)
+
+    return kernel
+
+
+def _full_like(x: np.ndarray, fill_value: np.ndarray, dtype: str | None) -> np.ndarray:
+    np_dtype = to_numpy(dtype) if optional_dtype("full_like", "dtype", dtype) else x.dtype
+    return np.full(x.shape, fill_value, dtype=np_dtype)
+
+
+for _name, _fill in (("zeros_like", 0), ("ones_like", 1)):
+    register_op(
+        _name,
+        [Param("x"), Param("dtype", ATTR, None)],
+        _like_infer(_name),
+        _like_kernel(_name, _fill),
+        work=_like_work,
+        doc=f"A new tensor of the shape of `x` filled with {_fill}, of `dtype` (that of `x` when None).",
+    )
+
+register_op(
+    "full_like",
+    [Param("x"), Param("fill_value"), Param("dtype", ATTR, None)],
+    _like_infer("full_like"),
+    _full_like,
+    work=_like_work,
+    doc="A new tensor of the shape of `x` filled with the 0-d tensor `fill_value`, of `dtype` (that of `x` when None).",
+)
+
+
+# -- arange --------------------------------------------------------------------------------
+
+
+def _arange_dtype(args: Sequence[StructInfo], dtype: Any) -> str:
+    """`dtype`, or as TVM's relax.op.arange picks it: int64 for integer bounds, else float32."""
+    given = optional_dtype("arange", "dtype", dtype)
+    if given:
+        return given
+    ints = all(isinstance(a, PrimStructInfo) and a.dtype.startswith(("int", "uint")) for a in args)
+    return "int64" if ints else "float32"
+
+
+def _arange_length(start: float, end: float, step: float) -> int:
+    if step == 0:
+        raise InferenceError("R.arange: step must not be 0")
+    return max(math.ceil((end - start) / step), 0)
+
+
+def _infer_arange(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    prims = [expect_prim("arange", name, args, i) for i, name in enumerate(("start", "end", "step"))]
+    dtype = _arange_dtype(prims, attrs["dtype"])
+    values = [p.value for p in prims]
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+        return TensorStructInfo(None, dtype, 1)
+    return TensorStructInfo((_arange_length(*values),), dtype)
+
+
+def _arange(start: Any, end: Any, step: Any, dtype: str | None) -> np.ndarray:
+    """start + i * step for i in [0, ceil((end - start) / step)), in the result dtype."""
+    given = optional_dtype("arange", "dtype", dtype)
+    ints = all(np.asarray(v).dtype.kind in "iu" for v in (start, end, step))
+    np_dtype = np.dtype(to_numpy(given)) if given else np.dtype(np.int64 if ints else np.float32)
+    if float(step) == 0:
+        raise ValueError("R.arange: step must not be 0")
+    n = _arange_length(float(start), float(end), float(step))
+    if np_dtype.kind == "f":
+        return (np.float64(start) + np.arange(n, dtype=np.float64) * np.float64(step)).astype(np_dtype)
+    return (np.asarray(start, np_dtype) + np.arange(n, dtype=np_dtype) * np.asarray(step, np_dtype)).astype(np_dtype)
+
+
+register_op(
+    "arange",
+    [Param("start"), Param("end"), Param("step"), Param("dtype", ATTR, None)],
+    _infer_arange,
+    _arange,
+    work=_fill_work,
+    doc="start, start + step, ... up to end (excluded); the bounds are prim values (R.prim_value).",
 )

@@ -1,4 +1,12 @@
-"""Reductions ``R.sum``, ``R.mean``, ``R.max`` (``x, axis=None, keepdims=False``).
+"""Reductions ``R.sum``, ``R.mean``, ``R.max``, ``R.min``, ``R.prod`` (``x, axis=None, keepdims=False``).
+
+Also ``R.argmax``/``R.argmin(x, axis=None, keepdims=False)`` (one axis; an
+int64 result, the first extreme entry), ``R.variance``/``R.std(x, axis=None,
+keepdims=False)`` (population statistics, computed in float precision, four
+FLOPs per input element) and the scans ``R.cumsum``/``R.cumprod(data,
+axis=None, dtype=None, exclusive=False)`` (the flattened tensor when `axis` is
+None; `dtype` converts the input first; exclusive shifts the running result
+by one, starting from 0 or 1).  These have no torch kernels.
 
 `axis` is None (reduce everything), an int or a list of ints.  The result
 keeps the input's dtype, as in TVM: an integer mean truncates, an int8 sum
@@ -14,11 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from ..dtype import to_numpy
 from ..errors import InferenceError
 from ..op import ATTR, Fallback, Param, TorchContext, Work, data_bytes, elements, expect_tensor, register_op
 from ..struct_info import StructInfo, TensorStructInfo
-from .common import as_bool, as_ints, normalize_axes
-from .special import work_dtype
+from .common import as_bool, as_int, as_ints, normalize_axes, normalize_axis, optional_dtype, product_dim
+from .special import float_work, work_dtype
+
+# Reductions with no value over an empty axis, and what they look for.
+_NEEDS_AN_ENTRY = {"max": "maximum", "min": "minimum", "argmax": "maximum", "argmin": "minimum"}
 
 
 def _axes(op: str, axis: Any, ndim: int) -> tuple[int, ...] | None:
@@ -40,8 +52,10 @@ def _reduce_infer(op: str):
         reduced = set(range(x.ndim) if axes is None else axes)
         if x.shape is None:
             return TensorStructInfo(None, x.dtype, x.ndim if keepdims else x.ndim - len(reduced))
-        if op == "max" and any(x.shape[a] == 0 for a in reduced):
-            raise InferenceError(f"R.{op}: the maximum over an empty axis of shape {x.shape} is undefined")
+        if op in _NEEDS_AN_ENTRY and any(x.shape[a] == 0 for a in reduced):
+            raise InferenceError(
+                f"R.{op}: the {_NEEDS_AN_ENTRY[op]} over an empty axis of shape {x.shape} is undefined"
+            )
         if keepdims:
             shape = tuple(1 if i in reduced else d for i, d in enumerate(x.shape))
         else:
@@ -94,11 +108,18 @@ def _reduce_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
     return Work(elements(args[0]), data_bytes(args), data_bytes((out,)))
 
 
+def _statistic_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """Four FLOPs per input element (the mean, then the squared deviations summed)."""
+    return Work(4.0 * elements(args[0]), data_bytes(args), data_bytes((out,)))
+
+
 # name, NumPy function, accumulates (float16 sums in float32), torch function, torch needs floats
 _REDUCTIONS = (
     ("sum", np.sum, True, "sum", False),
     ("mean", np.mean, True, "mean", True),
     ("max", np.max, False, "amax", False),
+    ("min", np.min, False, "amin", False),
+    ("prod", np.prod, True, "prod", False),
 )
 
 for _name, _fn, _accumulates, _torch_name, _torch_floats in _REDUCTIONS:
@@ -110,4 +131,115 @@ for _name, _fn, _accumulates, _torch_name, _torch_floats in _REDUCTIONS:
         torch_kernel=_torch_reduce(_torch_name, _torch_floats),
         work=_reduce_work,
         doc=f"Reduce with {_name} over `axis` (all axes when None).",
+    )
+
+
+# -- argmax, argmin ------------------------------------------------------------------------
+
+
+def _arg_infer(op: str):
+    """Like a reduction over one axis (or all), with an int64 result."""
+    base = _reduce_infer(op)
+
+    def infer(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+        if attrs["axis"] is not None:
+            as_int(op, "axis", attrs["axis"])  # one axis, not a list
+        out = base(args, attrs)
+        assert isinstance(out, TensorStructInfo)
+        return TensorStructInfo(out.shape, "int64", out.ndim)
+
+    return infer
+
+
+def _arg_kernel(fn: Callable[..., Any]):
+    def kernel(x: np.ndarray, axis: int | None, keepdims: bool) -> np.ndarray:
+        if axis is None:
+            out = np.asarray(fn(x.reshape(-1))).reshape((1,) * x.ndim if keepdims else ())
+        else:
+            out = fn(x, axis=axis % x.ndim, keepdims=keepdims)
+        return np.asarray(out).astype(np.int64, copy=False)
+
+    return kernel
+
+
+for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+    register_op(
+        _name,
+        [Param("x"), Param("axis", ATTR, None), Param("keepdims", ATTR, False)],
+        _arg_infer(_name),
+        _arg_kernel(_fn),
+        work=_reduce_work,
+        doc=f"The int64 index of the first {_name[3:]}imum along `axis` (of the flattened tensor when None).",
+    )
+
+
+# -- variance, std --------------------------------------------------------------------------
+
+
+def _statistic_kernel(op: str):
+    """Population variance (divided by N, as TVM computes it) or its square root, in float precision."""
+
+    def kernel(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+        axes = None if axis is None else tuple(a % max(x.ndim, 1) for a in as_ints(op, "axis", axis))
+        out = np.var(float_work(x), axis=axes, keepdims=keepdims)
+        if op == "std":
+            out = np.sqrt(out)
+        return np.asarray(out).astype(x.dtype, copy=False)
+
+    return kernel
+
+
+for _name in ("variance", "std"):
+    register_op(
+        _name,
+        [Param("x"), Param("axis", ATTR, None), Param("keepdims", ATTR, False)],
+        _reduce_infer(_name),
+        _statistic_kernel(_name),
+        work=_statistic_work,
+        doc=f"The population {_name} over `axis` (all axes when None).",
+    )
+
+
+# -- cumsum, cumprod ------------------------------------------------------------------------
+
+
+def _infer_scan(op: str):
+    def infer(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+        x = expect_tensor(op, args, 0)
+        as_bool(op, "exclusive", attrs["exclusive"])
+        dtype = optional_dtype(op, "dtype", attrs["dtype"]) or x.dtype
+        if attrs["axis"] is None:  # TVM: the flattened tensor
+            if x.shape is None:
+                return TensorStructInfo(None, dtype, 1)
+            return TensorStructInfo((product_dim(x.shape),), dtype)
+        normalize_axis(op, as_int(op, "axis", attrs["axis"]), x.ndim)
+        return TensorStructInfo(x.shape, dtype, x.ndim)
+
+    return infer
+
+
+def _scan_kernel(op: str, fn: Callable[..., Any], identity: int):
+    """Inclusive scan in the result dtype (float16 in float32); exclusive shifts it by one, `identity` first."""
+
+    def kernel(data: np.ndarray, axis: int | None, dtype: str | None, exclusive: bool) -> np.ndarray:
+        out_dtype = to_numpy(dtype) if optional_dtype(op, "dtype", dtype) else data.dtype
+        x = data.reshape(-1) if axis is None else data
+        ax = 0 if axis is None else axis % x.ndim
+        out = fn(x.astype(out_dtype, copy=False), axis=ax, dtype=work_dtype(out_dtype))
+        if exclusive and x.shape[ax]:
+            lead = np.full_like(np.take(out, [0], axis=ax), identity)
+            out = np.concatenate([lead, np.take(out, range(x.shape[ax] - 1), axis=ax)], axis=ax)
+        return np.asarray(out).astype(out_dtype, copy=False)
+
+    return kernel
+
+
+for _name, _fn, _identity in (("cumsum", np.cumsum, 0), ("cumprod", np.cumprod, 1)):
+    register_op(
+        _name,
+        [Param("data"), Param("axis", ATTR, None), Param("dtype", ATTR, None), Param("exclusive", ATTR, False)],
+        _infer_scan(_name),
+        _scan_kernel(_name, _fn, _identity),
+        work=_reduce_work,
+        doc=f"Running {_name[3:]} along `axis` (of the flattened tensor when None); exclusive omits each own entry.",
     )

@@ -1,0 +1,341 @@
+"""Inference, errors, kernels and round trips of the ops the PyTorch frontend emits most.
+
+expand_dims, squeeze, flatten, strided_slice, flip, tile, repeat (ir/ops/index.py); zeros_like,
+ones_like, full_like (create.py); the unary math and logic ops (math.py); min, prod, argmax,
+argmin, variance, std, cumsum, cumprod (reduce.py); tril, triu, clip and arange, which take prim
+values (R.prim_value) as TVM passes them.  Their kernel cases are in
+tests/test_ops.py's KERNEL_CASES with the others.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.test_ops import T, infer, rand, run
+from vdplace import placement, runtime
+from vdplace.ir import InferenceError, get_op, parse, script
+from vdplace.ir.op import NO_WORK, Work
+from vdplace.ir.struct_info import PrimStructInfo
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("expand_dims", [("x", None), ("axis", None)]),
+        ("squeeze", [("x", None), ("axis", None)]),
+        ("flatten", [("x", None)]),
+        (
+            "strided_slice",
+            [("x", None), ("axes", None), ("begin", None), ("end", None), ("strides", None), ("assume_inbound", False)],
+        ),
+        ("flip", [("data", None), ("axis", None)]),
+        ("tile", [("data", None), ("repeats", None)]),
+        ("repeat", [("data", None), ("repeats", None), ("axis", None)]),
+        ("full_like", [("x", None), ("fill_value", None), ("dtype", None)]),
+        ("zeros_like", [("x", None), ("dtype", None)]),
+        ("argmax", [("x", None), ("axis", None), ("keepdims", False)]),
+        ("variance", [("x", None), ("axis", None), ("keepdims", False)]),
+        ("cumsum", [("data", None), ("axis", None), ("dtype", None), ("exclusive", False)]),
+        ("logical_and", [("x1", None), ("x2", None)]),
+    ],
+)
+def test_parameter_names_order_and_defaults_follow_tvm(name, params):
+    got = get_op(name).params
+    assert [p.name for p in got] == [n for n, _ in params]
+    for p, (_, default) in zip(got, params, strict=True):
+        if default is not None:
+            assert p.default == default
+
+
+# -- expand_dims, squeeze, flatten ---------------------------------------------------------
+
+
+def test_expand_dims_inference_and_errors():
+    assert infer("expand_dims", T(("n", 4)), axis=0) == T((1, "n", 4))
+    assert infer("expand_dims", T(("n", 4)), axis=[-1, 1]) == T(("n", 1, 4, 1))
+    assert infer("expand_dims", T(None, ndim=2), axis=[0, 1]) == T(None, ndim=4)
+    assert infer("expand_dims", T(None), axis=0) == T(None, ndim=-1)
+    with pytest.raises(InferenceError, match=r"R\.expand_dims: axis 3 is out of range for a tensor of rank 3"):
+        infer("expand_dims", T((2, 3)), axis=3)
+    with pytest.raises(InferenceError, match=r"R\.expand_dims: axes \(0, -3\) repeat an axis"):
+        infer("expand_dims", T((2,)), axis=[0, -3])
+
+
+def test_squeeze_inference_and_errors():
+    assert infer("squeeze", T((1, "n", 1))) == T(None, ndim=-1)  # "n" may be 1
+    assert infer("squeeze", T((1, 3, 1))) == T((3,))
+    assert infer("squeeze", T((1, "n", 1)), axis=[0, -1]) == T(("n",))
+    assert infer("squeeze", T(None, ndim=3), axis=0) == T(None, ndim=2)
+    with pytest.raises(InferenceError, match=r"R\.squeeze: axis 1 of shape \(1, 3\) has length 3, not 1"):
+        infer("squeeze", T((1, 3)), axis=1)
+    with pytest.raises(InferenceError, match="out of range"):
+        infer("squeeze", T((1, 3)), axis=2)
+
+
+def test_flatten_inference_keeps_symbolic_products():
+    assert infer("flatten", T(("n", 4, 2))) == T(("n * 8",))
+    assert infer("flatten", T(())) == T((1,))
+    assert infer("flatten", T(None, ndim=3)) == T(None, ndim=1)
+    assert get_op("flatten").work([T((2, 3))], T((6,))) == NO_WORK
+
+
+# -- strided_slice ----------------------------------------------------------------------------
+
+
+def test_strided_slice_inference():
+    x = T((8, 9, 10))
+    got = infer("strided_slice", x, axes=[0, 1, -1], begin=[1, 0, 8], end=[8, 9, 0], strides=[2, 1, -3])
+    assert got == T((4, 9, 3))
+    assert infer("strided_slice", x, axes=[2], begin=[-100], end=[100]) == T((8, 9, 10))
+    assert infer("strided_slice", x, axes=[2], begin=[5], end=[2]) == T((8, 9, 0))
+    # a symbolic axis: kept when taken whole, known only when in bounds is assumed, else forgotten
+    assert infer("strided_slice", T(("n", 4)), axes=[0], begin=[0], end=[2**63 - 1]) == T(("n", 4))
+    assert infer("strided_slice", T(("n", 4)), axes=[0], begin=[1], end=[7], strides=[2], assume_inbound=True) == T(
+        (3, 4)
+    )
+    assert infer("strided_slice", T(("n", 4)), axes=[0], begin=[1], end=[7]) == T(None, ndim=2)
+    assert infer("strided_slice", T(None, ndim=2), axes=[1], begin=[0], end=[1]) == T(None, ndim=2)
+
+
+@pytest.mark.parametrize(
+    "attrs, message",
+    [
+        ({"axes": [0, 1], "begin": [0], "end": [1, 1]}, "begin has 1 entries for 2 axes"),
+        ({"axes": [0], "begin": [0], "end": [1], "strides": [0]}, "zero stride"),
+        ({"axes": [2], "begin": [0], "end": [1]}, "axis 2 is out of range"),
+        ({"axes": [0, -2], "begin": [0, 0], "end": [1, 1]}, "repeat an axis"),
+        ({"axes": [0], "begin": [0.5], "end": [1]}, "begin must be an integer"),
+    ],
+)
+def test_strided_slice_errors(attrs, message):
+    with pytest.raises(InferenceError, match=rf"R\.strided_slice: .*{message}"):
+        infer("strided_slice", T((4, 5)), **attrs)
+
+
+def test_strided_slice_clamps_like_python_slicing():
+    rng = np.random.default_rng(1)
+    x = rand(7, 6)
+    for _ in range(300):
+        b, e = (int(v) for v in rng.integers(-10, 11, size=2))
+        s = int(rng.choice([-3, -2, -1, 1, 2, 3]))
+        out = run("strided_slice", x, axes=[1], begin=[b], end=[e], strides=[s])
+        np.testing.assert_array_equal(out, x[:, b:e:s])
+
+
+# -- flip, tile, repeat --------------------------------------------------------------------------
+
+
+def test_flip_tile_repeat_inference_and_errors():
+    assert infer("flip", T(("n", 3)), axis=0) == T(("n", 3))
+    with pytest.raises(InferenceError, match=r"R\.flip: axis 2 is out of range"):
+        infer("flip", T((2, 3)), axis=2)
+    assert infer("tile", T(("n", 3)), repeats=[2, 1, 2]) == T((2, "n", 6))
+    assert infer("tile", T((2, 3, 4)), repeats=2) == T((2, 3, 8))
+    with pytest.raises(InferenceError, match="negative"):
+        infer("tile", T((2,)), repeats=[-1])
+    assert infer("repeat", T(("n", 3)), repeats=2, axis=0) == T(("n * 2", 3))
+    assert infer("repeat", T((2, 3)), repeats=2) == T((12,))
+    with pytest.raises(InferenceError, match=r"R\.repeat: repeats must be an integer"):
+        infer("repeat", T((2,)), repeats=[1, 2])
+
+
+# -- *_like ---------------------------------------------------------------------------------------
+
+
+def test_like_creation_inference_and_work():
+    assert infer("zeros_like", T(("n", 3), "float16")) == T(("n", 3), "float16")
+    assert infer("ones_like", T(("n",), "float16"), dtype="int32") == T(("n",), "int32")
+    assert infer("full_like", T((2, 3), "int32"), T((), "float32")) == T((2, 3), "int32")
+    with pytest.raises(InferenceError, match=r"R\.full_like: fill_value must be a scalar"):
+        infer("full_like", T((2, 3)), T((3,)))
+    assert get_op("zeros_like").work([T((2, 3))], T((2, 3))) == Work(0, 0, 24)
+    assert get_op("full_like").work([T((2, 3)), T(())], T((2, 3))) == Work(0, 4, 24)
+
+
+# -- unary math and logic ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["rsqrt", "erf", "sin", "cos", "log1p"])
+def test_float_only_math_rejects_integer_tensors(name):
+    with pytest.raises(InferenceError, match=rf"R\.{name}: expects a float tensor, got dtype int32"):
+        infer(name, T((2,), "int32"))
+
+
+@pytest.mark.parametrize("name", ["logical_and", "bitwise_or"])
+def test_logic_ops_reject_floats_and_broadcast(name):
+    with pytest.raises(InferenceError, match=rf"R\.{name}: expects a bool or integer tensor, got dtype float32"):
+        infer(name, T((2,), "bool"), T((2,), "float32"))
+    assert infer(name, T(("n", 1), "bool"), T((3,), "bool")) == T(("n", 3), "bool")
+
+
+def test_erf_is_accurate_in_float32_and_float16():
+    import math
+
+    x = np.linspace(-4, 4, 4001)
+    expected = np.vectorize(math.erf)(x)
+    np.testing.assert_allclose(run("erf", x.astype(np.float32)), expected, rtol=2e-7, atol=1e-30)
+    np.testing.assert_allclose(run("erf", np.array([-1e-20, 1e-20])), [-1.1283791670955126e-20, 1.1283791670955126e-20])
+    np.testing.assert_allclose(run("erf", x.astype(np.float16)), expected, rtol=1e-3)
+    assert np.isnan(run("erf", np.array([np.nan], np.float32))[0])
+
+
+# -- reductions and scans -------------------------------------------------------------------------------
+
+
+def test_argmax_inference_and_errors():
+    assert infer("argmax", T(("n", 4)), axis=1) == T(("n",), "int64")
+    assert infer("argmin", T(("n", 4)), keepdims=True) == T((1, 1), "int64")
+    with pytest.raises(InferenceError, match=r"R\.argmax: axis must be an integer"):
+        infer("argmax", T((2, 3)), axis=[0, 1])
+    with pytest.raises(InferenceError, match=r"R\.argmin: the minimum over an empty axis"):
+        infer("argmin", T((2, 0)), axis=1)
+
+
+def test_min_prod_variance_inference():
+    assert infer("min", T(("n", 4)), axis=-1) == T(("n",))
+    assert infer("prod", T((2, 3), "int32"), keepdims=True) == T((1, 1), "int32")
+    assert infer("variance", T(("n", 4)), axis=[0]) == T((4,))
+    assert get_op("std").work([T((2, 3))], T(())) == Work(24, 24, 4)
+
+
+def test_cumsum_inference_and_errors():
+    assert infer("cumsum", T(("n", 4), "int32")) == T(("n * 4",), "int32")
+    assert infer("cumsum", T(("n", 4), "int32"), axis=1, dtype="int64") == T(("n", 4), "int64")
+    assert infer("cumprod", T(None, ndim=2), axis=0) == T(None, ndim=2)
+    with pytest.raises(InferenceError, match=r"R\.cumsum: axis 2 is out of range"):
+        infer("cumsum", T((2, 3)), axis=2)
+    with pytest.raises(InferenceError, match=r"R\.cumsum: exclusive must be True or False"):
+        infer("cumsum", T((2, 3)), exclusive=1)
+
+
+def test_cumsum_exclusive_shifts_along_the_axis():
+    x = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    np.testing.assert_array_equal(run("cumsum", x, axis=1, exclusive=True), [[0, 1, 3], [0, 4, 9]])
+    np.testing.assert_array_equal(run("cumsum", x, axis=0, exclusive=True), [[0, 0, 0], [1, 2, 3]])
+    np.testing.assert_array_equal(run("cumprod", x, axis=1, exclusive=True), [[1, 1, 2], [1, 4, 20]])
+    assert run("cumsum", np.zeros((2, 0), np.float32), axis=1, exclusive=True).shape == (2, 0)
+    half = run("cumsum", np.full(3000, 1.0, np.float16), dtype="float32")
+    assert half[-1] == 3000.0
+    assert run("cumsum", np.array([True, False, True]), dtype="int32").tolist() == [1, 1, 2]
+
+
+# -- the TVMScript forms: parse -> print -> parse, and run -------------------------------------------
+
+SOURCE = """
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm")]})
+
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32"), m: R.Tensor((2, 3), "bool")):
+        a = R.expand_dims(x, axis=[0])
+        b = R.squeeze(a, axis=[0])
+        c = R.strided_slice(b, axes=[2], begin=[1], end=[4], strides=[2])
+        d = R.strided_slice(c, [0], [-1], [-100], [-1], assume_inbound=False)
+        e = R.flatten(d)
+        f = R.cumsum(x, axis=2, exclusive=True)
+        g = R.argmax(f, axis=-1, keepdims=False)
+        h = R.full_like(x, R.const(2.0, "float32"))
+        i = R.rsqrt(R.add(R.erf(h), h))
+        j = R.logical_not(m)
+        k = R.variance(i, axis=[0, 1], keepdims=True)
+        return (e, g, j, k)
+"""
+
+
+def test_new_ops_parse_print_and_run():
+    mod = parse(SOURCE)
+    text = script(mod)
+    for line in (
+        'b: R.Tensor((2, 3, 4), dtype="float32") = R.squeeze(a, axis=[0])',
+        "R.strided_slice(b, axes=[2], begin=[1], end=[4], strides=[2], assume_inbound=False)",
+        "R.strided_slice(c, axes=[0], begin=[-1], end=[-100], strides=[-1], assume_inbound=False)",
+        'e: R.Tensor((12,), dtype="float32") = R.flatten(d)',
+        'f: R.Tensor((2, 3, 4), dtype="float32") = R.cumsum(x, axis=2, dtype=None, exclusive=True)',
+        'g: R.Tensor((2, 3), dtype="int64") = R.argmax(f, axis=-1, keepdims=False)',
+    ):
+        assert line in text, text
+    assert script(parse(text)) == text
+    x, m = rand(2, 3, 4), rand(2, 3) > 0
+    vm = runtime.VirtualMachine(runtime.compile(placement.place(mod, default="host").module))
+    e, g, j, k = vm.run("main", x, m)
+    np.testing.assert_array_equal(e, x[::-1, :, 1:4:2].reshape(-1))
+    f = np.concatenate([np.zeros((2, 3, 1), np.float32), np.cumsum(x, axis=2)[:, :, :-1]], axis=2)
+    np.testing.assert_array_equal(g, f.argmax(axis=-1))
+    np.testing.assert_array_equal(j, ~m)
+    assert k.shape == (1, 1, 4)
+
+
+# -- ops taking prim values: tril, triu, clip, arange --------------------------------------------------
+
+
+def test_tril_clip_arange_inference_and_errors():
+    k = PrimStructInfo("int64", 1)
+    assert infer("tril", T(("n", 3, 4)), k) == T(("n", 3, 4))
+    assert infer("triu", T(None, ndim=2), PrimStructInfo("int64")) == T(None, ndim=2)
+    with pytest.raises(InferenceError, match=r"R\.tril: expects a tensor of rank 2 or more, got rank 1"):
+        infer("tril", T((3,)), k)
+    with pytest.raises(
+        InferenceError, match=r"R\.triu: k must be a prim value such as R\.prim_value\(1\), not a tensor"
+    ):
+        infer("triu", T((3, 3)), T((), "int64"))
+    with pytest.raises(InferenceError, match=r"R\.tril: k must be an integer prim value, got dtype float64"):
+        infer("tril", T((3, 3)), PrimStructInfo("float64", 1.0))
+    lo, hi = PrimStructInfo("float64", 0.0), PrimStructInfo("float64", 6.0)
+    assert infer("clip", T(("n",), "float16"), lo, hi) == T(("n",), "float16")
+    with pytest.raises(InferenceError, match=r"R\.clip: min 6.0 is greater than max 0.0"):
+        infer("clip", T((2,)), hi, lo)
+    ints = [PrimStructInfo("int64", v) for v in (2, 11, 3)]
+    assert infer("arange", *ints) == T((3,), "int64")
+    assert infer("arange", *ints, dtype="float32") == T((3,), "float32")
+    floats = [PrimStructInfo("float64", v) for v in (0.0, 1.0, 0.3)]
+    assert infer("arange", *floats) == T((4,), "float32")
+    assert infer("arange", PrimStructInfo("int64"), *ints[1:]) == T(None, "int64", ndim=1)
+    assert infer("arange", *ints[:2], PrimStructInfo("int64", -1)) == T((0,), "int64")
+    with pytest.raises(InferenceError, match=r"R\.arange: step must not be 0"):
+        infer("arange", *ints[:2], PrimStructInfo("int64", 0))
+
+
+def test_clip_converts_its_bounds_to_the_tensor_dtype():
+    x = np.array([-3, 0, 2, 9], np.int32)
+    np.testing.assert_array_equal(run("clip", x, np.float64(-1.5), np.float64(2.5)), [-1, 0, 2, 2])
+    assert np.isnan(run("clip", np.array([np.nan], np.float32), np.float64(0), np.float64(1))[0])
+
+
+PRIM_SOURCE = """
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda")]})
+
+    @R.function
+    def main(x: R.Tensor((3, 4), "float32", "cuda")):
+        a = R.tril(x, R.prim_value(1))
+        b = R.triu(a, R.prim_value(-1))
+        c = R.clip(b, R.prim_value(T.float32(-0.5)), R.prim_value(0.5))
+        r = R.arange(R.prim_value(0), R.prim_value(4), R.prim_value(1), dtype="int64")
+        d = R.take(c, r, axis=1)
+        return d
+"""
+
+
+def test_prim_value_ops_parse_print_place_and_run():
+    mod = parse(PRIM_SOURCE)
+    text = script(mod)
+    assert "R.tril(x, R.prim_value(1))" in text
+    assert (
+        'r: R.Tensor((4,), dtype="int64") = R.arange(R.prim_value(0), R.prim_value(4), R.prim_value(1), dtype="int64")'
+        in text
+    )
+    assert script(parse(text)) == text
+    x = rand(3, 4)
+    placed = placement.place(mod).module
+    assert 'r: R.Tensor((4,), dtype="int64", vdevice="cuda:0:global") = R.arange(' in script(placed)
+    vm = runtime.VirtualMachine(runtime.compile(placed), simulate_missing=True)
+    np.testing.assert_array_equal(vm.run("main", x), np.clip(np.triu(np.tril(x, 1), -1), -0.5, 0.5))
