@@ -60,3 +60,25 @@ def test_metadata_is_only_a_literal_inside_func_attr():
     text = FRONTEND_MLP.replace("axes=None", 'axes=metadata["ffi.Tensor"][0]')
     with pytest.raises(ir.ParseError, match=r"^mlp.py:\d+:\d+: "):
         ir.parse(text, filename="mlp.py")
+
+
+def test_typed_ints_in_attribute_lists_read_as_ints():
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4, 6), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            lv: R.Tensor((2, 3), dtype="float32") = R.strided_slice(x, axes=[0, 1], begin=[T.int64(0), 1], end=[T.int64(2), T.int32(4)], strides=[1, 1], assume_inbound=False)
+            R.output(lv)
+        return lv
+"""
+    mod = ir.parse(text)
+    call = mod["main"].body.blocks[0].bindings[0].value
+    assert list(call.attrs["begin"]) == [0, 1] and list(call.attrs["end"]) == [2, 4]
+    assert ir.structural_equal(ir.parse(ir.script(mod)), mod)
+    x = np.arange(24, dtype="float32").reshape(4, 6)
+    got = runtime.VirtualMachine(runtime.compile(mod)).run("main", x)
+    np.testing.assert_array_equal(np.asarray(got), x[0:2, 1:4])
+    with pytest.raises(ir.ParseError, match=r"^<string>:\d+:\d+: "):
+        ir.parse(text.replace("T.int64(0)", "T.int64(n)"))

@@ -122,11 +122,32 @@ def literal(
                 raise src.error(f"a dict key must be a string or a number, got {describe(k)}", k)
             out[key] = literal(src, v, depth + 1, seq, metadata)
         return out
+    if t is ast.Call:
+        value = typed_int(node)  # type: ignore[arg-type]
+        if value is not None:
+            return value
     if t is ast.Subscript and metadata:
         ref = metadata_ref(node)  # type: ignore[arg-type]
         if ref is not None:
             return ref
     raise src.error(f"expected a literal value (number, string, True/False/None, list), got {describe(node)}", node)
+
+
+# Integer constructors TVM's printer writes for an int of that width inside attribute lists.
+TYPED_INTS = frozenset({"T.int64", "T.int32", "T.int16", "T.int8", "T.uint64", "T.uint32", "T.uint16", "T.uint8"})
+
+
+def typed_int(node: ast.Call) -> int | None:
+    """``T.int64(3)`` (or another width) with one integer literal argument as that int; None otherwise."""
+    if dotted(node.func) not in TYPED_INTS or len(node.args) != 1 or node.keywords:
+        return None
+    arg = node.args[0]
+    negative = isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub)
+    if negative:
+        arg = arg.operand  # type: ignore[attr-defined]
+    if isinstance(arg, ast.Constant) and type(arg.value) is int:
+        return -arg.value if negative else arg.value
+    return None
 
 
 def metadata_ref(node: ast.Subscript) -> MetadataRef | None:
