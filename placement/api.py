@@ -194,7 +194,7 @@ def place(
             classes = collapse(len(cs.sites), cs.equals)
         with phase("solve"):
             solution = solve(cs, classes, decider, default=default, propagate=propagate, timeout_ms=timeout_ms)
-        if solution.class_cores:
+        if solution.conflicting:
             raise conflict_error(cs, mod)
         with phase("check"):
             assignment = classes.expand(solution.devices)

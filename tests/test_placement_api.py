@@ -287,23 +287,6 @@ def test_unknown_backend_is_a_clear_error():
         Z3Backend(encoding="int")
 
 
-def test_a_backend_proves_conflicts_with_minimal_cores():
-    problem = Problem(
-        classes=[3, 5],
-        num_devices=3,
-        facts={3: [frozenset({0, 1}), frozenset({2}), frozenset({1})], 5: [frozenset({0}), frozenset({1, 2})]},
-        fixed={},
-        edges=[],
-        physical=["a", "b", "c"],
-    )
-    for encoding in ("bv", "enum"):
-        result = Z3Backend(encoding).solve(problem)
-        assert result.status == "unsat" and result.devices == {}
-        assert set(result.cores) == {3, 5}
-        assert result.cores[5] == [0, 1]
-        assert len(result.cores[3]) == 2 and 1 in result.cores[3]  # {2} against either other fact
-
-
 def test_union_find_roots_are_smallest_elements_without_recursion():
     n = 200_000
     uf = UnionFind(n)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..dtype import is_float
 from ..errors import InferenceError
-from ..op import NO_WORK, Fallback, TorchContext, Work, expect_tensor
+from ..op import NO_WORK, Fallback, TorchContext, Work, data_bytes, expect_tensor
 from ..struct_info import DTYPES, Dim, PrimStructInfo, StructInfo, TensorStructInfo
 
 # -- attributes ---------------------------------------------------------------
@@ -275,6 +275,12 @@ def unary_infer(op: str, result_dtype: str | None = None, float_only: bool = Fal
 def no_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
     """The work of an op that computes nothing and touches no data (a view, a shape query)."""
     return NO_WORK
+
+
+def copy_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
+    """No arithmetic; the result's bytes read from the arguments and written (a copy, a gather, a slice)."""
+    size = data_bytes((out,))
+    return Work(0.0, size, size)
 
 
 def torch_float_only(fn: Callable[[Any], Callable[[Any], Any]]) -> Callable[..., Any]:

@@ -29,16 +29,19 @@ from typing import Any
 import numpy as np
 
 from ..errors import InferenceError
-from ..op import ATTR, Param, Work, data_bytes, expect_tensor, register_op
+from ..op import ATTR, Param, expect_tensor, register_op
 from ..struct_info import Dim, StructInfo, TensorStructInfo
-from .common import as_bool, as_int, as_ints, expect_prim, no_work, normalize_axes, normalize_axis, product_dim
-
-
-def _copy_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
-    """No arithmetic; the result's bytes read and written."""
-    size = data_bytes((out,))
-    return Work(0.0, size, size)
-
+from .common import (
+    as_bool,
+    as_int,
+    as_ints,
+    copy_work,
+    expect_prim,
+    no_work,
+    normalize_axes,
+    normalize_axis,
+    product_dim,
+)
 
 # -- expand_dims --------------------------------------------------------------------
 
@@ -202,7 +205,7 @@ register_op(
     ],
     _infer_strided_slice,
     _strided_slice,
-    work=_copy_work,
+    work=copy_work,
     doc="Slice `x[begin:end:stride]` along each of `axes`, begin and end clamped as Python slicing does.",
 )
 
@@ -221,7 +224,7 @@ register_op(
     [Param("data"), Param("axis", ATTR)],
     _infer_flip,
     lambda data, axis: np.ascontiguousarray(np.flip(data, axis)),
-    work=_copy_work,
+    work=copy_work,
     doc="Reverse the order of the entries along `axis`.",
 )
 
@@ -250,7 +253,7 @@ register_op(
     [Param("data"), Param("repeats", ATTR)],
     _infer_tile,
     lambda data, repeats: np.tile(data, as_ints("tile", "repeats", repeats)),
-    work=_copy_work,
+    work=copy_work,
     doc="Repeat the whole tensor `repeats` times along each axis (NumPy's tile).",
 )
 
@@ -279,7 +282,7 @@ register_op(
     [Param("data"), Param("repeats", ATTR), Param("axis", ATTR, None)],
     _infer_repeat,
     lambda data, repeats, axis: np.repeat(data, repeats, axis=axis),
-    work=_copy_work,
+    work=copy_work,
     doc="Repeat each entry `repeats` times along `axis` (of the flattened tensor when None).",
 )
 
@@ -313,6 +316,6 @@ for _name, _fn in (("tril", np.tril), ("triu", np.triu)):
         [Param("x"), Param("k")],
         _tri_infer(_name),
         _tri_kernel(_fn),
-        work=_copy_work,
+        work=copy_work,
         doc=f"Zero the entries {'above' if _name == 'tril' else 'below'} diagonal k of the last two axes.",
     )

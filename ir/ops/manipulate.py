@@ -22,13 +22,14 @@ import numpy as np
 
 from ..dtype import is_float, to_numpy, torch_dtype
 from ..errors import InferenceError
-from ..op import ATTR, SHAPE, TENSORS, Fallback, Param, TorchContext, Work, data_bytes, expect_tensor, register_op
+from ..op import ATTR, SHAPE, TENSORS, Fallback, Param, TorchContext, expect_tensor, register_op
 from ..struct_info import Dim, StructInfo, TensorStructInfo, TupleStructInfo
 from .common import (
     as_dtype,
     as_int,
     as_ints,
     as_shape,
+    copy_work,
     dim_add,
     dim_product,
     dim_sum,
@@ -38,13 +39,6 @@ from .common import (
     product_dim,
     quotient_dim,
 )
-
-
-def _copy_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
-    """No arithmetic; the result's bytes read from the arguments and written (concat, broadcast_to, take)."""
-    size = data_bytes((out,))
-    return Work(0.0, size, size)
-
 
 # -- permute_dims -------------------------------------------------------------------
 
@@ -201,7 +195,7 @@ register_op(
     _infer_concat,
     _concat,
     torch_kernel=_torch_concat,
-    work=_copy_work,
+    work=copy_work,
     doc="Join a tuple of tensors along `axis` (flattened when `axis` is None).",
 )
 
@@ -320,7 +314,7 @@ register_op(
     _infer_broadcast_to,
     _broadcast_to,
     torch_kernel=_torch_broadcast_to,
-    work=_copy_work,
+    work=copy_work,
     doc="Broadcast to `shape` with NumPy's rules.",
 )
 
@@ -392,6 +386,6 @@ register_op(
     [Param("x"), Param("indices"), Param("axis", ATTR, None), Param("mode", ATTR, "fast")],
     _infer_take,
     _take,
-    work=_copy_work,
+    work=copy_work,
     doc="Gather entries of `x` at integer `indices` along `axis`.",
 )

@@ -26,14 +26,14 @@ different devices (so that a hint still becomes a plain alias where it can).
 With no two devices on one physical device only the first part exists.
 Weights are non-negative.
 
+Every class's facts have a device in common: `solve` finds the classes
+whose facts do not (classes are independent in every hard fact, so that is
+exact and needs no search) and never hands them to a backend.  A problem is
+therefore always satisfiable, and a backend only optimizes.
+
 A backend returns a `BackendResult`:
 
-* ``status == "unsat"``: some class's facts have no device in common.
-  `cores` maps every such class to the indices into
-  ``facts[c]`` of a subset-minimal set of facts with no common device;
-  `devices` is empty.  Classes are independent in every hard fact, so this
-  is the only way a problem can be unsatisfiable.
-* otherwise `devices` is either empty (no answer within the limit; the
+* `devices` is either empty (no answer within the limit; the
   caller keeps its own, which satisfies every fact) or maps every class of
   `classes` to a device satisfying all its facts.  ``status == "sat"``
   means the answer minimizes the objective; any other status (``"unknown"``
@@ -88,34 +88,21 @@ class Problem:
         self.physical = physical
         self.timeout_ms = timeout_ms
 
-    def conflicting(self) -> list[int]:
-        """The classes of `classes` whose facts have no device in common, ascending as `classes` is."""
-        out = []
-        for c in self.classes:
-            common = frozenset(range(self.num_devices))
-            for allowed in self.facts.get(c, ()):
-                common &= allowed
-            if not common:
-                out.append(c)
-        return out
-
 
 class BackendResult:
-    """A backend's answer: devices per class, or cores per unsatisfiable class, plus encoding statistics."""
+    """A backend's answer: devices per class, plus encoding statistics."""
 
-    __slots__ = ("status", "devices", "cores", "variables", "soft")
+    __slots__ = ("status", "devices", "variables", "soft")
 
     def __init__(
         self,
         status: str,
         devices: dict[int, int] | None = None,
-        cores: dict[int, list[int]] | None = None,
         variables: int = 0,
         soft: int = 0,
     ) -> None:
         self.status = status
         self.devices = devices if devices is not None else {}
-        self.cores = cores if cores is not None else {}
         self.variables = variables
         self.soft = soft
 

@@ -7,11 +7,10 @@ they end on different physical devices).  Classes are independent in every
 *hard* constraint, so `solve` runs four steps, each a function below:
 
 1. `class_facts`: pins and domains per class.  A class whose pins and domains
-   have no device in common is unsatisfiable on its own; `prove_conflicts`
-   has the backend prove it and return a subset-minimal core per class
-   (`ClassSolution.class_cores`): the backend's verdict that no placement
-   exists.  What a user is told comes from `placement.diagnose`, which works
-   on the constraint set alone.
+   have no device in common is unsatisfiable on its own (classes are
+   independent in every hard constraint, so this is exact), and `solve`
+   stops there with `ClassSolution.conflicting`; `placement.diagnose`
+   explains the conflicts from the constraint set.
 2. `default_devices`: every class gets its pin, else a device its domains
    allow (the policy's device if allowed, else the lowest index), else the
    default policy's device (``none``: unplaced, ``first``: entry 0,
@@ -36,23 +35,26 @@ from collections.abc import Sequence
 from vdplace.ir.normalize import host_vdevice
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.model.classes import Classes
-from vdplace.placement.model.constraints import ConstraintSet, Domain, Pin
+from vdplace.placement.model.constraints import ConstraintSet
 from vdplace.placement.model.union_find import UnionFind
 from vdplace.placement.solve.backend import Backend, Problem, SoftEdge
 
 POLICIES = ("none", "first", "host")
-MAX_CORES = 50  # independent conflicts proven one by one; more are counted, not proven
 
 
 class ClassSolution:
-    """Per-class devices (vdevice index or None), or the proven conflicts, plus the backend's statistics."""
+    """Per-class devices (vdevice index or None), or the conflicting classes, plus the backend's statistics.
 
-    __slots__ = ("devices", "class_cores", "more_conflicts", "variables", "soft", "status")
+    `conflicting` lists, ascending, the classes whose pins and domains have no
+    device in common; when it is not empty, `devices` is empty and the module
+    has no placement (`placement.diagnose` explains why, from the constraints).
+    """
+
+    __slots__ = ("devices", "conflicting", "variables", "soft", "status")
 
     def __init__(self, devices: list[int | None] | None = None) -> None:
         self.devices: list[int | None] = devices if devices is not None else []
-        self.class_cores: list[list[Pin | Domain]] = []
-        self.more_conflicts = 0
+        self.conflicting: list[int] = []
         self.variables = 0
         self.soft = 0
         self.status = "unused"
@@ -90,11 +92,14 @@ def solve(
     propagate: bool = True,
     timeout_ms: int | None = None,
 ) -> ClassSolution:
-    """A device per class (`ClassSolution.devices`), or the proven conflicts (`class_cores`)."""
+    """A device per class (`ClassSolution.devices`), or the conflicting classes (`conflicting`)."""
     policy_device = default_device(default, cs.vdevices)
     facts = class_facts(cs, classes)
     if facts.conflicting:
-        return prove_conflicts(cs, classes, facts.conflicting, backend)
+        out = ClassSolution()
+        out.conflicting = facts.conflicting
+        out.status = "unsat"
+        return out
     out = ClassSolution(default_devices(facts, len(classes), policy_device))
     edges = soft_edges(cs, classes)
     if not edges and propagate:
@@ -115,7 +120,7 @@ def solve(
     return out
 
 
-# -- 1. pins, domains and the conflicts they prove -------------------------------------
+# -- 1. pins, domains and the conflicts they show -------------------------------------
 
 
 def class_facts(cs: ConstraintSet, classes: Classes) -> ClassFacts:
@@ -140,54 +145,6 @@ def class_facts(cs: ConstraintSet, classes: Classes) -> ClassFacts:
         if not devs or (d is not None and d not in devs):
             bad.add(c)
     return ClassFacts(pin, allowed, sorted(bad))
-
-
-def prove_conflicts(cs: ConstraintSet, classes: Classes, bad: list[int], backend: Backend) -> ClassSolution:
-    """The backend's subset-minimal core of each conflicting class (the first `MAX_CORES` of them)."""
-    chosen = bad[:MAX_CORES]
-    out = ClassSolution()
-    out.more_conflicts = len(bad) - len(chosen)
-    facts = _facts_of(cs, classes, chosen)
-    problem = Problem(
-        classes=chosen,
-        num_devices=len(cs.vdevices),
-        facts={c: [_devices_of(f) for f in facts[c]] for c in chosen},
-        fixed={},
-        edges=[],
-        physical=[v.physical for v in cs.vdevices],
-    )
-    answer = backend.solve(problem)
-    if answer.status != "unsat" or set(answer.cores) != set(chosen):
-        raise RuntimeError(f"internal error: backend {backend.name} did not prove every conflicting class")
-    out.class_cores = [[facts[c][i] for i in answer.cores[c]] for c in chosen]
-    out.variables = answer.variables
-    out.status = "unsat"
-    return out
-
-
-def _facts_of(cs: ConstraintSet, classes: Classes, chosen: list[int]) -> dict[int, list[Pin | Domain]]:
-    """The pins then domains of each chosen class, those with no source position first.
-
-    A core is shrunk by dropping earlier facts first, so the facts the user
-    wrote (with a span) come last and stay wherever a choice exists.
-    """
-    of = classes.of
-    facts: dict[int, list[Pin | Domain]] = {c: [] for c in chosen}
-    for pin in cs.pins:
-        found = facts.get(of[pin.site])
-        if found is not None:
-            found.append(pin)
-    for dom in cs.domains:
-        found = facts.get(of[dom.site])
-        if found is not None:
-            found.append(dom)
-    for c in chosen:
-        facts[c].sort(key=lambda fact: fact.span is not None)
-    return facts
-
-
-def _devices_of(fact: Pin | Domain) -> frozenset[int]:
-    return frozenset((fact.device,)) if isinstance(fact, Pin) else fact.allowed
 
 
 # -- 2. the default policy --------------------------------------------------------------

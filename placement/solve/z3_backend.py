@@ -1,4 +1,4 @@
-"""The Z3 backend: weighted MaxSMT for a `Problem`, tracked assumptions for its unsatisfiable classes.
+"""The Z3 backend: weighted MaxSMT for a `Problem`.
 
 One finite-domain variable per class to decide; hard facts as membership
 constraints; every soft edge as ``Optimize.add_soft`` (default maxres engine,
@@ -8,10 +8,6 @@ summed per (variable, device): one soft constraint per device instead of one
 per edge, with the same objective.  When two devices share a physical
 device, the lexicographic objective becomes one sum: bytes scaled by one
 more than the number of hints, plus the count of edges whose ends differ.
-
-An unsatisfiable class is proven with one assumption literal per fact; Z3's
-core is then shrunk by a deletion pass, dropping earlier facts first, so the
-caller orders the facts it would rather keep last.
 
 Encodings of a device variable (`Z3Backend(encoding=...)`): ``"bv"``,
 bit-vectors of ceil(log2 n) bits with an upper bound when n is not a power of
@@ -55,9 +51,6 @@ class Z3Backend:
         return f"Z3Backend(encoding={self.encoding!r})"
 
     def solve(self, problem: Problem) -> BackendResult:
-        conflicting = problem.conflicting()
-        if conflicting:
-            return _prove_conflicts(problem, conflicting, self.encoding)
         return _optimize(problem, self.encoding)
 
 
@@ -222,49 +215,6 @@ def _model_devices(
         if not 0 <= d < problem.num_devices or any(d not in allowed for allowed in problem.facts.get(c, ())):
             return None
     return chosen
-
-
-# -- unsatisfiable classes --------------------------------------------------------------
-
-
-def _prove_conflicts(problem: Problem, conflicting: list[int], encoding: str) -> BackendResult:
-    """Prove each conflicting class unsatisfiable and keep a subset-minimal core of its facts."""
-    ctx = z3.Context()
-    enc = _Encoder(max(1, problem.num_devices), encoding, ctx)
-    solver = z3.Solver(ctx=ctx)
-    solver.set("random_seed", 0)
-    solver.set("core.minimize", True)
-    cores: dict[int, list[int]] = {}
-    for c in conflicting:
-        v = enc.var(f"c{c}")
-        literals = []
-        for i, allowed in enumerate(problem.facts.get(c, ())):
-            lit = z3.Bool(f"k{c}_{i}", ctx)
-            solver.add(z3.Implies(lit, enc.member(v, allowed)))
-            literals.append(lit)
-        bound = enc.range_constraint(v)
-        if bound is not None:
-            solver.add(bound)
-        core = _minimal_core(solver, literals)
-        index = {lit.get_id(): i for i, lit in enumerate(literals)}
-        cores[c] = [index[lit.get_id()] for lit in core]
-    return BackendResult("unsat", cores=cores, variables=len(conflicting))
-
-
-def _minimal_core(solver: z3.Solver, literals: list[z3.BoolRef]) -> list[z3.BoolRef]:
-    """Z3's core, then one deletion pass so that no literal can be dropped."""
-    if solver.check(*literals) != z3.unsat:
-        raise RuntimeError("internal error: a class flagged as conflicting is satisfiable")
-    core_ids = {lit.get_id() for lit in solver.unsat_core()}
-    core = [lit for lit in literals if lit.get_id() in core_ids]
-    i = 0
-    while i < len(core):
-        trial = core[:i] + core[i + 1 :]
-        if solver.check(*trial) == z3.unsat:
-            core = trial
-        else:
-            i += 1
-    return core
 
 
 register_backend("z3", Z3Backend)
