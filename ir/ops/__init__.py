@@ -6,4 +6,18 @@ every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
 """
 
-from . import create, device, elementwise, index, linalg, manipulate, math, nn, reduce  # noqa: F401
+from . import (  # noqa: F401
+    conv_pool,
+    create,
+    device,
+    elementwise,
+    gather,
+    index,
+    linalg,
+    manipulate,
+    math,
+    nn,
+    norm,
+    reduce,
+    sort,
+)

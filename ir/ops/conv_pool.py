@@ -1,0 +1,1 @@
+"""Convolution, pooling and resize ops (filled in below)."""

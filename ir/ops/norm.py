@@ -1,0 +1,1 @@
+"""Normalization, activation and attention ops of the frontends (filled in below)."""
