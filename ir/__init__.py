@@ -1,5 +1,6 @@
 """vdplace's Relax-like IR: data structures, TVMScript parser and printer, ops."""
 
+from .bind_constants import bind_constants, missing_constants
 from .builder import FunctionBuilder, ModuleBuilder, tensor
 from .errors import InferenceError, IRError, ParseError, VDeviceLookupError
 from .expr import (
@@ -21,6 +22,7 @@ from .expr import (
     TupleGetItem,
     Var,
 )
+from .metadata import MetadataRef
 from .module import IRModule, iter_bindings
 from .op import Op, Param, all_ops, get_op, register_op
 from .parser import parse, parse_vdevice
@@ -39,6 +41,9 @@ from .structural_equal import assert_structural_equal, structural_equal
 from .vdevice import DeviceSpec, Target, VDevice, lookup_vdevice, vdevice_name
 
 __all__ = [
+    "bind_constants",
+    "missing_constants",
+    "MetadataRef",
     "Binding",
     "BindingBlock",
     "Call",

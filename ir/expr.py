@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .metadata import MetadataRef
 from .span import Span
 from .struct_info import ObjectStructInfo, StructInfo
 
@@ -66,11 +67,35 @@ class GlobalVar(Expr):
 
 
 class Constant(Expr):
-    __slots__ = ("data",)
+    """A tensor constant: its value, or a reference to a value kept outside the text.
 
-    def __init__(self, data: np.ndarray, struct_info: StructInfo, span: Span | None = None) -> None:
+    `data` is the array, or None when the value is not known: TVM prints
+    weights as ``metadata["kind"][i]`` references (`ref`) and leaves them out
+    of the text.  A constant with a `ref` prints as that reference whether or
+    not its value is known; its struct info comes from the value when there is
+    one, and is otherwise a tensor of unknown shape and dtype.
+    """
+
+    __slots__ = ("data", "ref")
+
+    def __init__(
+        self,
+        data: np.ndarray | None,
+        struct_info: StructInfo,
+        span: Span | None = None,
+        ref: MetadataRef | None = None,
+    ) -> None:
         super().__init__(struct_info, span)
+        if data is None and ref is None:
+            raise ValueError("a constant needs a value or a metadata reference")
         self.data = data
+        self.ref = ref
+
+    def with_struct_info(self, struct_info: StructInfo) -> Constant:
+        """The same constant (value, reference and span) with another struct info."""
+        if struct_info is self.struct_info:
+            return self
+        return Constant(self.data, struct_info, self.span, self.ref)
 
 
 class Call(Expr):

@@ -114,4 +114,4 @@ class _Filler(ExprMutator):
 
     def visit_constant(self, const: Constant) -> Expr:
         sinfo = self.fill(const.struct_info)
-        return const if sinfo is const.struct_info else Constant(const.data, sinfo, const.span)  # type: ignore[arg-type]
+        return const.with_struct_info(sinfo)  # type: ignore[arg-type]

@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .errors import InferenceError
-from .struct_info import StructInfo, TensorStructInfo, nbytes, tensor_leaves
+from .struct_info import PrimStructInfo, StructInfo, TensorStructInfo, nbytes, tensor_leaves
 
 REQUIRED = object()
 
@@ -257,5 +257,8 @@ def expect_tensor(op: str, sinfos: Sequence[StructInfo], index: int) -> TensorSt
     """Argument `index` as a tensor struct info, or an `InferenceError` saying what it is."""
     sinfo = sinfos[index]
     if not isinstance(sinfo, TensorStructInfo):
-        raise InferenceError(f"R.{op}: argument {index} must be a tensor, got {sinfo!r}")
+        hint = ""
+        if isinstance(sinfo, PrimStructInfo) and sinfo.value is not None:
+            hint = f" (a bare number is a prim value; write R.const({sinfo.value!r}, dtype) for a tensor)"
+        raise InferenceError(f"R.{op}: argument {index} must be a tensor, got {sinfo!r}{hint}")
     return sinfo

@@ -366,6 +366,12 @@ class _Comparer:
         return None
 
     def constant(self, a: Constant, b: Constant) -> str | None:
+        if a.ref != b.ref:
+            return f"{self.where}: constant {_constant_name(a)} vs {_constant_name(b)}"
+        if a.data is None or b.data is None:
+            if (a.data is None) != (b.data is None):
+                return f"{self.where}: constant {_constant_name(a)} with a value vs without one"
+            return None
         da, db = np.asarray(a.data), np.asarray(b.data)
         dtype_a, dtype_b = _constant_dtype(a), _constant_dtype(b)
         if dtype_a != dtype_b:
@@ -384,6 +390,10 @@ def _func_attrs(func: Function) -> dict[str, Any]:
     if "private" in attrs and not attrs["private"]:
         del attrs["private"]
     return attrs
+
+
+def _constant_name(c: Constant) -> str:
+    return "an inline constant" if c.ref is None else repr(c.ref)
 
 
 def _constant_dtype(c: Constant) -> str:

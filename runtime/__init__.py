@@ -26,7 +26,16 @@ Modules, one job each:
 
 from .compile import check_placed, compile
 from .devices import CPU, Device, DeviceArray, MemoryStats, Simulated
-from .errors import CompileError, DeviceMismatch, DeviceUnavailable, InputError, KernelError, UnplacedError, VMError
+from .errors import (
+    CompileError,
+    DeviceMismatch,
+    DeviceUnavailable,
+    InputError,
+    KernelError,
+    MissingConstantError,
+    UnplacedError,
+    VMError,
+)
 from .executable import CompiledFunction, Executable
 from .inputs import random_inputs
 from .profile import Profile
@@ -47,6 +56,7 @@ __all__ = [
     "InputError",
     "KernelError",
     "MemoryStats",
+    "MissingConstantError",
     "Profile",
     "Simulated",
     "TorchDevice",

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from vdplace.ir.bind_constants import ConstantValues, bind_constants, missing_constants
 from vdplace.ir.expr import (
     Call as IRCall,
 )
@@ -52,7 +53,7 @@ from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from vdplace.ir.vdevice import VDevice, vdevice_name
 
 from . import shapes
-from .errors import CompileError, DeviceMismatch, UnplacedError
+from .errors import CompileError, DeviceMismatch, MissingConstantError, UnplacedError
 from .executable import CompiledFunction, DeviceTree, Executable, SymbolBinding
 from .instructions import (
     AllocTensor,
@@ -64,6 +65,7 @@ from .instructions import (
     Instruction,
     Invoke,
     LoadConst,
+    MakePrim,
     MakeShape,
     MakeTuple,
     Move,
@@ -75,12 +77,20 @@ from .liveness import assign_drops
 _COPY_OPS = ("to_vdevice", "hint_on_device")
 
 
-def compile(mod: IRModule) -> Executable:  # noqa: A001  (the name the API promises)
+def compile(mod: IRModule, params: ConstantValues | None = None) -> Executable:  # noqa: A001  (the API's name)
     """Lower a fully placed module to an `Executable`; raises `UnplacedError` / `DeviceMismatch`.
 
     A module that declares no vdevice at all (what TVM's frontends print) runs
-    on the host: every tensor is put on `HOST_VDEVICE` first.
+    on the host: every tensor is put on `HOST_VDEVICE` first.  `params` gives
+    the values of the constants the text only references (``metadata[kind][i]``:
+    a dict or an ``.npz`` path, see `ir.bind_constants`); any still without a
+    value is a `MissingConstantError` naming each one.
     """
+    if params is not None:
+        mod = bind_constants(mod, params)
+    missing = missing_constants(mod)
+    if missing:
+        raise MissingConstantError([(repr(ref), _location(span)) for ref, span in missing])
     if not mod.vdevices:
         mod = fill_vdevice(mod, HOST_VDEVICE)
     check_placed(mod)
@@ -290,6 +300,8 @@ class _FunctionCompiler:
                 self.emit(LoadConst(dst, self.constant(tuple(expr.values)), None))
             else:
                 self.emit(MakeShape(dst, expr.values))
+        elif isinstance(expr, PrimValue) and isinstance(expr.value, str):
+            self.emit(MakePrim(dst, expr.value))
         elif isinstance(expr, PrimValue):
             self.emit(LoadConst(dst, self.constant(np.asarray(expr.value, dtype=expr.dtype or None)[()]), None))
         elif isinstance(expr, StringImm):

@@ -29,6 +29,22 @@ class UnplacedError(CompileError):
         )
 
 
+class MissingConstantError(CompileError):
+    """Constants the text only references (``metadata[kind][i]``) have no value.
+
+    `missing` lists each one once, as (reference text, location or None), in
+    program order; the message names them all.
+    """
+
+    def __init__(self, missing: list[tuple[str, str | None]]) -> None:
+        self.missing = missing
+        lines = [f"  {ref} (first used at {where})" if where else f"  {ref}" for ref, where in missing]
+        super().__init__(
+            f"{len(missing)} constant(s) of the module have no value; pass them with params= "
+            "(a dict or an .npz file keyed 'kind:index', e.g. 'ir.GenericConst:0') or --params:\n" + "\n".join(lines)
+        )
+
+
 class DeviceMismatch(VMError):
     """An instruction was given an array that lives on another device than the one it runs on.
 

@@ -218,6 +218,24 @@ class LoadConst(Instruction):
         return f"{reg(self.dst)} = LoadConst c{self.index}{where}"
 
 
+class MakePrim(Instruction):
+    """``dst = int64(expr)`` for a symbolic prim value, evaluated from the frame's shape variables."""
+
+    __slots__ = ("dst", "expr")
+    kind = "MakePrim"
+
+    def __init__(self, dst: int, expr: str) -> None:
+        super().__init__()
+        self.dst = dst
+        self.expr = expr
+
+    def defs(self) -> tuple[int, ...]:
+        return (self.dst,)
+
+    def body(self, reg: RegName, dev: DevName) -> str:
+        return f"{reg(self.dst)} = MakePrim({self.expr})"
+
+
 class MakeShape(Instruction):
     """``dst = shape(dims)`` where some dims are symbolic, evaluated from the frame's shape variables."""
 

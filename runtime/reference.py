@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from vdplace.ir.bind_constants import ConstantValues, bind_constants, missing_constants
 from vdplace.ir.dtype import to_numpy
 from vdplace.ir.expr import (
     Call,
@@ -31,11 +32,20 @@ from vdplace.ir.op import SHAPE, Op
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
-from .errors import InputError, VMError
+from .errors import InputError, MissingConstantError, VMError
 
 
-def run_reference(mod: IRModule, entry: str = "main", *args: Any) -> Any:
-    """Evaluate `entry` on NumPy `args`; tensors come back as NumPy arrays, tuples as tuples."""
+def run_reference(mod: IRModule, entry: str = "main", *args: Any, params: ConstantValues | None = None) -> Any:
+    """Evaluate `entry` on NumPy `args`; tensors come back as NumPy arrays, tuples as tuples.
+
+    `params` gives the values of the constants the text only references, as
+    for `compile`; a constant without a value is a `MissingConstantError`.
+    """
+    if params is not None:
+        mod = bind_constants(mod, params)
+    missing = missing_constants(mod)
+    if missing:
+        raise MissingConstantError([(repr(r), s.location() if s else None) for r, s in missing])
     if entry not in mod.functions:
         raise VMError(f"no function {entry!r} in the module; it has {', '.join(mod.functions) or 'none'}")
     params = mod[entry].params
@@ -94,6 +104,8 @@ class _Interpreter:
             return self.eval(expr.tuple_value, env, dims)[expr.index]
         if isinstance(expr, ShapeExpr):
             return tuple(shapes.evaluate(d, dims) for d in expr.values)
+        if isinstance(expr, PrimValue) and isinstance(expr.value, str):
+            return np.int64(shapes.evaluate(expr.value, dims))
         if isinstance(expr, PrimValue):
             return np.asarray(expr.value, dtype=expr.dtype or None)[()]
         if isinstance(expr, StringImm):

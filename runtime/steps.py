@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from . import shapes
 from .call_steps import closure_step, make_call_step
 from .devices import Device, DeviceArray
@@ -32,6 +34,7 @@ from .instructions import (
     Instruction,
     Invoke,
     LoadConst,
+    MakePrim,
     MakeShape,
     MakeTuple,
     Move,
@@ -85,6 +88,7 @@ class StepBuilder:
             Move: self._move,
             LoadConst: self._const,
             MakeShape: self._shape,
+            MakePrim: self._prim,
             MakeTuple: self._tuple,
             GetItem: self._getitem,
             If: self._if,
@@ -176,6 +180,18 @@ class StepBuilder:
         def step(regs: list) -> int:
             env = regs[env_slot] or {}
             regs[dst] = tuple(shapes.evaluate(d, env) for d in dims)
+            if free is not None:
+                free(regs)
+            return nxt
+
+        return step
+
+    def _prim(self, frame: Frame, pc: int, instr: MakePrim) -> Callable[[list], int]:
+        dst, expr, env_slot, nxt = instr.dst, instr.expr, frame.env_slot, pc + 1
+        free = _dropper(instr.drop)
+
+        def step(regs: list) -> int:
+            regs[dst] = np.int64(shapes.evaluate(expr, regs[env_slot] or {}))
             if free is not None:
                 free(regs)
             return nxt

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vdplace import ir, runtime
+from vdplace import ir, placement, runtime
 from vdplace.ir.metadata import MetadataRef
 
 FRONTEND_MLP = """
@@ -47,15 +47,6 @@ def test_func_attr_with_metadata_references_parses_prints_back_and_runs():
     np.testing.assert_allclose(np.asarray(got), np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
 
 
-def test_metadata_constant_in_an_expression_is_a_clear_error():
-    text = FRONTEND_MLP.replace("R.add(lv1, p_fc1_bias)", 'R.add(lv1, metadata["relax.expr.Constant"][0])')
-    with pytest.raises(
-        ir.ParseError,
-        match=r'^mlp.py:\d+:\d+: metadata\["relax.expr.Constant"\]\[0\] is a constant whose value is not in the text',
-    ):
-        ir.parse(text, filename="mlp.py")
-
-
 def test_metadata_is_only_a_literal_inside_func_attr():
     text = FRONTEND_MLP.replace("axes=None", 'axes=metadata["ffi.Tensor"][0]')
     with pytest.raises(ir.ParseError, match=r"^mlp.py:\d+:\d+: "):
@@ -82,3 +73,62 @@ class Module:
     np.testing.assert_array_equal(np.asarray(got), x[0:2, 1:4])
     with pytest.raises(ir.ParseError, match=r"^<string>:\d+:\d+: "):
         ir.parse(text.replace("T.int64(0)", "T.int64(n)"))
+
+
+DYNAMIC = """
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+s77 = TypeVar("s77")
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((s77, 3, 2), dtype="float32")) -> R.Tuple(R.Tensor((s77, s77), dtype="float32"), R.Tensor(("s77 * 3", 2), dtype="float32")):
+        R.func_attr({"tir_var_lower_bound": {"s77": 2}, "tir_var_upper_bound": {"s77": 64}})
+        with R.dataflow():
+            lv: R.Tensor((s77, 3, 2), dtype="float32") = R.clip(x, 0, 6)
+            lv1: R.Tensor((s77, 6), dtype="float32") = R.reshape(lv, R.shape([s77, 6]))
+            lv2: R.Tensor((6, s77), dtype="float32") = R.permute_dims(lv1, axes=[1, 0])
+            lv3: R.Tensor((s77, s77), dtype="float32") = R.matmul(lv1, lv2, out_dtype="float32")
+            lv4: R.Tensor((s77,), dtype="int64") = R.arange(0, s77, 1, dtype="int64")
+            lv5: R.Tensor((1, s77), dtype="int64") = R.expand_dims(lv4, axis=[-2])
+            lv7: R.Tensor((s77, 1), dtype="int64") = R.expand_dims(lv4, axis=[-1])
+            lv8: R.Tensor((s77, s77), dtype="int64") = R.subtract(lv5, lv7)
+            lv9: R.Tensor((s77, s77), dtype="bool") = R.less_equal(lv8, R.const(1, "int64"))
+            lv10: R.Tensor((), dtype="float32") = R.const(0.0, "float32")
+            lv11: R.Tensor((s77, s77), dtype="float32") = R.where(lv9, lv3, lv10)
+            lv12: R.Tensor((s77, s77), dtype="float32") = R.clip(lv11, T.float64(-0.5), T.float64(0.5))
+            lv13: R.Tensor((s77 * 3, 2), dtype="float32") = R.reshape(lv1, R.shape([s77 * 3, 2]))
+            lv14: R.Tensor(("s77 * 3",), dtype="int64") = R.arange(0, s77 * 3, 1, dtype="int64")
+            gv: R.Tuple(R.Tensor((s77, s77), dtype="float32"), R.Tensor((s77 * 3, 2), dtype="float32")) = lv12, lv13
+            R.output(gv)
+        return gv
+"""
+
+
+def test_dynamic_frontend_output_type_vars_bare_and_symbolic_prim_values():
+    """What TVM prints for a torch.export with a dynamic batch: TypeVar dims, R.clip(x, 0, 6), R.arange(0, n, 1)."""
+    mod = ir.parse(DYNAMIC, filename="dyn.py")
+    clip = next(b.value for b in ir.iter_bindings(mod["main"]) if b.var.name == "lv")
+    assert [(a.value, a.dtype) for a in clip.args[1:]] == [(0, "int64"), (6, "int64")]
+    lv14 = next(b.value for b in ir.iter_bindings(mod["main"]) if b.var.name == "lv14")
+    assert (lv14.args[1].value, lv14.args[1].dtype) == ("s77 * 3", "int64")
+    printed = ir.script(mod)
+    assert "s77 = T.int64()" in printed and "R.prim_value(s77 * 3)" in printed
+    assert ir.structural_equal(ir.parse(printed), mod)
+    x = np.random.default_rng(0).standard_normal((5, 3, 2)).astype("float32")
+    y = np.clip(x, 0, 6).reshape(5, 6)
+    placed = placement.place(mod, default="host").module
+    for got in (runtime.VirtualMachine(runtime.compile(placed)).run("main", x), runtime.run_reference(mod, "main", x)):
+        np.testing.assert_allclose(np.asarray(got[0]), np.clip(np.tril(y @ y.T, 1), -0.5, 0.5), rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(np.asarray(got[1]), y.reshape(-1, 2))
+
+
+def test_a_type_var_must_name_itself_and_undeclared_bare_names_are_errors():
+    with pytest.raises(ir.ParseError, match=r"^dyn.py:6:1: the top level of a file holds imports"):
+        ir.parse(DYNAMIC.replace('s77 = TypeVar("s77")', 's77 = TypeVar("n")'), filename="dyn.py")
+    with pytest.raises(ir.ParseError, match=r"undefined variable 'k'"):
+        ir.parse(DYNAMIC.replace("R.arange(0, s77, 1", "R.arange(0, k, 1"), filename="dyn.py")
+    with pytest.raises(ir.ParseError, match="a symbolic prim value is an int64"):
+        ir.parse(DYNAMIC.replace("R.arange(0, s77, 1", "R.arange(0, T.float32(s77), 1"), filename="dyn.py")

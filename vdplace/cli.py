@@ -142,7 +142,7 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
     from vdplace import runtime
 
     try:
-        executable = runtime.compile(placed)
+        executable = runtime.compile(placed, params=args.params)
         devices = "cpu" if args.cpu else None
         vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
         inputs = _load_inputs(args.inputs, mod, args.entry)
@@ -150,6 +150,9 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
     except runtime.VMError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CONFLICT
+    except (OSError, ValueError) as err:  # an unreadable --params file, a key naming no constant
+        print(f"error: cannot bind --params {args.params}: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     for line in _summarize(outputs):
         print(line)
     if args.profile:
@@ -195,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
     _placement_options(run, "host")
     run.add_argument("--entry", default="main", help="function to run (default: main)")
     run.add_argument("--inputs", default="random", help="'random' or an .npz file with one array per parameter name")
+    run.add_argument(
+        "--params",
+        metavar="FILE.npz",
+        help="values of the constants the text only references (metadata[kind][i]), keyed 'kind:index'",
+    )
     run.add_argument("--simulate", action="store_true", help="simulate devices this machine does not have")
     run.add_argument("--cpu", action="store_true", help="run every vdevice on the CPU (a reference run)")
     run.add_argument("--profile", action="store_true", help="print time, copies and memory per device")

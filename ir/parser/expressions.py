@@ -73,11 +73,8 @@ class ExprParser:
             return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
         if t is ast.Subscript:
             ref = metadata_ref(node)  # type: ignore[arg-type]
-            if ref is not None:
-                raise self.src.error(
-                    f"{ref!r} is a constant whose value is not in the text; such constants are not supported yet",
-                    node,
-                )
+            if ref is not None:  # a constant whose value is not in the text
+                return Constant(None, TensorStructInfo(), self.src.span(node), ref)
             return self._get_item(node, depth)  # type: ignore[arg-type]
         if t is ast.Attribute:
             name = dotted(node)
@@ -87,13 +84,12 @@ class ExprParser:
                     gv = GlobalVar(rest, self.src.span(node))
                     gv.struct_info = self.module.callee_struct_info(rest, node)
                     return gv
-        if t is ast.Constant:
-            value = node.value  # type: ignore[attr-defined]
-            if isinstance(value, (int, float, bool)):
-                raise self.src.error(
-                    f"the literal {value!r} is not a relax value: write R.const({value!r}) or R.prim_value({value!r})",
-                    node,
-                )
+        if t is ast.Constant and isinstance(node.value, (int, float, bool)):  # type: ignore[attr-defined]
+            return self._prim(node, node, depth)  # a bare prim value argument, as TVM prints it: R.clip(x, 0, 6)
+        if t is ast.UnaryOp and isinstance(node.operand, ast.Constant):  # type: ignore[attr-defined]
+            return self._prim(node, node, depth)  # -1
+        if (t is ast.BinOp or t is ast.UnaryOp) and self._is_symbolic(node):
+            return self._prim(node, node, depth)  # n * 3
         raise self.src.error(f"unsupported expression: {describe(node)}", node)
 
     def _lookup(self, name: str, node: ast.AST) -> Var:
@@ -106,8 +102,8 @@ class ExprParser:
                 "list it in that block's R.output(...) to use it after the block",
                 node,
             )
-        if name in self.sig.symbols:
-            raise self.src.error(f"{name!r} is a symbolic dim (T.int64), not a relax value", node)
+        if name in self.sig.symbols:  # a symbolic dim as a prim value: R.arange(0, n, 1)
+            return self._prim(node, node, 0)  # type: ignore[arg-type,return-value]
         if name in self.aliases:
             raise self.src.error(f"{name!r} is the module: call its functions as {name}.f(...)", node)
         raise self.src.error(f"undefined variable {name!r}", node)
@@ -127,6 +123,8 @@ class ExprParser:
                 f"unsupported call of {describe(node.func)}: only R.<op>(...) and cls.<function>(...) can be called",
                 node,
             )
+        if name in _PRIM_DTYPES:  # T.float64(0.5) as an argument, as TVM prints a typed prim value
+            return self._prim(node, node, depth)
         head, _, rest = name.partition(".")
         if head == "R" and rest:
             builtin = BUILTINS.get(rest)
@@ -246,6 +244,15 @@ class ExprParser:
         (value_node,) = bind_arguments(self.src, node, ("value",), "R.prim_value")
         if value_node is None:
             raise self.src.error("R.prim_value needs a value", node)
+        return self._prim(value_node, node, depth)
+
+    def _prim(self, value_node: ast.expr, node: ast.expr, depth: int) -> PrimValue:
+        """A prim value from ``3``, ``T.int32(3)``, ``T.float64(0.5)``, ``True``, ``n`` or ``n * 3``.
+
+        The bare forms are how TVM prints prim value arguments (``R.clip(x, 0,
+        6)``, ``R.arange(0, n, 1)``); a symbolic one (a declared dim, or
+        arithmetic of dims) is an int64 whose value the run binds.
+        """
         dtype = None
         if isinstance(value_node, ast.Call) and dotted(value_node.func) in _PRIM_DTYPES:
             dtype = _PRIM_DTYPES[dotted(value_node.func)]  # type: ignore[index]
@@ -253,6 +260,11 @@ class ExprParser:
             if inner is None:
                 raise self.src.error(f"T.{dtype}(...) needs a value here", value_node)
             value_node = inner
+        if self._is_symbolic(value_node):
+            if dtype not in (None, "int64"):
+                raise self.src.error(f"a symbolic prim value is an int64, not a {dtype}", value_node)
+            value: Any = self.static.dim(value_node, depth)
+            return PrimValue(value, "int64", PrimStructInfo("int64", value), self.src.span(node))
         value = literal(self.src, value_node)
         if not isinstance(value, (int, float, bool)):
             raise self.src.error(f"R.prim_value takes a number or a bool, got {describe(value_node)}", value_node)
@@ -269,6 +281,11 @@ class ExprParser:
                 raise self.src.error(f"T.{dtype} takes a number, got {value!r}", value_node)
             value = float(value)
         return PrimValue(value, dtype, PrimStructInfo(dtype, value), self.src.span(node))
+
+    def _is_symbolic(self, node: ast.expr) -> bool:
+        """Whether `node` names a declared symbolic dim (alone or in arithmetic), not a relax variable."""
+        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+        return bool(names) and all(n in self.sig.symbols and n not in self.scope for n in names)
 
     def _string(self, node: ast.Call, depth: int) -> StringImm:
         (value_node,) = bind_arguments(self.src, node, ("value",), "R.str")

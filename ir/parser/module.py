@@ -62,6 +62,8 @@ class ModuleParser:
         self.where: ast.AST | FastLine | None = None
         self._ops: dict[str, Op | None] = {}
         self._param_names: dict[str, tuple[str, ...]] = {}
+        # Symbolic dims declared at the top of the file (`n = TypeVar("n")`), usable in every function.
+        self.type_vars: set[str] = set()
 
     # -- helpers shared with the function parser --------------------------------
     def op(self, name: str) -> Op | None:
@@ -169,6 +171,9 @@ class ModuleParser:
                 and isinstance(stmt.value.value, str)
             ):
                 continue  # docstring
+            if _is_type_var(stmt):
+                self.type_vars.add(stmt.targets[0].id)  # type: ignore[attr-defined]
+                continue  # `n = TypeVar("n")`: how TVM declares the symbolic dims it prints bare
             if isinstance(stmt, ast.ClassDef):
                 self._check_module_decorator(stmt)
                 if found is not None:
@@ -291,7 +296,7 @@ class ModuleParser:
             )
         if args.defaults:
             raise self.src.error(f"function {name!r}: parameters cannot have default values", args.defaults[0])
-        sig.symbols = _declared_symbols(fdef)
+        sig.symbols = _declared_symbols(fdef) | self.type_vars
         static = StaticReader(self.src, self.vdevices, sig.symbols)
         seen: set[str] = set()
         for arg in args.args:
@@ -418,3 +423,19 @@ def _describe_statement(stmt: ast.stmt) -> str:
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return f"the function definition {stmt.name!r}"
     return statement_words(stmt)
+
+
+def _is_type_var(stmt: ast.stmt) -> bool:
+    """``name = TypeVar("name")``, the declaration TVM prints above a module using the dim ``name``."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    call = stmt.value
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "TypeVar"
+        and len(call.args) == 1
+        and not call.keywords
+        and isinstance(call.args[0], ast.Constant)
+        and call.args[0].value == stmt.targets[0].id
+    )

@@ -118,8 +118,10 @@ class FunctionPrinter(ValuePrinter):
         cls_at = len(out)
         self.body = func.body
         self.walk(func.body)
+        declarations = [f"{INDENT * 2}{name} = T.int64()" for name in sorted(self.symbols)]
         if self.uses_cls:
-            out.insert(cls_at, f"{INDENT * 2}cls = {self.class_name}")
+            declarations.insert(0, f"{INDENT * 2}cls = {self.class_name}")
+        out[cls_at:cls_at] = declarations
 
     # -- blocks and bindings ----------------------------------------------------------
     def enter_block(self, block: BindingBlock) -> None:

@@ -9,6 +9,7 @@ value is walked, its text is the top entry.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,9 @@ class ValuePrinter(ExprVisitor):
 
     `names` maps each defined variable to its printed name (filled by the
     subclass as variables are defined); `where` prefixes error messages;
-    `uses_cls` turns True once a ``cls.`` reference is written.
+    `uses_cls` turns True once a ``cls.`` reference is written;
+    `symbols` collects the dims a symbolic prim value names (the function
+    declares them, ``n = T.int64()``).
     """
 
     def __init__(self, sinfo: SInfoFormatter, plans: dict[str, CallPlan], where: str) -> None:
@@ -55,6 +58,7 @@ class ValuePrinter(ExprVisitor):
         self.names: dict[Var, str] = {}
         self.texts: list[str] = []
         self.uses_cls = False
+        self.symbols: set[str] = set()
 
     # -- leaves -------------------------------------------------------------------
     def visit_var(self, var: Var) -> None:
@@ -68,6 +72,9 @@ class ValuePrinter(ExprVisitor):
         self.texts.append(f"cls.{gvar.name}")
 
     def visit_constant(self, const: Constant) -> None:
+        if const.ref is not None:
+            self.texts.append(repr(const.ref))
+            return
         data = np.asarray(const.data)
         dtype = json.dumps(constant_dtype(const))
         if data.dtype.kind == "f" and not np.isfinite(data).all():
@@ -83,6 +90,10 @@ class ValuePrinter(ExprVisitor):
 
     def visit_prim_value(self, value: PrimValue) -> None:
         v = value.value
+        if isinstance(v, str):  # a symbolic dim or arithmetic of dims: R.prim_value(n * 3)
+            self.symbols.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", v))
+            self.texts.append(f"R.prim_value({v})")
+            return
         default = "bool" if isinstance(v, bool) else "int64" if isinstance(v, int) else "float64"
         if value.dtype == default:
             self.texts.append(f"R.prim_value({literal(v)})")

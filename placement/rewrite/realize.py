@@ -243,7 +243,7 @@ class _Realizer:
             return TupleGetItem(value, index, item, e.span)
         if t is Constant:
             tree = self.expr_sites.get(id(e))
-            return Constant(e.data, self.sinfo(e.struct_info, tree), e.span)  # type: ignore[attr-defined]
+            return e.with_struct_info(self.sinfo(e.struct_info, tree))  # type: ignore[attr-defined]
         if isinstance(e, Var):
             return self.vmap[e]
         return e  # shapes, prim values, strings, global vars: immutable and device-free

@@ -108,7 +108,7 @@ class _Remapper(ExprMutator):
 
     def visit_constant(self, const: Constant) -> Expr:
         sinfo = self.sinfo(const.struct_info, self.span)
-        return const if sinfo is const.struct_info else Constant(const.data, sinfo, const.span)
+        return const.with_struct_info(sinfo)
 
     def visit_if(self, node: If, cond: Expr, true_branch: Expr, false_branch: Expr) -> Expr:
         return If(cond, true_branch, false_branch, self.sinfo(node.struct_info, self.span), node.span)  # type: ignore[arg-type]
