@@ -132,3 +132,27 @@ def test_a_type_var_must_name_itself_and_undeclared_bare_names_are_errors():
         ir.parse(DYNAMIC.replace("R.arange(0, s77, 1", "R.arange(0, k, 1"), filename="dyn.py")
     with pytest.raises(ir.ParseError, match="a symbolic prim value is an int64"):
         ir.parse(DYNAMIC.replace("R.arange(0, s77, 1", "R.arange(0, T.float32(s77), 1"), filename="dyn.py")
+
+
+def test_one_hint_on_a_module_without_vdevices_declares_its_device_and_the_host():
+    """What TVM's users do to the frontend's output: add one R.hint_on_device, then place and run."""
+    text = FRONTEND_MLP.replace(
+        'lv3: R.Tensor((1, 32), dtype="float32") = R.nn.relu(lv2)',
+        'lv2b = R.hint_on_device(lv2, R.device(2, 1))\n            lv3: R.Tensor((1, 32), dtype="float32") = R.nn.relu(lv2b)',
+    )
+    mod = ir.parse(text, filename="mlp.py")
+    assert [(v.kind, v.vdevice_id, v.memory_scope) for v in mod.vdevices] == [
+        ("cuda", 1, "global"),
+        ("llvm", 0, "global"),
+    ]
+    placed = placement.place(mod, default="host").module
+    assert 'I.vdevice("cuda", 1, "global"), I.vdevice("llvm", 0, "global")' in ir.script(placed)
+    assert ir.structural_equal(ir.parse(ir.script(placed)), placed)
+    x, w, b = (
+        np.linspace(-1, 1, n, dtype="float32").reshape(s) for n, s in ((10, (1, 10)), (320, (32, 10)), (32, (32,)))
+    )
+    vm = runtime.VirtualMachine(runtime.compile(placed), simulate_missing=True)
+    (got,) = vm.run("main", x, w, b)
+    np.testing.assert_allclose(np.asarray(got), np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
+    hinted_cpu = text.replace("R.device(2, 1)", "R.device(1, 0)")
+    assert [v.kind for v in ir.parse(hinted_cpu).vdevices] == ["llvm"]

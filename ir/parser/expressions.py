@@ -182,6 +182,8 @@ class ExprParser:
         raise self.src.error(f"R.{op.name}: parameter {name!r} has an unknown kind {kind!r}", node)
 
     def _infer(self, op: Op, args: list[Expr], attrs: dict[str, Any], span: Span) -> StructInfo:
+        if op.name == "hint_on_device" and self.module.implies_vdevices:
+            self.module.imply_vdevice(attrs["device"], attrs.get("memory_scope", "global"))
         try:
             return call_struct_info(op, args, attrs, self.vdevices, span)
         except ParseError as err:

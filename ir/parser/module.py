@@ -16,11 +16,12 @@ from typing import Any
 
 from ..errors import ParseError
 from ..expr import Function
+from ..fill_vdevice import HOST_VDEVICE
 from ..module import IRModule
 from ..op import Op, all_ops, get_op
 from ..span import Span
 from ..struct_info import FuncStructInfo, StructInfo
-from ..vdevice import VDevice
+from ..vdevice import DeviceSpec, Target, VDevice, lookup_device
 from .annotations import StaticReader
 from .fastlines import FastLine, Skeleton
 from .function import SYMBOL_DECLS, FunctionParser, statement_words
@@ -62,6 +63,9 @@ class ModuleParser:
         self.where: ast.AST | FastLine | None = None
         self._ops: dict[str, Op | None] = {}
         self._param_names: dict[str, tuple[str, ...]] = {}
+        # True for a module that declares no vdevice (what TVM's frontends print): each device a
+        # hint names becomes a vdevice, with the host (llvm:0) beside it (`imply_vdevice`).
+        self.implies_vdevices = False
         # Symbolic dims declared at the top of the file (`n = TypeVar("n")`), usable in every function.
         self.type_vars: set[str] = set()
 
@@ -140,6 +144,7 @@ class ModuleParser:
         module_attrs: dict[str, Any] = {}
         if attrs_call is not None:
             module_attrs = self._module_attrs(attrs_call)
+        self.implies_vdevices = not self.vdevices
         for fdef in defs:
             self._signature(fdef)
         for name in self._order():
@@ -271,6 +276,23 @@ class ModuleParser:
                 continue
             infos[key] = literal(self.src, value_node, seq=list)
         return infos
+
+    def imply_vdevice(self, device: DeviceSpec, memory_scope: str) -> None:
+        """Declare the vdevice a hint names in a module that declares none, and the host beside it.
+
+        The device becomes ``VDevice(<kind>, index, scope)`` with the target
+        kind TVM uses for its device type (``cuda`` for cuda, ``llvm`` for
+        cpu); the host `HOST_VDEVICE` is added too when no CPU vdevice is
+        declared, so that what no hint reaches has a home.  The printed module
+        lists them in ``I.module_global_infos``.
+        """
+        try:
+            lookup_device(self.vdevices, device, memory_scope)
+        except LookupError:
+            kind = "llvm" if device.device_type == "cpu" else device.device_type
+            self.vdevices.append(VDevice(Target(kind), device.index, memory_scope))
+        if not any(v.device_type == "cpu" for v in self.vdevices):
+            self.vdevices.append(HOST_VDEVICE)
 
     def _module_attrs(self, call: ast.Call) -> dict[str, Any]:
         (arg,) = bind_arguments(self.src, call, ("attrs",), "I.module_attrs")
