@@ -27,6 +27,7 @@ from .expr import (
     GlobalVar,
     If,
     SeqExpr,
+    ShapeExpr,
     Tuple,
     TupleGetItem,
     Var,
@@ -40,9 +41,9 @@ from .normalize import (
     merge_annotation,
     tuple_struct_info,
 )
-from .op import REQUIRED, get_op
+from .op import REQUIRED, SHAPE, Op, get_op
 from .span import Span
-from .struct_info import FuncStructInfo, StructInfo, TensorStructInfo
+from .struct_info import FuncStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
 from .vdevice import VDevice
 
 
@@ -67,6 +68,7 @@ class SeqBuilder:
     def call(self, op_name: str, *args: Expr, span: Span | None = None, **attrs: Any) -> Call:
         """A normalized call of a registered op; attributes take their defaults."""
         op = get_op(op_name)
+        args = self._expr_args(op, args, attrs, span)
         full = {}
         for param in op.attr_params:
             if param.name in attrs:
@@ -81,6 +83,26 @@ class SeqBuilder:
             raise InferenceError(f"R.{op_name} takes {len(op.expr_params)} argument(s), got {len(args)}", span)
         sinfo = call_struct_info(op, args, full, self.module.vdevices, span)
         return Call(op, args, full, sinfo, span)
+
+    @staticmethod
+    def _expr_args(op: Op, args: tuple[Expr, ...], attrs: dict[str, Any], span: Span | None) -> tuple[Expr, ...]:
+        """The expression arguments in parameter order; a shape given by keyword becomes a `ShapeExpr`."""
+        given = list(args)
+        out: list[Expr] = []
+        for param in op.expr_params:
+            if param.kind == SHAPE and param.name in attrs:
+                value = attrs.pop(param.name)
+                if isinstance(value, Expr):
+                    out.append(value)
+                    continue
+                if not isinstance(value, (tuple, list)):
+                    raise InferenceError(f"R.{op.name}: {param.name} must be a shape (a tuple of dims), got {value!r}")
+                out.append(ShapeExpr(tuple(value), ShapeStructInfo(tuple(value)), span))
+            elif given:
+                out.append(given.pop(0))
+            else:
+                break
+        return tuple(out + given)
 
     def call_function(self, name: str, *args: Expr, span: Span | None = None) -> Call:
         callee = self.module.signature(name)

@@ -49,7 +49,7 @@ REQUIRED = object()
 TENSOR = "tensor"  # a relax expression holding a tensor
 TENSORS = "tensors"  # a relax tuple of tensors, e.g. concat's input
 ATTR = "attr"  # a literal attribute: int, float, str, None, tuple of ints, dtype
-SHAPE = "shape"  # a shape literal (tuple/list of dims or R.shape([...])), stored as an attribute
+SHAPE = "shape"  # a shape value: a ShapeExpr (a dims list or R.shape([...])) or a shape variable (R.shape_of)
 DEVICE = "device"  # hint_on_device's device: tvm.cpu(), R.device(...)
 VDEVICE = "vdevice"  # to_vdevice's destination: a vdevice name, resolved against the module
 
@@ -68,7 +68,7 @@ class Param:
 
     @property
     def is_expr(self) -> bool:
-        return self.kind in (TENSOR, TENSORS)
+        return self.kind in (TENSOR, TENSORS, SHAPE)
 
 
 class Work(NamedTuple):

@@ -1,9 +1,9 @@
 """Steps for `Call` instructions: an op's kernel run on its device's arrays.
 
 The kernel is resolved once, when the step is made: the device's kernel for
-the op (`Device.kernel`), with the static attributes bound.  Attributes that
-hold symbolic dims are evaluated from the frame's shape variables on each
-execution.
+the op (`Device.kernel`), with the attributes bound.  Shapes are arguments
+(a shape register, made by ``MakeShape`` with the frame's symbolic dims
+evaluated), never attributes.
 
 One-argument and two-argument calls with one tensor result, the common case,
 run through `call1_step` / `call2_step`: module-level functions whose data
@@ -19,9 +19,6 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from vdplace.ir.op import SHAPE
-
-from . import shapes
 from .devices import Device, DeviceArray
 from .diagnostics import Diagnostics
 from .errors import VMError
@@ -62,8 +59,8 @@ def closure_step(regs: list, step: tuple) -> int:
     return step[1](regs)
 
 
-def _kernel(instr: Call, dev: Device | None, symbolic: set[str]) -> Callable[..., Any]:
-    """The op's kernel on `dev` (the NumPy kernel for a host call) with its static attributes bound."""
+def _kernel(instr: Call, dev: Device | None) -> Callable[..., Any]:
+    """The op's kernel on `dev` (the NumPy kernel for a host call) with its attributes bound."""
     op = instr.op
     if dev is not None:
         kernel = dev.kernel(op)
@@ -71,8 +68,8 @@ def _kernel(instr: Call, dev: Device | None, symbolic: set[str]) -> Callable[...
         raise VMError(f"R.{op.name} has no kernel")
     else:
         kernel = op.kernel
-    static_attrs = {k: v for k, v in instr.attrs.items() if k not in symbolic}
-    return functools.partial(kernel, **static_attrs) if static_attrs else kernel
+    attrs = instr.attrs
+    return functools.partial(kernel, **attrs) if attrs else kernel
 
 
 def _unwrap(v: Any) -> Any:
@@ -101,10 +98,9 @@ def _result_wrapper(dev: Device | None, tensor_result: bool) -> Callable[[Any], 
 
 def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagnostics: Diagnostics) -> Step:
     """The step that runs `instr` (at `pc` of `frame`) on `dev` (None: on the host)."""
-    symbolic = {p.name for p in instr.op.attr_params if p.kind == SHAPE and shapes.has_symbols(instr.attrs.get(p.name))}
-    kernel = _kernel(instr, dev, symbolic)
+    kernel = _kernel(instr, dev)
     wrap = _result_wrapper(dev, instr.tensor_result)
-    args, out, dropped, nxt, env_slot = instr.args, instr.out, instr.drop, pc + 1, frame.env_slot
+    args, out, dropped, nxt = instr.args, instr.out, instr.drop, pc + 1
     names = [frame.fn.reg_name(a) for a in args]
 
     def check(v: Any, what: str) -> None:
@@ -120,16 +116,12 @@ def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagn
         if dev is not None:
             for v, name in zip(vals, names, strict=False):
                 check(v, f"argument {name}")
-        extra = {}
-        if symbolic:
-            env = regs[env_slot] or {}
-            extra = {k: shapes.resolve(instr.attrs[k], env) for k in symbolic}
-        regs[out] = wrap(kernel(*[_unwrap(v) for v in vals], **extra))
+        regs[out] = wrap(kernel(*[_unwrap(v) for v in vals]))
         if dropped:
             drop(regs, dropped)
         return nxt
 
-    if symbolic or not instr.tensor_result or dev is None or len(args) not in (1, 2):
+    if not instr.tensor_result or dev is None or len(args) not in (1, 2):
         return (closure_step, generic)
     if len(args) == 1:
         return (call1_step, kernel, dev.adopt_result, dev, args[0], out, dropped, nxt, generic)

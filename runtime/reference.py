@@ -28,7 +28,7 @@ from vdplace.ir.expr import (
     Var,
 )
 from vdplace.ir.module import IRModule
-from vdplace.ir.op import SHAPE, Op
+from vdplace.ir.op import Op
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
@@ -126,9 +126,6 @@ class _Interpreter:
             return args[0]
         if op.kernel is None:
             raise VMError(f"R.{op.name} has no NumPy kernel")
-        for p in op.attr_params:
-            if p.kind == SHAPE and shapes.has_symbols(attrs.get(p.name)):
-                attrs[p.name] = shapes.resolve(attrs[p.name], dims)
         result = op.kernel(*args, **attrs)
         if isinstance(result, (list, tuple)):
             return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in result)

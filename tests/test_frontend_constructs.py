@@ -156,3 +156,48 @@ def test_one_hint_on_a_module_without_vdevices_declares_its_device_and_the_host(
     np.testing.assert_allclose(np.asarray(got), np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
     hinted_cpu = text.replace("R.device(2, 1)", "R.device(1, 0)")
     assert [v.kind for v in ir.parse(hinted_cpu).vdevices] == ["llvm"]
+
+
+SHAPE_FLOW = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 6), "float32"), y: R.Tensor(("n", 2, 3), "float32"), s: R.Shape(["n", 3, 2])):
+        with R.dataflow():
+            sh = R.shape_of(y)
+            a = R.reshape(x, sh)
+            b = R.reshape(x, s)
+            c = R.add(a, R.permute_dims(b, axes=[0, 2, 1]))
+            z = R.zeros(sh, "float32")
+            d = R.add(c, z)
+            R.output(d)
+        return d
+"""
+
+
+def test_a_shape_argument_may_be_a_shape_variable():
+    """R.shape_of(x) feeding R.reshape (and R.zeros), as the frontend prints it; shapes tie no device."""
+    mod = ir.parse(SHAPE_FLOW)
+    binding = {b.var.name: b for b in ir.iter_bindings(mod["main"])}
+    assert binding["a"].var.struct_info == ir.TensorStructInfo(("n", 2, 3), "float32")
+    assert binding["b"].var.struct_info == ir.TensorStructInfo(("n", 3, 2), "float32")
+    assert ir.structural_equal(ir.parse(ir.script(mod)), mod)
+    assert "R.reshape(x, sh)" in ir.script(mod)
+    placed = placement.place(mod, default="host").module
+    x, y = _rand(4, 6), _rand(4, 2, 3)
+    vm = runtime.VirtualMachine(runtime.compile(placed))
+    got = vm.run("main", x, y, (4, 3, 2))
+    want = x.reshape(4, 2, 3) + x.reshape(4, 3, 2).transpose(0, 2, 1)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    np.testing.assert_allclose(runtime.run_reference(mod, "main", x, y, (4, 3, 2)), want, rtol=1e-6)
+
+
+def test_a_shape_argument_must_be_a_shape():
+    with pytest.raises(
+        ir.InferenceError, match=r"R.reshape: shape must be a shape .* got R.Tensor|argument 'shape' must be a shape"
+    ):
+        ir.parse(SHAPE_FLOW.replace("R.reshape(x, sh)", "R.reshape(x, y)"))
+
+
+def _rand(*shape: int) -> np.ndarray:
+    return np.random.default_rng(3).standard_normal(shape).astype("float32")

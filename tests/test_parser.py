@@ -544,7 +544,8 @@ def test_attributes_are_literals_with_defaults_filled_in():
     assert b["b"].value.attrs == {"axes": None}
     assert b["c"].value.attrs == {"axis": (-1,), "keepdims": True}
     assert b["d"].value.attrs == {"dtype": "float16"}
-    assert b["e"].value.attrs == {"shape": (3, 2)} and b["f"].value.attrs == {"shape": (6,)}
+    assert b["e"].value.attrs == {} and b["e"].value.args[1].values == (3, 2)  # a shape is an argument
+    assert b["f"].value.args[1].values == (6,)
     assert isinstance(b["g"].value.args[0], Tuple) and b["g"].var.struct_info.shape == (4, 3)
     assert b["h"].value.args == (b["t"].var,) and b["h"].var.struct_info.shape == (4, 3)
 
@@ -583,8 +584,9 @@ def test_a_new_op_needs_no_parser_change(extra_op):
     )["y"]
     call = y.value
     assert call.op.name == extra_op and call.args[0].name == "x" and isinstance(call.args[1], Tuple)
-    assert call.attrs == {"scale": 2, "shape": (1, "n"), "device": DeviceSpec("cuda", 1), "target": CUDA1}
-    assert list(call.attrs) == ["scale", "shape", "device", "target"]
+    assert call.attrs == {"scale": 2, "device": DeviceSpec("cuda", 1), "target": CUDA1}
+    assert call.args[2].values == (1, "n")  # a shape is an argument (a ShapeExpr)
+    assert list(call.attrs) == ["scale", "device", "target"]
 
 
 # -- module level --------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import numpy as np
 from ..dtype import is_float
 from ..errors import InferenceError
 from ..op import NO_WORK, Fallback, TorchContext, Work, data_bytes, expect_tensor
-from ..struct_info import DTYPES, Dim, PrimStructInfo, StructInfo, TensorStructInfo
+from ..struct_info import DTYPES, Dim, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
 
 # -- attributes ---------------------------------------------------------------
 
@@ -57,6 +57,17 @@ def optional_dtype(op: str, name: str, value: Any) -> str | None:
     if value is None or value in ("", "void"):
         return None
     return as_dtype(op, name, value)
+
+
+def shape_arg(op: str, name: str, args: Sequence[StructInfo], index: int) -> tuple[tuple[Dim, ...] | None, int]:
+    """A SHAPE argument's (dims, ndim): dims None when only the rank (ndim, -1 if unknown) is known."""
+    sinfo = args[index]
+    if not isinstance(sinfo, ShapeStructInfo):
+        raise InferenceError(f"R.{op}: {name} must be a shape (R.shape([...]) or R.shape_of(x)), got {sinfo!r}")
+    if sinfo.values is None:
+        return None, sinfo.ndim
+    dims = as_shape(op, name, sinfo.values)
+    return dims, len(dims)
 
 
 def as_shape(op: str, name: str, value: Any) -> tuple[Dim, ...]:

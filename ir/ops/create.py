@@ -25,19 +25,22 @@ from ..dtype import to_numpy, torch_dtype
 from ..errors import InferenceError
 from ..op import ATTR, SHAPE, Param, TorchContext, Work, data_bytes, expect_tensor, register_op
 from ..struct_info import Dim, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
-from .common import as_dtype, as_shape, concrete_shape, expect_prim, no_work, optional_dtype
+from .common import as_dtype, concrete_shape, expect_prim, no_work, optional_dtype, shape_arg
 
 
-def _new_shape(op: str, value: Any) -> tuple[Dim, ...]:
-    shape = as_shape(op, "shape", value)
+def _new_shape(op: str, args: Sequence[StructInfo], index: int, dtype: str) -> TensorStructInfo:
+    """A new tensor of the shape argument `index` (only its rank when the shape's values are unknown)."""
+    shape, ndim = shape_arg(op, "shape", args, index)
+    if shape is None:
+        return TensorStructInfo(None, dtype, ndim)
     if any(isinstance(d, int) and d < 0 for d in shape):
         raise InferenceError(f"R.{op}: shape {shape} has a negative dim")
-    return shape
+    return TensorStructInfo(shape, dtype)
 
 
 def _constant_infer(op: str):
     def infer(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
-        return TensorStructInfo(_new_shape(op, attrs["shape"]), as_dtype(op, "dtype", attrs["dtype"]))
+        return _new_shape(op, args, 0, as_dtype(op, "dtype", attrs["dtype"]))
 
     return infer
 
@@ -74,14 +77,14 @@ for _name, _fill in (("zeros", 0), ("ones", 1)):
 
 
 def _infer_full(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
-    fill = expect_tensor("full", args, 0)
+    fill = expect_tensor("full", args, 1)
     if fill.ndim > 0:
         raise InferenceError(f"R.full: fill_value must be a scalar (rank 0) tensor, got shape {fill.shape}")
     dtype = optional_dtype("full", "dtype", attrs["dtype"]) or fill.dtype
-    return TensorStructInfo(_new_shape("full", attrs["shape"]), dtype)
+    return _new_shape("full", args, 0, dtype)
 
 
-def _full(fill_value: np.ndarray, shape: Sequence[Dim], dtype: str | None) -> np.ndarray:
+def _full(shape: Sequence[Dim], fill_value: np.ndarray, dtype: str | None) -> np.ndarray:
     np_dtype = to_numpy(dtype) if optional_dtype("full", "dtype", dtype) else fill_value.dtype
     return np.full(concrete_shape("full", shape), fill_value, dtype=np_dtype)
 

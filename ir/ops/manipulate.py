@@ -28,7 +28,6 @@ from .common import (
     as_dtype,
     as_int,
     as_ints,
-    as_shape,
     copy_work,
     dim_add,
     dim_product,
@@ -38,6 +37,7 @@ from .common import (
     normalize_axis,
     product_dim,
     quotient_dim,
+    shape_arg,
 )
 
 # -- permute_dims -------------------------------------------------------------------
@@ -82,7 +82,9 @@ register_op(
 def _infer_reshape(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     op = "reshape"
     x = expect_tensor(op, args, 0)
-    target = as_shape(op, "shape", attrs["shape"])
+    target, ndim = shape_arg(op, "shape", args, 1)
+    if target is None:
+        return TensorStructInfo(None, x.dtype, ndim)
     holes = [i for i, d in enumerate(target) if d == -1]
     if len(holes) > 1:
         raise InferenceError(f"R.{op}: shape {target} has more than one -1")
@@ -277,7 +279,9 @@ register_op(
 def _infer_broadcast_to(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     op = "broadcast_to"
     x = expect_tensor(op, args, 0)
-    target = as_shape(op, "shape", attrs["shape"])
+    target, ndim = shape_arg(op, "shape", args, 1)
+    if target is None:
+        return TensorStructInfo(None, x.dtype, ndim)
     if any(isinstance(d, int) and d < 0 for d in target):
         raise InferenceError(f"R.{op}: shape {target} has a negative dim")
     if x.ndim > len(target):

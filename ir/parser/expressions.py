@@ -40,7 +40,7 @@ NOT_VALUES = {
     "Callable": "R.Callable is an annotation, not a value",
 }
 _PRIM_DTYPES = {f"T.{d}": d for d in DTYPES}
-EXPR_KINDS = (TENSOR, TENSORS)
+EXPR_KINDS = (TENSOR, TENSORS, SHAPE)
 
 
 class ExprParser:
@@ -157,6 +157,8 @@ class ExprParser:
                 if param.default is REQUIRED or kind in EXPR_KINDS:
                     raise self.src.error(f"{what} is missing its argument {param.name!r}", node)
                 attrs[param.name] = param.default
+            elif kind == SHAPE:
+                args.append(self._shape_arg(op, param.name, arg, depth + 1))
             elif kind in EXPR_KINDS:
                 args.append(self._expr(arg, depth + 1))
             else:
@@ -168,10 +170,6 @@ class ExprParser:
         """An attribute argument, read statically according to its parameter kind."""
         if kind == ATTR:
             return literal(self.src, node)
-        if kind == SHAPE:
-            if isinstance(node, ast.Constant) and node.value is None:
-                return None
-            return self.static.dims(node, 0, f"R.{op.name} argument {name!r}")
         if kind == DEVICE:
             return self.static.device(node)
         if kind == VDEVICE:
@@ -180,6 +178,20 @@ class ExprParser:
                 raise self.src.error(f"R.{op.name} argument {name!r} needs a vdevice", node)
             return vdevice
         raise self.src.error(f"R.{op.name}: parameter {name!r} has an unknown kind {kind!r}", node)
+
+    def _shape_arg(self, op: Op, name: str, node: ast.expr, depth: int) -> Expr:
+        """A shape argument: a dims list (``[3, n]``), ``R.shape([...])`` or a shape-valued variable."""
+        if isinstance(node, (ast.List, ast.Tuple)):
+            values = self.static.dims(node, depth, f"R.{op.name} argument {name!r}")
+            return ShapeExpr(values, ShapeStructInfo(values), self.src.span(node))
+        value = self._expr(node, depth)
+        if not isinstance(value.struct_info, ShapeStructInfo):
+            raise self.src.error(
+                f"R.{op.name} argument {name!r} must be a shape (a dims list, R.shape([...]) or R.shape_of(x)), "
+                f"got a value of type {value.struct_info!r}",
+                node,
+            )
+        return value
 
     def _infer(self, op: Op, args: list[Expr], attrs: dict[str, Any], span: Span) -> StructInfo:
         if op.name == "hint_on_device" and self.module.implies_vdevices:

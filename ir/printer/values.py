@@ -136,7 +136,7 @@ class ValuePrinter(ExprVisitor):
         known = 0
         plan = self.plans.get(op.name) or call_plan(op, self.plans)
         for name, kind, positional in plan:
-            if kind in (TENSOR, TENSORS):
+            if kind in (TENSOR, TENSORS, SHAPE):
                 if next_arg < len(args):
                     parts.append(args[next_arg])
                     next_arg += 1
@@ -158,8 +158,6 @@ class ValuePrinter(ExprVisitor):
                 return literal(value)
             except PrintError as err:
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r}: {err}") from None
-        if kind == SHAPE:
-            return "None" if value is None else f"R.shape({dims_list(value)})"
         if kind == DEVICE:
             if not isinstance(value, DeviceSpec):
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a DeviceSpec, got {value!r}")
