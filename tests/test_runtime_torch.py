@@ -86,7 +86,7 @@ def _place_gpu(mod):
         binding = next(iter(ir.iter_bindings(func)))
         f = mb.function("main", [(p.name, p.struct_info) for p in func.params])
         call = binding.value
-        r = f.emit(call.op.name, *f.params, name="r", annotation=call.struct_info.with_vdevice(GPU_V), **call.attrs)
+        r = f.emit(call, name="r", annotation=call.struct_info.with_vdevice(GPU_V))
         f.finish(r)
         return mb.get()
 
