@@ -1,15 +1,18 @@
 """The built-in op library.  Importing this package registers every op.
 
-One module per family (elementwise, math, linalg, reduce, nn, manipulate, index, create,
-device); each op is one `register_op` call in its family's module, carrying
+One module per family (elementwise, math, linalg, reduce, nn, norm, conv, pool, resize,
+manipulate, index, gather, scatter, einsum, sort, create, device; conv_pool holds what
+conv, pool and resize share); each op is one `register_op` call in its family's module, carrying
 every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
 """
 
 from . import (  # noqa: F401
+    conv,
     conv_pool,
     create,
     device,
+    einsum,
     elementwise,
     gather,
     index,
@@ -18,6 +21,9 @@ from . import (  # noqa: F401
     math,
     nn,
     norm,
+    pool,
     reduce,
+    resize,
+    scatter,
     sort,
 )

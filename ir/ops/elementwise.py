@@ -3,8 +3,10 @@
 Operands of a binary op share one dtype (no implicit promotion, as in TVM)
 and broadcast like NumPy.  The result keeps the operands' dtype: integer
 `divide` truncates toward zero (TVM's integer division), `floor_divide`
-rounds down.  Arithmetic on bool tensors is rejected; maximum, minimum, abs
-and the comparisons accept them.  exp, log, sqrt, tanh and sigmoid are
+rounds down; `floor_mod` takes the divisor's sign (Python's %) and `mod` the
+dividend's (C's % and fmod), as TVM's floormod and truncmod.  Arithmetic on
+bool tensors is rejected; maximum, minimum, abs and the comparisons accept
+them.  exp, log, sqrt, tanh and sigmoid are
 defined on floats only, as in TVM; float16 sigmoid is computed in float32 so
 it neither overflows nor warns.
 
@@ -76,6 +78,8 @@ _BINARY = {
     "multiply": (np.multiply, _torch_keep_dtype("mul")),
     "divide": (_divide, _torch_divide),
     "floor_divide": (np.floor_divide, _torch_keep_dtype("floor_divide")),
+    "floor_mod": (np.mod, _torch_keep_dtype("remainder")),  # the sign of the divisor, as Python's %
+    "mod": (np.fmod, _torch_keep_dtype("fmod")),  # the sign of the dividend, as C's % and fmod
     "power": (np.power, _torch_keep_dtype("pow")),
     "maximum": (np.maximum, _torch_plain("maximum")),
     "minimum": (np.minimum, _torch_plain("minimum")),

@@ -124,6 +124,8 @@ def literal(
         return out
     if t is ast.Call:
         value = typed_int(node)  # type: ignore[arg-type]
+        if value is None:
+            value = typed_float(node)  # type: ignore[arg-type]
         if value is not None:
             return value
     if t is ast.Subscript and metadata:
@@ -147,6 +149,23 @@ def typed_int(node: ast.Call) -> int | None:
         arg = arg.operand  # type: ignore[attr-defined]
     if isinstance(arg, ast.Constant) and type(arg.value) is int:
         return -arg.value if negative else arg.value
+    return None
+
+
+# Float constructors TVM's printer writes inside attribute lists (resize2d's roi=[T.float32(0.0), ...]).
+TYPED_FLOATS = frozenset({"T.float16", "T.float32", "T.float64"})
+
+
+def typed_float(node: ast.Call) -> float | None:
+    """``T.float32(0.5)`` (or another width) with one number literal argument as that float; None otherwise."""
+    if dotted(node.func) not in TYPED_FLOATS or len(node.args) != 1 or node.keywords:
+        return None
+    arg = node.args[0]
+    negative = isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub)
+    if negative:
+        arg = arg.operand  # type: ignore[attr-defined]
+    if isinstance(arg, ast.Constant) and type(arg.value) in (int, float):
+        return -float(arg.value) if negative else float(arg.value)
     return None
 
 
