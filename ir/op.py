@@ -15,9 +15,12 @@ carries all of it; nothing about an op is kept anywhere else:
 ``device_rule``   how the result's device relates to the arguments' (below).
 ``device_types``  the device types the op runs on (``"cpu"``, ``"cuda"``, ...);
                   None means every type.  Placement never puts the op elsewhere.
-``work``          ``(arg struct infos, result struct info) -> Work``: the
-                  estimated FLOPs and bytes of one call (default
-                  `elementwise_work`).  The runtime profile reports it per device.
+``work``          ``(arg struct infos, result struct info[, attrs]) -> Work``:
+                  the estimated FLOPs and bytes of one call (default
+                  `elementwise_work`); a formula that needs the call's
+                  attributes (a window, an axis, subscripts) takes them as a
+                  third parameter.  `Op.work` always accepts them.  The runtime
+                  profile reports it per device.
 ``torch_kernel``  optional, ``(TorchContext, *tensors, **attrs) -> result``.  It
                   must match ``kernel`` exactly (dtype of the result included)
                   and raises `Fallback` for inputs where it cannot; the torch
@@ -37,7 +40,8 @@ Device rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .errors import InferenceError
@@ -106,7 +110,7 @@ _new_tuple = tuple.__new__
 NO_WORK = Work()
 
 InferFn = Callable[[Sequence[StructInfo], dict[str, Any]], StructInfo]
-WorkFn = Callable[[Sequence[StructInfo], StructInfo], Work]
+WorkFn = Callable[..., Work]  # (arg struct infos, result struct info) or (..., attrs)
 
 
 def elements(sinfo: StructInfo) -> float:
@@ -154,7 +158,18 @@ class TorchContext:
 class Op:
     """A registered operator (see the module docstring for each part).  Identity is the name; singletons."""
 
-    __slots__ = ("name", "params", "infer", "kernel", "torch_kernel", "device_rule", "device_types", "work", "doc")
+    __slots__ = (
+        "name",
+        "params",
+        "infer",
+        "kernel",
+        "torch_kernel",
+        "device_rule",
+        "device_types",
+        "work_fn",
+        "_work_attrs",
+        "doc",
+    )
 
     def __init__(
         self,
@@ -178,8 +193,20 @@ class Op:
         self.torch_kernel = torch_kernel
         self.device_rule = device_rule
         self.device_types = device_types
-        self.work: WorkFn = work or _DEFAULT_WORK
+        self.work_fn: WorkFn = work or _DEFAULT_WORK
+        self._work_attrs = _takes_attrs(self.work_fn)
         self.doc = doc
+
+    def work(self, args: Sequence[StructInfo], out: StructInfo, attrs: Mapping[str, Any] | None = None) -> Work:
+        """The estimated work of one call with these argument and result struct infos and attributes.
+
+        Attributes the call leaves out take their defaults.
+        """
+        if not self._work_attrs:
+            return self.work_fn(args, out)
+        full = {p.name: p.default for p in self.attr_params if p.default is not REQUIRED}
+        full.update(attrs or {})
+        return self.work_fn(args, out, full)
 
     @property
     def expr_params(self) -> tuple[Param, ...]:
@@ -194,6 +221,16 @@ class Op:
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
+
+
+def _takes_attrs(fn: WorkFn) -> bool:
+    """Whether a work formula takes the call's attributes (a third positional parameter)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in params)
 
 
 _DEFAULT_WORK = elementwise_work()

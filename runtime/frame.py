@@ -73,5 +73,5 @@ class Frame:
 
 def _call_work(instr: Any) -> CallWork | None:
     if isinstance(instr, Call) and instr.out_sinfo is not None:
-        return CallWork(instr.op, instr.arg_sinfo, instr.out_sinfo)
+        return CallWork(instr.op, instr.arg_sinfo, instr.out_sinfo, instr.attrs)
     return None

@@ -11,6 +11,7 @@ profile reports the work of the shapes that really ran.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from vdplace.ir.op import NO_WORK, Op, Work
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
@@ -45,12 +46,15 @@ def _bind(sinfo: StructInfo, env: Mapping[str, int]) -> StructInfo:
 class CallWork:
     """The work of one `Call` instruction, summed over the executions of a run."""
 
-    __slots__ = ("op", "args", "out", "symbolic", "dynamic", "_static")
+    __slots__ = ("op", "args", "out", "attrs", "symbolic", "dynamic", "_static")
 
-    def __init__(self, op: Op, args: Sequence[StructInfo], out: StructInfo) -> None:
+    def __init__(
+        self, op: Op, args: Sequence[StructInfo], out: StructInfo, attrs: Mapping[str, Any] | None = None
+    ) -> None:
         self.op = op
         self.args = tuple(args)
         self.out = out
+        self.attrs = dict(attrs or {})
         self.symbolic = _is_symbolic(out) or any(_is_symbolic(a) for a in self.args)
         self.dynamic = NO_WORK  # the sum over executions, when `symbolic`
         self._static: Work | None = None  # one execution's work, when not `symbolic`; evaluated once
@@ -58,7 +62,7 @@ class CallWork:
     def add(self, env: Mapping[str, int] | None) -> None:
         """Count one execution of a symbolic call, with the frame's symbolic dims `env`."""
         env = env or {}
-        self.dynamic = self.dynamic + self.op.work([_bind(a, env) for a in self.args], _bind(self.out, env))
+        self.dynamic = self.dynamic + self.op.work([_bind(a, env) for a in self.args], _bind(self.out, env), self.attrs)
 
     def reset(self) -> None:
         self.dynamic = NO_WORK
@@ -68,5 +72,5 @@ class CallWork:
         if self.symbolic:
             return self.dynamic
         if self._static is None:
-            self._static = self.op.work(self.args, self.out)
+            self._static = self.op.work(self.args, self.out, self.attrs)
         return self._static * executions

@@ -393,7 +393,7 @@ def test_a_non_tensor_argument_is_an_inference_error(name):
 def test_work_is_non_negative_and_writes_at_most_the_result(name):
     op_name, args, attrs, _ = next(c for c in KERNEL_CASES if c[0] == name)
     call = _call(op_name, *[_sinfo_of(a) for a in args], **attrs)
-    work = get_op(name).work([a.struct_info for a in call.args], call.struct_info)
+    work = get_op(name).work([a.struct_info for a in call.args], call.struct_info, call.attrs)
     assert isinstance(work, Work)
     assert all(isinstance(v, float) and v >= 0 for v in (work.flops, work.bytes_read, work.bytes_written))
     assert work.bytes_written <= data_bytes([call.struct_info])

@@ -289,9 +289,11 @@ def test_pool_kernels_against_the_loops_on_random_attributes():
         )
 
 
-def test_pool_work_estimates_the_window_from_the_sizes():
-    assert get_op("nn.max_pool2d").work([T((1, 2, 8, 8))], T((1, 2, 4, 4))) == Work(128.0, 512.0, 128.0)
-    assert get_op("nn.avg_pool2d").work([T((1, 2, 8, 8))], T((1, 2, 4, 4))).flops == 128.0 + 32.0
+def test_pool_work_counts_each_window_element_once_per_output():
+    window = {"pool_size": (3, 3), "strides": (2, 2)}
+    assert get_op("nn.max_pool2d").work([T((1, 2, 9, 9))], T((1, 2, 4, 4)), window) == Work(288.0, 648.0, 128.0)
+    assert get_op("nn.avg_pool2d").work([T((1, 2, 9, 9))], T((1, 2, 4, 4)), window).flops == 288.0 + 32.0
+    assert get_op("nn.max_pool2d").work([T((1, 2, 8, 8))], T((1, 2, 8, 8))).flops == 128.0  # default 1x1 window
     assert get_op("nn.adaptive_avg_pool1d").work([T((1, 2, 3))], T((1, 2, 6))).flops == 12.0 + 12.0
 
 

@@ -325,9 +325,14 @@ def test_einsum_computes_what_numpy_does(subscripts, shapes):
     assert run("einsum", half, subscripts=subscripts).dtype == np.float16
 
 
-def test_einsum_work_is_two_flops_per_element_of_the_largest_tensor():
-    work = get_op("einsum").work([Tup(T((4, 5)), T((5, 3)))], T((4, 3)))
-    assert work == Work(40.0, (20 + 15) * 4.0, 12 * 4.0)
+def test_einsum_work_is_two_flops_per_point_of_the_iteration_space():
+    work = get_op("einsum").work([Tup(T((4, 5)), T((5, 3)))], T((4, 3)), {"subscripts": "ij,jk->ik"})
+    assert work == Work(2.0 * 4 * 5 * 3, (20 + 15) * 4.0, 12 * 4.0)
+    batched = get_op("einsum").work(
+        [Tup(T((2, 6, 4, 5)), T((6, 5, 3)))], T((2, 6, 4, 3)), {"subscripts": "...ij,...jk->...ik"}
+    )
+    assert batched.flops == 2.0 * 12 * 4 * 5 * 3
+    assert get_op("einsum").work([Tup(T(None), T((5, 3)))], T((4, 3))).flops == 2.0 * 15  # unknown: largest tensor
 
 
 # -- sort, argsort, topk ------------------------------------------------------------------------

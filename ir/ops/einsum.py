@@ -25,6 +25,7 @@ extent for contractions (K for a matmul).  No torch kernel.
 
 from __future__ import annotations
 
+import math
 import string
 from collections.abc import Sequence
 from typing import Any
@@ -149,11 +150,31 @@ def _einsum(operands: Sequence[np.ndarray], subscripts: str) -> np.ndarray:
     return np.asarray(np.einsum(spec, *values, optimize=len(values) > 2)).astype(dtype, copy=False)
 
 
-def _einsum_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
-    """2 FLOPs per element of the largest tensor involved (a lower bound; see the module docstring)."""
+def _einsum_work(args: Sequence[StructInfo], out: StructInfo, attrs: dict[str, Any]) -> Work:
+    """2 FLOPs per point of the iteration space: the product of every index's extent.
+
+    The '...' dims count once, as the largest of the operands' '...' parts.
+    Where a shape is unknown: 2 FLOPs per element of the largest tensor.
+    """
     operands = args[0].fields if isinstance(args[0], TupleStructInfo) else args
-    largest = max([elements(out), *(elements(t) for t in operands)])
-    return Work(2.0 * largest, data_bytes(args), data_bytes((out,)))
+    fallback = Work(2.0 * max([elements(out), *(elements(t) for t in operands)]), data_bytes(args), data_bytes((out,)))
+    shapes = [t.shape if isinstance(t, TensorStructInfo) else None for t in operands]
+    if any(s is None for s in shapes) or "subscripts" not in attrs:
+        return fallback
+    terms, _ = parse_subscripts(attrs["subscripts"], len(operands))
+    extents: dict[str, int] = {}
+    ellipsis = 1
+    for term, shape in zip(terms, shapes, strict=True):
+        dims = [d if isinstance(d, int) else 1 for d in shape]  # type: ignore[union-attr]
+        if _ELLIPSIS in term:
+            cut = term.index(_ELLIPSIS)
+            width = len(dims) - (len(term) - 1)
+            ellipsis = max(ellipsis, math.prod(dims[cut : cut + width]))
+            dims = dims[:cut] + dims[cut + width :]
+            term = term.replace(_ELLIPSIS, "")
+        for letter, d in zip(term, dims, strict=False):
+            extents[letter] = max(extents.get(letter, 1), d)
+    return Work(2.0 * math.prod(extents.values()) * ellipsis, fallback.bytes_read, fallback.bytes_written)
 
 
 register_op(

@@ -31,6 +31,7 @@ the averages' divide.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -215,9 +216,19 @@ def _adaptive_avg_pool(op: str):
 
 
 def _pool_work(divides: bool):
-    def work(args: Sequence[StructInfo], out: StructInfo) -> Work:
-        flops = max(elements(args[0]), elements(out)) + (elements(out) if divides else 0.0)
-        return Work(flops, data_bytes(args), data_bytes((out,)))
+    """One comparison or add per window element and output (one divide more for averages).
+
+    Adaptive pools have no fixed window: their bins tile the input, so they
+    add each input element about once.
+    """
+
+    def work(args: Sequence[StructInfo], out: StructInfo, attrs: dict[str, Any]) -> Work:
+        size = attrs.get("pool_size")
+        if isinstance(size, (list, tuple)) and all(isinstance(k, int) for k in size):
+            flops = elements(out) * float(math.prod(size))
+        else:
+            flops = max(elements(args[0]), elements(out))
+        return Work(flops + (elements(out) if divides else 0.0), data_bytes(args), data_bytes((out,)))
 
     return work
 

@@ -186,9 +186,13 @@ def _resize2d(data: np.ndarray, size: Sequence[int], **attrs: Any) -> np.ndarray
 # -- work and registration -------------------------------------------------------------------
 
 
-def _work(args: Sequence[StructInfo], out: StructInfo) -> Work:
-    """8 FLOPs per result element whatever the method (the registry passes work functions no attributes)."""
-    return Work(8.0 * elements(out), data_bytes(args), data_bytes((out,)))
+_FLOPS_PER_ELEMENT = {"nearest_neighbor": 1.0, "linear": 8.0, "cubic": 32.0}  # taps x (multiply, add)
+
+
+def _work(args: Sequence[StructInfo], out: StructInfo, attrs: dict[str, Any]) -> Work:
+    """Per result element: 1 FLOP for nearest, 8 for bilinear (4 taps), 32 for bicubic (16 taps)."""
+    flops = _FLOPS_PER_ELEMENT.get(attrs.get("method", "linear"), 8.0)
+    return Work(flops * elements(out), data_bytes(args), data_bytes((out,)))
 
 
 register_op(

@@ -37,11 +37,16 @@ from .common import as_bool, as_dtype, as_int, normalize_axis
 _RET_TYPES = ("both", "values", "indices")
 
 
-def _sort_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
-    """log2(L) comparisons per input element (L the longest axis); input read, results written."""
+def _sort_work(args: Sequence[StructInfo], out: StructInfo, attrs: dict[str, Any]) -> Work:
+    """ceil(log2(L)) comparisons per input element, L the length of the sorted axis (1 when unknown)."""
     x = args[0]
-    dims = [d for d in (x.shape or ()) if isinstance(d, int)] if isinstance(x, TensorStructInfo) else []
-    depth = math.ceil(math.log2(max(dims, default=1))) if max(dims, default=1) > 1 else 1
+    length = 1
+    if isinstance(x, TensorStructInfo) and x.shape:
+        axis = attrs.get("axis", -1)
+        if isinstance(axis, int) and -len(x.shape) <= axis < len(x.shape):
+            d = x.shape[axis]
+            length = d if isinstance(d, int) else 1
+    depth = math.ceil(math.log2(length)) if length > 1 else 1
     return Work(elements(x) * depth, data_bytes(args), data_bytes((out,)))
 
 
