@@ -266,7 +266,9 @@ class _FunctionCompiler:
         if isinstance(value, IRIf):
             return self.branch(var, value)
         dst = self.new_reg(var.name)
-        self.value(dst, value, self.result_device(var.struct_info), var.struct_info)
+        # Only a constant takes its device from the variable; a tuple's fields may lie on several devices.
+        device = self.result_device(var.struct_info) if isinstance(value, Constant) else None
+        self.value(dst, value, device, var.struct_info)
         return dst
 
     def value(self, dst: int, expr: Expr, device: int | None, sinfo: StructInfo | None = None) -> None:

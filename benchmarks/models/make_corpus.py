@@ -1,0 +1,171 @@
+"""Write the model corpus: tiny PyTorch models as TVM 0.27 prints them, with inputs, weights and outputs.
+
+Run in the frontend environment (torch 2.13.0, apache-tvm 0.27.0.post1,
+transformers 5.23.0), never with vdplace, from anywhere:
+
+    python benchmarks/models/make_corpus.py [--out tests/models] [--only NAME ...]
+
+For each model of `zoo.MODELS` (fixed seed per name, so every run writes the
+same files) it exports the eval-mode model with ``torch.export.export``,
+converts it with ``tvm.relax.frontend.torch.from_exported_program`` and writes
+``<out>/<name>/``:
+
+* ``params.py``: ``mod.script()`` of the ``keep_params_as_input=True`` conversion, verbatim;
+* ``consts.py``: the same without the flag (weights as ``metadata["ir.GenericConst"][i]``), verbatim;
+* ``params.npz``: every parameter of ``params.py``'s ``main`` by its printed name
+  (the user inputs, then the weights), plus every metadata constant its
+  expressions reference, keyed ``"<kind>:<index>"`` (``"ir.GenericConst:3"``);
+* ``consts.npz``: the user inputs by name and every metadata constant of ``consts.py``;
+* ``expected.npz``: eager PyTorch's outputs flattened depth-first, ``"output:0"``, ``"output:1"``, ...;
+* ``hinted.py``: ``params.py`` plus two vdevices and two ``R.hint_on_device`` (see `variants.hinted`);
+  it uses ``params.npz``;
+* ``conflict.py``, where TVM accepts one: ``params.py`` with two parameters annotated on
+  different vdevices that meet in one op (see `variants.conflict`), so it has no placement;
+  uses ``params.npz``.
+
+Before writing anything it checks, per model: the metadata mapping against the
+text (`metadata_map.check_text`); that TVM parses each text back, with the
+``.npz`` values substituted for its references, into a module structurally
+equal to the one it printed; that the ``keep_params_as_input`` module, and
+the parses of ``params.py`` and ``consts.py``, compiled for llvm and run on the
+``.npz`` inputs, give eager PyTorch's outputs (rtol 1e-4, atol 1e-5); and that
+the variants keep ``params.py``'s constants, in the same order.  A failing
+model is reported and its folder left as it was (exit status 1); the others
+are still written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import metadata_map
+import numpy as np
+import torch
+import tvm
+import tvm_checks
+import variants
+import zoo
+from torch.utils._pytree import tree_leaves
+from tvm import relax
+from tvm.relax.frontend.torch import from_exported_program
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = ("params.py", "consts.py", "hinted.py", "conflict.py", "params.npz", "consts.npz", "expected.npz")
+
+
+@dataclass
+class Converted:
+    """One model's conversions and data; the ``*_npz`` dicts are what the ``.npz`` files hold."""
+
+    texts: dict[str, str]
+    params_npz: dict[str, np.ndarray]
+    consts_npz: dict[str, np.ndarray]
+    expected: list[np.ndarray]
+    weights: list[np.ndarray]
+
+
+def _export(name: str) -> tuple[tvm.IRModule, tvm.IRModule, list[np.ndarray], list[np.ndarray]]:
+    """(keep_params_as_input conversion, constants conversion, user inputs, eager outputs) of model `name`."""
+    model, args = zoo.build(name)
+    with torch.no_grad():
+        expected = [t.detach().numpy().copy() for t in tree_leaves(model(*args))]
+    program = torch.export.export(model, args)
+    with_params = from_exported_program(program, keep_params_as_input=True)
+    with_consts = from_exported_program(program)
+    inputs = [t.detach().numpy().copy() for t in tree_leaves(args)]
+    return with_params, with_consts, inputs, expected
+
+
+def _named(text: str, arrays: list[np.ndarray], what: str) -> dict[str, np.ndarray]:
+    """`arrays` keyed by ``main``'s parameter names as printed in `text`."""
+    names = metadata_map.main_param_names(text)
+    assert len(names) == len(arrays), f"{what}: main has {len(names)} parameters, {len(arrays)} values"
+    return dict(zip(names, arrays, strict=True))
+
+
+def _check_text(
+    text: str, mod: tvm.IRModule, table: metadata_map.ConstantTable, npz: dict, weights: list
+) -> tvm.IRModule:
+    """Check `text`'s references against `table` and TVM's parse of it against `mod`; return the parse."""
+    metadata_map.check_text(text, table)
+    parsed = tvm_checks.parse_with_metadata(text, npz, weights)
+    tvm.ir.assert_structural_equal(parsed, mod)
+    return parsed
+
+
+def _variants(with_params: tvm.IRModule, converted: Converted) -> None:
+    """Add the hinted and conflict texts to `converted`, checking they keep params.py's constants."""
+    base = metadata_map.walk_constants(with_params, converted.texts["params.py"]).objects
+    for label, build in (("hinted.py", variants.hinted), ("conflict.py", variants.conflict)):
+        mod = build(with_params)
+        if mod is None:
+            continue
+        text = converted.texts[label] = mod.script()
+        table = metadata_map.walk_constants(mod, text)
+        same = len(table.objects) == len(base) and all(a.same_as(b) for a, b in zip(table.objects, base, strict=True))
+        assert same, f"{label}: its constants differ from params.py's"
+        _check_text(text, mod, table, converted.params_npz, converted.weights)
+
+
+def convert(name: str) -> Converted:
+    """Convert model `name`, build its variants and run every check of the module docstring."""
+    with_params, with_consts, inputs, expected = _export(name)
+    weights = [w.numpy() for w in relax.frontend.detach_params(with_params)[1]["main"]]
+    tvm_checks.assert_outputs_match(tvm_checks.run_llvm(with_params, inputs + weights), expected, "params module")
+    texts, npz = {}, {}
+    for label, mod, values, bound in (
+        ("params", with_params, inputs + weights, weights),
+        ("consts", with_consts, inputs, []),
+    ):
+        text = texts[f"{label}.py"] = mod.script()
+        table = metadata_map.walk_constants(mod, text)
+        npz[label] = _named(text, values, label) | table.arrays()
+        parsed = _check_text(text, mod, table, npz[label], bound)
+        args = [npz[label][n] for n in metadata_map.main_param_names(text)]
+        tvm_checks.assert_outputs_match(tvm_checks.run_llvm(parsed, args), expected, f"parsed {label}.py")
+    converted = Converted(texts, npz["params"], npz["consts"], expected, weights)
+    _variants(with_params, converted)
+    return converted
+
+
+def write(out: Path, converted: Converted) -> None:
+    """Replace `out`'s corpus files with `converted`'s."""
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in FILES:
+        (out / stale).unlink(missing_ok=True)
+    for file, text in converted.texts.items():
+        (out / file).write_text(text)
+    np.savez_compressed(out / "params.npz", **converted.params_npz)
+    np.savez_compressed(out / "consts.npz", **converted.consts_npz)
+    np.savez_compressed(out / "expected.npz", **{f"output:{i}": a for i, a in enumerate(converted.expected)})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "tests" / "models", help="corpus folder")
+    parser.add_argument("--only", action="append", choices=sorted(zoo.MODELS), help="only this model (repeatable)")
+    opts = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    failed = []
+    for name in opts.only or list(zoo.MODELS):
+        try:
+            converted = convert(name)
+        except Exception:  # report the model and go on with the others
+            failed.append(name)
+            print(f"{name}: FAILED\n{traceback.format_exc()}", file=sys.stderr)
+            continue
+        write(opts.out / name, converted)
+        counts = {k: len(v.splitlines()) for k, v in converted.texts.items()}
+        print(f"{name}: ok, {len(converted.params_npz)} arrays in params.npz, lines {counts}")
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,25 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice({"keys": ["cpu"], "kind": "llvm", "mtriple": "x86_64-conda-linux-gnu", "tag": ""}, 0, "global"), I.vdevice({"arch": "sm_50", "keys": ["cuda", "gpu"], "kind": "cuda", "max_num_threads": 1024, "tag": "", "thread_warp_size": 32}, 0, "global")]})
+    @R.function
+    def main(x: R.Tensor((1, 3, 16, 16), dtype="float32"), p_conv_weight: R.Tensor((8, 3, 3, 3), dtype="float32"), p_conv_bias: R.Tensor((8,), dtype="float32"), p_bn_weight: R.Tensor((8,), dtype="float32", vdevice="llvm:0:global"), p_bn_bias: R.Tensor((8,), dtype="float32", vdevice="cuda:0:global")) -> R.Tuple(R.Tensor((1, 8, 8, 8), dtype="float32")):
+        R.func_attr({"num_input": 1, "params": [metadata["ffi.Tensor"][0], metadata["ffi.Tensor"][1], metadata["ffi.Tensor"][2], metadata["ffi.Tensor"][3]]})
+        with R.dataflow():
+            lv: R.Tensor((1, 8, 16, 16), dtype="float32") = R.nn.conv2d(x, p_conv_weight, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype="float32")
+            lv1: R.Tensor((1, 8, 1, 1), dtype="float32") = R.reshape(p_conv_bias, R.shape([1, 8, 1, 1]))
+            lv2: R.Tensor((1, 8, 16, 16), dtype="float32") = R.add(lv, lv1)
+            lv3: R.Tuple(R.Tensor((1, 8, 16, 16), dtype="float32"), R.Tensor((8,), dtype="float32"), R.Tensor((8,), dtype="float32")) = R.nn.batch_norm(lv2, p_bn_weight, p_bn_bias, metadata["ir.GenericConst"][0], metadata["ir.GenericConst"][1], axis=1, epsilon=1.0000000000000001e-05, center=True, scale=True, momentum=0.10000000000000001, training=False)
+            lv4: R.Tensor((1, 8, 16, 16), dtype="float32") = lv3[0]
+            lv5: R.Tensor((1, 8, 16, 16), dtype="float32") = R.nn.relu(lv4)
+            lv6: R.Tensor((1, 8, 8, 8), dtype="float32") = R.nn.max_pool2d(lv5, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")
+            lv7: R.Tensor((1, 8, 8, 8), dtype="float32") = R.zeros_like(lv6, dtype=None)
+            lv8: R.Tuple(R.Tensor((1, 8, 8, 8), dtype="float32"), R.Tensor((1, 8, 8, 8), dtype="float32")) = lv6, lv7
+            lv9: R.Tensor((1, 8, 8, 8), dtype="float32") = lv8[0]
+            gv: R.Tuple(R.Tensor((1, 8, 8, 8), dtype="float32")) = (lv9,)
+            R.output(gv)
+        return gv
+
+# Metadata omitted. Use show_meta=True in script() method to show it.
