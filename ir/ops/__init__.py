@@ -1,6 +1,7 @@
 """The built-in op library.  Importing this package registers every op.
 
-One module per family (elementwise, math, linalg, reduce, nn, norm, conv, pool, resize,
+One module per family (elementwise, math, linalg, reduce, nn, norm, activation, attention,
+pad, conv, pool, resize,
 manipulate, index, gather, scatter, einsum, sort, create, device; conv_pool holds what
 conv, pool and resize share); each op is one `register_op` call in its family's module, carrying
 every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
@@ -8,6 +9,8 @@ every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
 """
 
 from . import (  # noqa: F401
+    activation,
+    attention,
     conv,
     conv_pool,
     create,
@@ -21,6 +24,7 @@ from . import (  # noqa: F401
     math,
     nn,
     norm,
+    pad,
     pool,
     reduce,
     resize,

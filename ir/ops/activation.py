@@ -192,7 +192,7 @@ def _infer_prelu(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInf
     channels = data.shape[axis] if data.shape is not None else None
     if isinstance(size, int) and isinstance(channels, int) and size not in (1, channels):
         raise InferenceError(
-            f"R.{op}: alpha has {size} entries; data has {channels} channels on axis {axis} (or use 1)"
+            f"R.{op}: alpha has {size} entries but data has {channels} channels on axis {axis} (1 entry also works)"
         )
     return TensorStructInfo(data.shape, dtype, data.ndim)
 

@@ -23,9 +23,11 @@ Means and variances are population statistics of the centred data.
   weight's dims are those of `axes` in the order given (which TVM checks).
   TVM compiles it only for the trailing axes; any axes work here.
 
-Work: each norm counts 8 FLOPs per data element (batch_norm's upper bound,
-training mode) except rms_norm (4); every argument is read once and the
-results written once.  No torch kernels: a torch device runs the NumPy kernels.
+Work, per data element: group_norm and instance_norm 8 FLOPs (statistics 4,
+normalization 2, gamma and beta 2), rms_norm 4, batch_norm 2 plus one each
+for gamma and beta it applies, plus 4 for the batch statistics when training;
+every argument is read once and the results written once.  No torch kernels:
+a torch device runs the NumPy kernels.
 """
 
 from __future__ import annotations
@@ -172,6 +174,11 @@ def _batch_norm(
     return out.astype(dtype, copy=False), new_mean.astype(dtype, copy=False), new_var.astype(dtype, copy=False)
 
 
+def _batch_norm_work(args: Sequence[StructInfo], out: StructInfo, attrs: dict[str, Any]) -> Work:
+    per_element = 2 + bool(attrs["scale"]) + bool(attrs["center"]) + (4 if attrs["training"] else 0)
+    return Work(per_element * elements(args[0]), data_bytes(args), data_bytes((out,)))
+
+
 register_op(
     "nn.batch_norm",
     [
@@ -183,7 +190,7 @@ register_op(
     ],
     _infer_batch_norm,
     _batch_norm,
-    work=_norm_work(8),
+    work=_batch_norm_work,
     doc="(out, moving_mean, moving_var): normalize along `axis` with moving (or batch, training) statistics.",
 )
 

@@ -73,7 +73,7 @@ def fill_value(value: float, dtype: np.dtype) -> Any:
         if not math.isfinite(value) or not np.iinfo(dtype).min <= math.trunc(value) <= np.iinfo(dtype).max:
             raise ValueError(f"R.{OP}: pad_value {value} does not fit dtype {dtype}")
         return math.trunc(value)
-    if dtype == np.float16 and math.isfinite(value) and abs(value) > np.finfo(np.float16).max:
+    if dtype == np.float16 and math.isfinite(value) and abs(value) > float(np.finfo(np.float16).max):
         raise ValueError(f"R.{OP}: pad_value {value} does not fit dtype float16")
     return dtype.type(value)
 
@@ -86,7 +86,7 @@ def _infer_pad(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     value = as_float(OP, "pad_value", attrs["pad_value"])
     if data.dtype:
         try:
-            fill_value(value, np.dtype("float16") if data.dtype == "float16" else to_numpy(data.dtype))
+            fill_value(value, to_numpy(data.dtype))
         except ValueError as err:
             raise InferenceError(str(err)) from None
     widths = _widths(attrs["pad_width"], data.ndim)
@@ -109,7 +109,10 @@ def _source_index(mode: str, out_len: int, size: int, before: int) -> np.ndarray
 
 def _pad(data: np.ndarray, pad_width: Sequence[int], pad_mode: str, pad_value: float) -> np.ndarray:
     widths = _widths(pad_width, data.ndim)
-    out_shape = [_check_axis(pad_mode, i, d, *w) for i, (d, w) in enumerate(zip(data.shape, widths, strict=True))]
+    try:  # checked at inference unless the shape was symbolic there
+        out_shape = [_check_axis(pad_mode, i, d, *w) for i, (d, w) in enumerate(zip(data.shape, widths, strict=True))]
+    except InferenceError as err:
+        raise ValueError(err.reason) from None
     if pad_mode == "constant":
         out = np.full(out_shape, fill_value(pad_value, data.dtype), dtype=data.dtype)
         dst, src = [], []
