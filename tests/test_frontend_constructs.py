@@ -201,3 +201,17 @@ def test_a_shape_argument_must_be_a_shape():
 
 def _rand(*shape: int) -> np.ndarray:
     return np.random.default_rng(3).standard_normal(shape).astype("float32")
+
+
+def test_non_finite_typed_prim_values_as_the_frontend_prints_hardswish():
+    text = FRONTEND_MLP.replace("R.nn.relu(lv2)", 'R.clip(lv2, 0, T.float64("inf"))')
+    mod = ir.parse(text)
+    assert 'R.prim_value(T.float64("inf"))' in ir.script(mod)
+    assert ir.structural_equal(ir.parse(ir.script(mod)), mod)
+    x, w, b = (
+        np.linspace(-1, 1, n, dtype="float32").reshape(s) for n, s in ((10, (1, 10)), (320, (32, 10)), (32, (32,)))
+    )
+    (got,) = runtime.run_reference(mod, "main", x, w, b)
+    np.testing.assert_allclose(got, np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ir.ParseError, match="takes a number or a bool"):
+        ir.parse(text.replace('T.float64("inf")', 'T.int64("inf")'))

@@ -280,6 +280,8 @@ class ExprParser:
             value: Any = self.static.dim(value_node, depth)
             return PrimValue(value, "int64", PrimStructInfo("int64", value), self.src.span(node))
         value = literal(self.src, value_node)
+        if isinstance(value, str) and value.lower() in NONFINITE and dtype is not None and dtype.startswith("float"):
+            value = NONFINITE[value.lower()]  # T.float64("inf"), as TVM prints a non-finite prim value
         if not isinstance(value, (int, float, bool)):
             raise self.src.error(f"R.prim_value takes a number or a bool, got {describe(value_node)}", value_node)
         if dtype is None:

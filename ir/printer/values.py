@@ -9,6 +9,7 @@ value is walked, its text is the top entry.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -93,6 +94,9 @@ class ValuePrinter(ExprVisitor):
         if isinstance(v, str):  # a symbolic dim or arithmetic of dims: R.prim_value(n * 3)
             self.symbols.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", v))
             self.texts.append(f"R.prim_value({v})")
+            return
+        if isinstance(v, float) and not math.isfinite(v):  # TVM's spelling: T.float64("inf")
+            self.texts.append(f"R.prim_value(T.{value.dtype}({json.dumps(nonfinite_name(v))}))")
             return
         default = "bool" if isinstance(v, bool) else "int64" if isinstance(v, int) else "float64"
         if value.dtype == default:
