@@ -141,3 +141,18 @@ class M:
     status, _, err = run_cli(capsys, "run", path)
     assert status == 1 and "Traceback" not in err
     assert "Call zeros(" in err and "(1000000, 1000000)" in err and f"{path}:7:9" in err and "MemoryError" in err
+
+
+def test_the_readme_pytorch_example_runs_with_its_weights(capsys):
+    """examples/pytorch_mlp.py: the frontend's printout plus one user hint; the weights in the .npz beside it."""
+    status, out, err = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "pytorch_mlp.py",
+        "--inputs",
+        str(EXAMPLES / "pytorch_mlp.npz"),
+        "--simulate",
+        "--profile",
+    )
+    assert status == 0, err
+    assert "out[0]: shape (2, 8) float32" in out and "sim:cuda:0" in out

@@ -13,7 +13,8 @@ OUTSIDE = re.compile(r"\.\./|DESIGN\.md|\bseeds?/|\bseed 0\d\d|founders")
 
 
 def test_python_example_runs(capsys, monkeypatch):
-    block = re.search(r"```python\n(.*?)```", README, re.S).group(1)
+    section = README[README.index("## Using it from Python") :]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     assert "import vdplace\n" in block
     monkeypatch.chdir(ROOT)
     exec(compile(block, "README.md", "exec"), {})  # our own documentation, not user input

@@ -23,6 +23,11 @@ converts it with ``tvm.relax.frontend.torch.from_exported_program`` and writes
   different vdevices that meet in one op (see `variants.conflict`), so it has no placement;
   uses ``params.npz``.
 
+With the corpus it writes the README's example (`write_example`): the MLP's
+``params.py`` with the one line a TVM user adds, an ``R.hint_on_device`` that
+puts the second layer on the GPU, as ``examples/pytorch_mlp.py``, and its
+``params.npz`` as ``examples/pytorch_mlp.npz``.
+
 Before writing anything it checks, per model: the metadata mapping against the
 text (`metadata_map.check_text`); that TVM parses each text back, with the
 ``.npz`` values substituted for its references, into a module structurally
@@ -37,6 +42,7 @@ are still written.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import traceback
 import warnings
@@ -145,9 +151,27 @@ def write(out: Path, converted: Converted) -> None:
     np.savez_compressed(out / "expected.npz", **{f"output:{i}": a for i, a in enumerate(converted.expected)})
 
 
+EXAMPLE_MODEL = "mlp"
+
+
+def write_example(examples: Path, converted: Converted) -> None:
+    """The MLP as the frontend printed it, plus one hint a user adds by hand after the first ReLU."""
+    text = converted.texts["params.py"]
+    match = re.search(r"^( +)(\w+): [^\n]*= R\.nn\.relu\([^\n]*\n", text, flags=re.M)
+    if match is None:
+        raise RuntimeError("the MLP's printout has no R.nn.relu binding to hint")
+    indent, var = match.group(1), match.group(2)
+    hint = f"{indent}{var}_gpu = R.hint_on_device({var}, R.device(2, 0))  # the line a user adds\n"
+    rest = re.sub(rf"\b{var}\b(?!:)", f"{var}_gpu", text[match.end() :])
+    examples.mkdir(parents=True, exist_ok=True)
+    (examples / "pytorch_mlp.py").write_text(text[: match.end()] + hint + rest)
+    np.savez_compressed(examples / "pytorch_mlp.npz", **converted.params_npz)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "tests" / "models", help="corpus folder")
+    parser.add_argument("--examples", type=Path, default=ROOT / "examples", help="where the README's example goes")
     parser.add_argument("--only", action="append", choices=sorted(zoo.MODELS), help="only this model (repeatable)")
     opts = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -160,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: FAILED\n{traceback.format_exc()}", file=sys.stderr)
             continue
         write(opts.out / name, converted)
+        if name == EXAMPLE_MODEL:
+            write_example(opts.examples, converted)
         counts = {k: len(v.splitlines()) for k, v in converted.texts.items()}
         print(f"{name}: ok, {len(converted.params_npz)} arrays in params.npz, lines {counts}")
     if failed:
