@@ -70,7 +70,7 @@ class Module:
         with R.dataflow():
             lv0: R.Tensor((2, 3), dtype="float32", vdevice="llvm:0:global") = R.add(x, x)
             lv1: R.Tensor((2, 3), dtype="float32", vdevice="cuda:0:global") = R.to_vdevice(lv0, dst_vdevice="cuda:0:global")
-            lv2: R.Tensor((2, 3), dtype="float32", vdevice="cuda:0:global") = R.hint_on_device(lv1, device=R.device(device_type=2, index=0), memory_scope="global")
+            lv2: R.Tensor((2, 3), dtype="float32", vdevice="cuda:0:global") = R.hint_on_device(lv1, R.device(device_type=2, index=0), "global")
             gv: R.Tensor((3, 2), dtype="float32", vdevice="cuda:0:global") = R.permute_dims(lv2, axes=[1, 0])
             R.output(gv)
         return gv
@@ -240,7 +240,7 @@ def test_device_attr_prints_dlpack_code_and_index():
     vds = [LLVM, VDevice("cuda", 1), VDevice("metal")]
     for spec, code in ((DeviceSpec("cpu", 0), 1), (DeviceSpec("cuda", 1), 2), (DeviceSpec("metal", 0), 8)):
         text = script(_single_binding_module(lambda f, s=spec: f.call("hint_on_device", f.params[0], device=s), vds))
-        assert f'device=R.device(device_type={code}, index={spec.index}), memory_scope="global")' in text
+        assert f'R.hint_on_device(x, R.device(device_type={code}, index={spec.index}), "global")' in text
 
 
 def test_vdevice_attr_prints_kind_ordinal_scope():

@@ -31,12 +31,15 @@ def call_plan(op: Op, plans: dict[str, CallPlan]) -> CallPlan:
 
     Tensor arguments are written positionally; an attribute is written
     positionally only when a tensor parameter follows it (``R.full(R.shape([2]),
-    fill, dtype="float32")``), every other attribute as a keyword.
+    fill, dtype="float32")``), every other attribute as a keyword; except that
+    ``R.hint_on_device(x, R.device(2, 0), "global")`` is all positional, as TVM
+    prints it (its Python API names the device ``dst_vdevice``, not ``device``).
     """
     plan = plans.get(op.name)
     if plan is None:
         last_tensor = max((i for i, p in enumerate(op.params) if p.kind in (TENSOR, TENSORS)), default=-1)
-        plan = [(p.name, p.kind, i < last_tensor) for i, p in enumerate(op.params)]
+        every = any(p.kind == DEVICE for p in op.params)
+        plan = [(p.name, p.kind, every or i < last_tensor) for i, p in enumerate(op.params)]
         plans[op.name] = plan
     return plan
 

@@ -1,0 +1,96 @@
+"""`from_tvm` and `to_tvm`: a TVM module to a vdplace one and back, constants included.
+
+The structure goes through text (TVM's printer, vdplace's parser; vdplace's
+printer, TVM's parser); the constants never do: `from_tvm` reads their values
+from the module's objects (`metadata.constant_arrays`) and binds them
+(`ir.bind_constants`), and `to_tvm` hands them to TVM's parser as its
+``metadata`` table.  TVM's parser rejects the ``R.const("-inf", ...)`` its own
+printer writes, so `to_tvm` gives it an ``R.const`` that reads those strings.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from vdplace.ir import IRModule, bind_constants, parse, script
+from vdplace.ir.expr import Constant
+from vdplace.ir.visitor import ExprVisitor
+
+from .metadata import PARAMS_KIND, constant_arrays, param_tensors
+
+_NON_FINITE = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def from_tvm(mod: Any, filename: str = "<tvm module>") -> IRModule:
+    """The vdplace module of TVM module `mod`, every ``metadata`` constant bound to its value.
+
+    An op or construct vdplace does not know is a `vdplace.ir.ParseError`
+    naming it and its line in TVM's printout of `mod` (``mod.script()``).
+    """
+    text = mod.script()
+    return bind_constants(parse(text, filename=filename), constant_arrays(mod, text))
+
+
+def param_values(mod: Any) -> list[np.ndarray]:
+    """The weights of a ``keep_params_as_input=True`` module (``R.func_attr`` "params"), in order."""
+    return [t.numpy() for t in param_tensors(mod, mod.script())]
+
+
+def _constants(mod: IRModule) -> dict[str, list]:
+    """The bound metadata constants of `mod` by kind, each list in index order."""
+    found: dict[tuple[str, int], np.ndarray] = {}
+
+    class _Collect(ExprVisitor):
+        def visit_constant(self, const: Constant) -> None:
+            if const.ref is not None:
+                if const.data is None:
+                    raise ValueError(f"constant {const.ref!r} has no value: bind it first (ir.bind_constants)")
+                found[(const.ref.kind, const.ref.index)] = const.data
+
+    _Collect().visit_module(mod)
+    by_kind: dict[str, list] = {}
+    for (kind, index), value in sorted(found.items()):
+        entries = by_kind.setdefault(kind, [])
+        if index != len(entries):
+            raise ValueError(f"metadata[{kind!r}] has no constant {len(entries)}: indices must run 0, 1, 2, ...")
+        entries.append(value)
+    return by_kind
+
+
+def to_tvm(mod: IRModule, params: list[Any] | None = None) -> Any:
+    """The TVM module of vdplace module `mod`, its constants restored.
+
+    `params` are the weights ``R.func_attr({"params": [...]})`` refers to
+    (``metadata["ffi.Tensor"][i]``), as `param_values` or TVM's own module
+    gives them; needed only when `mod` has such references.
+    """
+    import tvm
+    from tvm import relax
+    from tvm.script.parser.core.entry import _default_globals
+
+    metadata: dict[str, list] = {
+        kind: [relax.const(v, str(v.dtype)) for v in values] for kind, values in _constants(mod).items()
+    }
+    if params is not None:
+        metadata[PARAMS_KIND] = [p if isinstance(p, tvm.runtime.Tensor) else tvm.runtime.tensor(p) for p in params]
+    names = _default_globals()
+    names["R"] = _NonFiniteConst(names["R"])
+    return tvm.script.from_source(script(mod), extra_vars={**names, "metadata": metadata})
+
+
+class _NonFiniteConst:
+    """TVM's ``R`` namespace whose ``R.const`` also reads ``"inf"``, ``"-inf"`` and ``"nan"``."""
+
+    def __init__(self, namespace: Any) -> None:
+        self._r = namespace
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._r, name)
+
+    def const(self, value: Any, dtype: Any = None) -> Any:
+        if isinstance(value, str):
+            value = _NON_FINITE.get(value.lower(), value)
+        return self._r.const(value, dtype)
