@@ -4,6 +4,14 @@ the value through every pass.
 
 Struct infos are immutable values compared by value.  A shape dimension is an
 ``int`` or a ``str`` holding a symbolic expression (``"n"``, ``"n * 2"``).
+
+Struct infos are shallow: tuples nest at most `MAX_NESTING` levels (a
+tensor, shape, prim or object is level 0; a callable adds none, and the
+parser bounds how deep written annotations nest), the limit the parser puts
+on the nesting of written expressions.  Building a deeper one (3,000
+bindings ``t_i = (t_{i-1},)``) raises `InferenceError`, so every recursive
+walk over struct infos, here and in placement, printing and the runtime,
+stays far from Python's recursion limit.
 """
 
 from __future__ import annotations
@@ -11,9 +19,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from .dtype import itemsize
+from .errors import InferenceError
 from .vdevice import VDevice
 
 Dim = int | str
+
+# The deepest tuple struct infos may nest: far below Python's recursion limit for every walker, and
+# printed annotations that deep (two brackets a level) stay under Python's 200 nested brackets.
+MAX_NESTING = 64
 
 DTYPES: frozenset[str] = frozenset(
     {
@@ -47,6 +60,22 @@ class StructInfo:
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._key()))
+
+    @property
+    def nesting(self) -> int:
+        """How many tuple levels this struct info nests (0 for a leaf)."""
+        return 0
+
+
+def _tuple_nesting(fields: Sequence[StructInfo]) -> int:
+    """The nesting of a tuple of `fields`; raises `InferenceError` past `MAX_NESTING`."""
+    depth = 1 + max((f.nesting for f in fields), default=0)
+    if depth > MAX_NESTING:
+        raise InferenceError(
+            f"tuples nested {depth} levels deep: vdplace allows at most {MAX_NESTING} "
+            "(flatten the tuple, or bind its fields separately)"
+        )
+    return depth
 
 
 class ObjectStructInfo(StructInfo):
@@ -97,10 +126,15 @@ class TensorStructInfo(StructInfo):
 
 
 class TupleStructInfo(StructInfo):
-    __slots__ = ("fields",)
+    __slots__ = ("fields", "_nesting")
 
     def __init__(self, fields: Sequence[StructInfo]) -> None:
         self.fields: tuple[StructInfo, ...] = tuple(fields)
+        self._nesting = _tuple_nesting(self.fields)
+
+    @property
+    def nesting(self) -> int:
+        return self._nesting
 
     def _key(self) -> tuple:
         return self.fields
@@ -142,11 +176,16 @@ class PrimStructInfo(StructInfo):
 
 
 class FuncStructInfo(StructInfo):
-    __slots__ = ("params", "ret")
+    __slots__ = ("params", "ret", "_nesting")
 
     def __init__(self, params: Sequence[StructInfo], ret: StructInfo) -> None:
         self.params = tuple(params)
         self.ret = ret
+        self._nesting = max((p.nesting for p in (*self.params, ret)), default=0)
+
+    @property
+    def nesting(self) -> int:
+        return self._nesting
 
     def _key(self) -> tuple:
         return (self.params, self.ret)

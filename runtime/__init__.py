@@ -13,7 +13,8 @@ Modules, one job each:
   `liveness` (when each register is read for the last time), `executable`;
 - running: `vm` (the interpreter loop), `steps` and `call_steps` (each
   instruction made into a pre-resolved step), `frame` (a function ready to
-  run), `registers` (register reference counting of device memory),
+  run), `callstack` (callers waiting on the heap, the call-depth limit),
+  `registers` (register reference counting of device memory),
   `arguments` (inputs onto their devices, results back), `diagnostics`
   (errors naming the instruction);
 - devices: `devices` (CPU, Simulated), `torch_device` (TorchDevice, CUDA;
@@ -21,13 +22,16 @@ Modules, one job each:
 - measuring: `accounting` (what a run counts), `work` (estimated op work),
   `profile` (the report);
 - `reference` (the NumPy oracle), `inputs` (random inputs), `shapes`
-  (symbolic dims at run time).
+  (symbolic dims at run time), `memory` (each tensor checked against its
+  device's memory limit before it is made).
 """
 
 from .compile import check_placed, compile
 from .devices import CPU, Device, DeviceArray, MemoryStats, Simulated
 from .errors import (
+    CallDepthError,
     CompileError,
+    DeviceMemoryError,
     DeviceMismatch,
     DeviceUnavailable,
     InputError,
@@ -46,10 +50,12 @@ from .vm import VirtualMachine
 __all__ = [
     "CPU",
     "CUDA",
+    "CallDepthError",
     "CompileError",
     "CompiledFunction",
     "Device",
     "DeviceArray",
+    "DeviceMemoryError",
     "DeviceMismatch",
     "DeviceUnavailable",
     "Executable",

@@ -52,6 +52,7 @@ def load_arguments(frame: Frame, args: tuple, transfers: Counters) -> list[Any]:
             plan = frame.input_plans[i]
             if plan is not None and arg.__class__ is np.ndarray and arg.shape == plan[1] and arg.dtype == plan[0]:
                 device = plan[2]  # the common case, checked without building messages
+                device.check_fits(f"input {fn.params[i]}", arg.shape, plan[0].name)
                 array = device.upload(arg)
                 if device.kind != "cpu":
                     count(transfers, ("host", device.name), array.nbytes)
@@ -99,6 +100,7 @@ def _tensor_input(
         else:
             host = np.asarray(value, dtype=to_numpy(sinfo.dtype))
         _check_input(name, sinfo, host.shape, str(host.dtype), env)
+    device.check_fits(f"input {name}", host.shape, str(host.dtype))
     array = device.upload(host)
     if not isinstance(device, CPU):
         count(transfers, ("host", device.name), array.nbytes)

@@ -11,6 +11,11 @@ run through `call1_step` / `call2_step`: module-level functions whose data
 are anything but device arrays on the call's device they hand over to the
 generic step, which checks every argument (raising `DeviceMismatch`) and
 wraps any kind of result.
+
+`guard_memory` puts the device's memory limit in front of a call step: each
+tensor of the result whose shape is known (static, or symbolic dims the
+frame binds) is checked before the kernel runs; a result of static shape
+that fits costs nothing at run time.
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from vdplace.ir.struct_info import tensor_leaves
+
+from . import shapes
 from .devices import Device, DeviceArray
 from .diagnostics import Diagnostics
-from .errors import VMError
+from .errors import DeviceMemoryError, VMError
 from .frame import Frame, Step
 from .instructions import Call
 from .registers import drop
@@ -126,3 +134,46 @@ def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagn
     if len(args) == 1:
         return (call1_step, kernel, dev.adopt_result, dev, args[0], out, dropped, nxt, generic)
     return (call2_step, kernel, dev.adopt_result, dev, args[0], args[1], out, dropped, nxt, generic)
+
+
+def result_name(frame: Frame, pc: int, diagnostics: Diagnostics) -> str:
+    """How memory errors name what instruction `pc` makes: the instruction, its binding and line."""
+    origin = frame.fn.instructions[pc].origin
+    return f"the result of instruction {diagnostics.text(frame, pc)}" + (
+        f" ({origin.describe()})" if origin is not None else ""
+    )
+
+
+def guard_memory(frame: Frame, pc: int, instr: Call, dev: Device | None, step: Step, diagnostics: Diagnostics) -> Step:
+    """`step`, preceded by a check of each result tensor of known shape against `dev`'s memory limit."""
+    if dev is None or dev.memory_limit is None or instr.out_sinfo is None:
+        return step
+    name = result_name(frame, pc, diagnostics)
+    late: list[tuple[str, tuple, str]] = []  # leaves with symbolic dims, checked when the step runs
+    for path, leaf in tensor_leaves(instr.out_sinfo):
+        if leaf.shape is None:
+            continue
+        what = name + "".join(f", field [{i}]" for i in path)
+        if leaf.static_shape is None:
+            late.append((what, leaf.shape, leaf.dtype))
+            continue
+        try:
+            dev.check_fits(what, leaf.static_shape, leaf.dtype)
+        except DeviceMemoryError:
+            late = [(what, leaf.static_shape, leaf.dtype)]  # it can never run: fail each time it is reached
+            break
+    if not late:
+        return step
+    env_slot = frame.env_slot
+
+    def guarded(regs: list) -> int:
+        env = regs[env_slot] or {}
+        for what, dims, dtype in late:
+            try:
+                shape = tuple(shapes.evaluate(d, env) for d in dims)
+            except VMError:
+                continue  # a dim no input binds: the kernel's own result will tell
+            dev.check_fits(what, shape, dtype)
+        return step[0](regs, step)
+
+    return (closure_step, guarded)

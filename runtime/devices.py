@@ -24,6 +24,7 @@ from vdplace.ir.dtype import to_numpy
 from vdplace.ir.op import Op
 
 from .errors import DeviceUnavailable
+from .memory import AVAILABLE, check_fits, resolve_limit
 
 Kernel = Callable[..., Any]
 
@@ -95,12 +96,18 @@ class MemoryStats:
 
 
 class Device:
-    """Base class of runtime devices.  Identity is the object: two `CPU()` are two devices."""
+    """Base class of runtime devices.  Identity is the object: two `CPU()` are two devices.
+
+    `memory_limit` is the most bytes one tensor may take here (None: no
+    limit; `runtime.memory`): the runtime checks each tensor against it
+    before creating it.
+    """
 
     kind = "device"
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, memory_limit: int | str | None = None) -> None:
         self.name = name
+        self.memory_limit = resolve_limit(memory_limit)
         self.stats = MemoryStats()
         # memory key -> register references to it.  The memory stays alive while the
         # count is positive, since the device arrays in those registers reference it.
@@ -144,6 +151,10 @@ class Device:
         return isinstance(value, np.ndarray)
 
     # -- shared --------------------------------------------------------------
+    def check_fits(self, tensor: str, shape: tuple[int, ...], dtype: str) -> None:
+        """Raise `DeviceMemoryError` if a `shape` x `dtype` tensor named `tensor` exceeds `memory_limit`."""
+        check_fits(self.name, self.memory_limit, tensor, shape, dtype)
+
     def kernel(self, op: Op) -> Kernel:
         """The kernel for `op` on this device, resolved once and cached."""
         found = self._kernels.get(op.name)
@@ -267,12 +278,15 @@ class NumpyDevice(Device):
 
 
 class CPU(NumpyDevice):
-    """The host: NumPy arrays, used as they are (inputs are not copied)."""
+    """The host: NumPy arrays, used as they are (inputs are not copied).
+
+    `memory_limit` defaults to the memory the host has available now.
+    """
 
     kind = "cpu"
 
-    def __init__(self, name: str = "cpu") -> None:
-        super().__init__(name)
+    def __init__(self, name: str = "cpu", memory_limit: int | str | None = AVAILABLE) -> None:
+        super().__init__(name, memory_limit)
 
     def from_host(self, array: np.ndarray) -> np.ndarray:
         return np.asarray(array)
@@ -282,9 +296,17 @@ class CPU(NumpyDevice):
 
 
 class Simulated(NumpyDevice):
-    """NumPy memory owned by the device called `name`; data enters and leaves only by copies."""
+    """NumPy memory owned by the device called `name`; data enters and leaves only by copies.
+
+    `memory_limit` is the simulated device's capacity per tensor: by default
+    the memory the host has available now (its arrays live there); give the
+    real device's size to see what would not fit on it.
+    """
 
     kind = "sim"
+
+    def __init__(self, name: str, memory_limit: int | str | None = AVAILABLE) -> None:
+        super().__init__(name, memory_limit)
 
     def from_host(self, array: np.ndarray) -> np.ndarray:
         return np.array(array, copy=True)

@@ -76,3 +76,36 @@ class KernelError(VMError):
     def __init__(self, message: str, instruction: str = "") -> None:
         self.instruction = instruction
         super().__init__(message)
+
+
+class CallDepthError(VMError):
+    """A run nested more calls than the VM's ``max_call_depth``: usually recursion with no base case.
+
+    `depth` is the limit, `function` the head of the call chain (the first
+    function that calls itself again, directly or through others, or the
+    callee that went past the limit when no function repeats), `chain` the
+    function names from the entry down to the call that failed.
+    """
+
+    def __init__(self, message: str, depth: int, function: str, chain: list[str]) -> None:
+        self.depth = depth
+        self.function = function
+        self.chain = chain
+        super().__init__(message)
+
+
+class DeviceMemoryError(VMError):
+    """A tensor the runtime was about to create does not fit its device's memory limit.
+
+    Raised before anything is allocated.  `tensor` names it (an input, a
+    binding, a copy's target), `shape`, `dtype` and `nbytes` describe it,
+    `limit` is the device's ``memory_limit`` in bytes and `device` its name.
+    """
+
+    def __init__(self, message: str, tensor: str, shape: tuple[int, ...], nbytes: int, limit: int, device: str) -> None:
+        self.tensor = tensor
+        self.shape = shape
+        self.nbytes = nbytes
+        self.limit = limit
+        self.device = device
+        super().__init__(message)

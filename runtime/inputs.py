@@ -4,6 +4,13 @@ Symbolic dimensions get a small size (one size per symbol, so shapes that
 share ``n`` agree); floats are standard normal; integers are small and
 positive (1..3: valid as divisors, exponents and indices into small axes);
 bools are fair coin flips.
+
+Each array is made in its parameter's dtype, filled a chunk at a time (the
+values are those of one NumPy draw of the whole array, so a seed gives the
+same inputs as ever), after its size is checked against `memory_limit`
+(default: the host's available memory): a dim of 10**18 is a
+`DeviceMemoryError` naming the parameter, never a float64 array in between
+or NumPy's "array is too big".
 """
 
 from __future__ import annotations
@@ -18,19 +25,27 @@ from vdplace.ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, 
 
 from . import shapes
 from .errors import InputError
+from .memory import AVAILABLE, check_fits, resolve_limit
 
 SYMBOLIC_SIZE = 4
+_CHUNK = 1 << 20  # elements drawn at a time
 
 
 def random_inputs(
-    module: IRModule, entry: str = "main", rng: np.random.Generator | None = None, symbolic_size: int = SYMBOLIC_SIZE
+    module: IRModule,
+    entry: str = "main",
+    rng: np.random.Generator | None = None,
+    symbolic_size: int = SYMBOLIC_SIZE,
+    memory_limit: int | str | None = AVAILABLE,
 ) -> list[Any]:
-    """One value per parameter of `entry`: NumPy arrays, tuples of them, shapes or scalars."""
+    """One value per parameter of `entry`: NumPy arrays, tuples of them, shapes or scalars.
+
+    An array over `memory_limit` bytes (`runtime.memory`) raises `DeviceMemoryError` before it is made.
+    """
     if entry not in module.functions:
         raise InputError(f"no function {entry!r} in the module; it has {', '.join(module.functions) or 'none'}")
-    rng = np.random.default_rng() if rng is None else rng
-    env: dict[str, int] = {}
-    return [_value(p.struct_info, rng, env, symbolic_size, p.name) for p in module[entry].params]
+    maker = _Maker(np.random.default_rng() if rng is None else rng, symbolic_size, resolve_limit(memory_limit))
+    return [maker.value(p.struct_info, f"input {p.name}") for p in module[entry].params]
 
 
 def _dim(d: int | str, env: dict[str, int], size: int) -> int:
@@ -44,30 +59,52 @@ def _dim(d: int | str, env: dict[str, int], size: int) -> int:
         return size
 
 
-def _array(dtype: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    np_dtype = to_numpy(dtype or "float32")
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if is_float(dtype or "float32"):
-        return rng.standard_normal(shape).astype(np_dtype)
-    return rng.integers(1, 4, size=shape).astype(np_dtype)
+def _fill(out: np.ndarray, draw: Any) -> np.ndarray:
+    """Fill `out` chunk by chunk with ``draw(n)`` (n values, any dtype), cast into `out`'s dtype."""
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, _CHUNK):
+        n = min(_CHUNK, flat.size - start)
+        flat[start : start + n] = draw(n)
+    return out
 
 
-def _value(sinfo: StructInfo, rng: np.random.Generator, env: dict[str, int], size: int, name: str) -> Any:
-    if isinstance(sinfo, TensorStructInfo):
-        if sinfo.shape is not None:
-            shape = tuple(_dim(d, env, size) for d in sinfo.shape)
-        else:
-            shape = (size,) * max(sinfo.ndim, 0) if sinfo.ndim >= 0 else (size,)
-        return _array(sinfo.dtype, shape, rng)
-    if isinstance(sinfo, TupleStructInfo):
-        return tuple(_value(f, rng, env, size, f"{name}[{i}]") for i, f in enumerate(sinfo.fields))
-    if isinstance(sinfo, ShapeStructInfo):
-        if sinfo.values is not None:
-            return tuple(_dim(d, env, size) for d in sinfo.values)
-        return (size,) * max(sinfo.ndim, 1)
-    if isinstance(sinfo, PrimStructInfo):
-        if sinfo.value is not None:
-            return np.asarray(sinfo.value, dtype=to_numpy(sinfo.dtype or "int64"))[()]
-        return _array(sinfo.dtype or "int64", (), rng)[()]
-    raise InputError(f"cannot make a random value for parameter {name} of type {sinfo!r}")
+class _Maker:
+    """Random values drawn from `rng`, symbolic dims sized `size`, arrays checked against `limit` bytes."""
+
+    def __init__(self, rng: np.random.Generator, size: int, limit: int | None) -> None:
+        self.rng = rng
+        self.size = size
+        self.limit = limit
+        self.env: dict[str, int] = {}
+
+    def array(self, dtype: str, shape: tuple[int, ...], name: str) -> np.ndarray:
+        dtype = dtype or "float32"
+        np_dtype = to_numpy(dtype)
+        check_fits("the host", self.limit, name, shape, str(np_dtype))
+        out = np.empty(shape, np_dtype)
+        rng = self.rng
+        if dtype == "bool":
+            return _fill(out, lambda n: rng.random(n) < 0.5)
+        if is_float(dtype):
+            return _fill(out, rng.standard_normal)
+        return _fill(out, lambda n: rng.integers(1, 4, size=n))
+
+    def value(self, sinfo: StructInfo, name: str) -> Any:
+        size, env = self.size, self.env
+        if isinstance(sinfo, TensorStructInfo):
+            if sinfo.shape is not None:
+                shape = tuple(_dim(d, env, size) for d in sinfo.shape)
+            else:
+                shape = (size,) * max(sinfo.ndim, 0) if sinfo.ndim >= 0 else (size,)
+            return self.array(sinfo.dtype, shape, name)
+        if isinstance(sinfo, TupleStructInfo):
+            return tuple(self.value(f, f"{name}[{i}]") for i, f in enumerate(sinfo.fields))
+        if isinstance(sinfo, ShapeStructInfo):
+            if sinfo.values is not None:
+                return tuple(_dim(d, env, size) for d in sinfo.values)
+            return (size,) * max(sinfo.ndim, 1)
+        if isinstance(sinfo, PrimStructInfo):
+            if sinfo.value is not None:
+                return np.asarray(sinfo.value, dtype=to_numpy(sinfo.dtype or "int64"))[()]
+            return self.array(sinfo.dtype or "int64", (), name)[()]
+        raise InputError(f"cannot make a random value for {name} of type {sinfo!r}")

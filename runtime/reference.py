@@ -3,6 +3,10 @@
 It walks the IR directly (no compilation, no registers, no device checks),
 so a bug in the compiler or the VM cannot hide in it.  ``to_vdevice`` and
 ``hint_on_device`` are identities here, as they are on the data.
+
+Being a tree walk on Python's stack, it nests at most `MAX_CALL_DEPTH` calls
+of module functions (the VM, whose callers wait on the heap, allows far
+more); past that it raises `CallDepthError` naming the head of the chain.
 """
 
 from __future__ import annotations
@@ -32,7 +36,12 @@ from vdplace.ir.op import Op
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
+from .callstack import call_depth_error
 from .errors import InputError, MissingConstantError, VMError
+
+# Nested calls the reference interpreter allows: each takes a few Python frames per call and per
+# expression level, so this stays far below Python's recursion limit.
+MAX_CALL_DEPTH = 100
 
 
 def run_reference(mod: IRModule, entry: str = "main", *args: Any, params: ConstantValues | None = None) -> Any:
@@ -51,7 +60,8 @@ def run_reference(mod: IRModule, entry: str = "main", *args: Any, params: Consta
     params = mod[entry].params
     if len(args) != len(params):
         raise InputError(f"{entry} takes {len(params)} argument(s), got {len(args)}")
-    return _Interpreter(mod).call(entry, [_as_input(p.struct_info, a) for p, a in zip(params, args, strict=True)])
+    values = [_as_input(p.struct_info, a) for p, a in zip(params, args, strict=True)]
+    return _Interpreter(mod).call(entry, values, None)
 
 
 def _as_input(sinfo: StructInfo, value: Any) -> Any:
@@ -67,8 +77,23 @@ def _as_input(sinfo: StructInfo, value: Any) -> Any:
 class _Interpreter:
     def __init__(self, mod: IRModule) -> None:
         self.mod = mod
+        self.chain: list[str] = []  # the functions being evaluated, entry first
+        self.lines: list[int | None] = []  # where each of them makes the call it waits on
 
-    def call(self, name: str, args: list[Any]) -> Any:
+    def call(self, name: str, args: list[Any], line: int | None) -> Any:
+        if self.chain:
+            self.lines.append(line)
+        if len(self.chain) > MAX_CALL_DEPTH:
+            raise call_depth_error([*self.chain, name], self.lines, MAX_CALL_DEPTH)
+        self.chain.append(name)
+        try:
+            return self._body(name, args)
+        finally:
+            self.chain.pop()
+            if self.lines:
+                self.lines.pop()
+
+    def _body(self, name: str, args: list[Any]) -> Any:
         func = self.mod[name]
         if len(args) != len(func.params):
             raise InputError(f"{name} takes {len(func.params)} argument(s), got {len(args)}")
@@ -116,7 +141,7 @@ class _Interpreter:
         if isinstance(expr, Call):
             args = [self.eval(a, env, dims) for a in expr.args]
             if isinstance(expr.op, GlobalVar):
-                return self.call(expr.op.name, args)
+                return self.call(expr.op.name, args, None if expr.span is None else expr.span.line)
             return self.op(expr.op, args, dict(expr.attrs), dims)
         raise VMError(f"the reference interpreter cannot evaluate a {type(expr).__name__}")
 

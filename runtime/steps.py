@@ -1,7 +1,8 @@
 """Instruction execution: each instruction becomes a *step* once, when the VM is made.
 
 A step is a tuple ``(run, ...)`` and executing it is ``pc = run(regs, step)``
-on the frame's register list; it returns the next pc, or -1 after ``Ret``.
+on the frame's register list; it returns the next pc, -1 after ``Ret``, or
+`CALL` after ``Invoke`` (the VM then runs the callee, `runtime.callstack`).
 Everything an instruction needs that does not change between runs (its
 registers, runtime devices, kernel, constant, successor) is resolved into
 the step, so the interpreter loop does nothing but dispatch.
@@ -20,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from . import shapes
-from .call_steps import closure_step, make_call_step
+from .call_steps import closure_step, guard_memory, make_call_step, result_name
+from .callstack import CALL, PendingCall
 from .devices import Device, DeviceArray
 from .diagnostics import Diagnostics
 from .frame import Frame, Step
@@ -64,7 +66,8 @@ class StepBuilder:
     `device_map` maps vdevice indices to runtime devices; `constants` is the
     constant pool as the VM loaded it; `copies` (device pair -> [copies, bytes])
     is the dict the VM's run record clears at the start of each run;
-    `invoke(frame, args)` runs another function of the executable.
+    an ``Invoke`` step appends its `PendingCall` to `pending` and returns
+    `CALL`, and the VM's loop runs the callee (`runtime.callstack`).
     """
 
     def __init__(
@@ -73,14 +76,14 @@ class StepBuilder:
         constants: Sequence[Any],
         copies: dict[Pair, list[int]],
         frames: dict[str, Frame],
-        invoke: Callable[[Frame, list], Any],
+        pending: list[PendingCall],
         diagnostics: Diagnostics,
     ) -> None:
         self.device_map = device_map
         self.constants = constants
         self.copies = copies
         self.frames = frames
-        self.invoke = invoke
+        self.pending = pending
         self.diagnostics = diagnostics
         self._makers: dict[type, Callable[[Frame, int, Any], Callable[[list], int]]] = {
             AllocTensor: self._alloc,
@@ -100,20 +103,26 @@ class StepBuilder:
     def build(self, frame: Frame, pc: int, instr: Instruction) -> Step:
         if isinstance(instr, Call):
             dev = None if instr.device is None else self.device_map[instr.device]
-            return make_call_step(frame, pc, instr, dev, self.diagnostics)
+            return guard_memory(
+                frame, pc, instr, dev, make_call_step(frame, pc, instr, dev, self.diagnostics), self.diagnostics
+            )
         return (closure_step, self._makers[type(instr)](frame, pc, instr))
 
     def _alloc(self, frame: Frame, pc: int, instr: AllocTensor) -> Callable[[list], int]:
         dev = self.device_map[instr.device]
         dst, shape, like, dtype, nxt = instr.dst, instr.shape, instr.like, instr.dtype, pc + 1
         free = _dropper(instr.drop)
+        name = result_name(frame, pc, self.diagnostics)
 
         def step(regs: list) -> int:
             if like is None:
+                dev.check_fits(name, shape, dtype)  # type: ignore[arg-type]
                 regs[dst] = dev.adopt(dev.empty(shape, dtype))  # type: ignore[arg-type]
             else:
                 src = regs[like]
-                regs[dst] = dev.adopt(dev.empty(tuple(src.data.shape), dtype or src.dtype))
+                dims, kind = tuple(src.data.shape), dtype or src.dtype
+                dev.check_fits(name, dims, kind)
+                regs[dst] = dev.adopt(dev.empty(dims, kind))
             if free is not None:
                 free(regs)
             return nxt
@@ -259,7 +268,7 @@ class StepBuilder:
         callee_name, args, out, nxt = instr.function, instr.args, instr.out, pc + 1
         free = _dropper(instr.drop)
         names = [frame.fn.reg_name(a) for a in args]
-        frames, invoke, diagnostics = self.frames, self.invoke, self.diagnostics
+        frames, pending, diagnostics = self.frames, self.pending, self.diagnostics
 
         def step(regs: list) -> int:
             callee = frames[callee_name]
@@ -268,10 +277,8 @@ class StepBuilder:
                 diagnostics.check_tree(frame, pc, f"argument {name}", expected, value)
             for value in vals:
                 acquire(value)
-            regs[out] = invoke(callee, vals)
-            if free is not None:
-                free(regs)
-            return nxt
+            pending.append(PendingCall(callee, vals, out, free, nxt))
+            return CALL
 
         return step
 

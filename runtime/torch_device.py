@@ -21,6 +21,7 @@ from vdplace.ir.op import Fallback, Op, TorchContext
 
 from .devices import Device, DeviceArray, Kernel
 from .errors import DeviceUnavailable
+from .memory import AVAILABLE
 
 
 def _import_torch() -> Any:
@@ -49,15 +50,20 @@ def available_devices() -> list[str]:
 
 
 class TorchDevice(Device):
-    """Arrays are torch tensors on `torch_device` (``"cpu"`` checks the torch kernels without a GPU)."""
+    """Arrays are torch tensors on `torch_device` (``"cpu"`` checks the torch kernels without a GPU).
+
+    `memory_limit`: the most bytes one tensor may take (None: no limit).
+    """
 
     kind = "torch"
 
-    def __init__(self, torch_device: str = "cpu", name: str | None = None) -> None:
+    def __init__(
+        self, torch_device: str = "cpu", name: str | None = None, memory_limit: int | str | None = None
+    ) -> None:
         torch = _import_torch()
         if torch is None:
             raise DeviceUnavailable("PyTorch is not installed (pip install 'vdplace[torch]')")
-        super().__init__(name or f"torch:{torch_device}")
+        super().__init__(name or f"torch:{torch_device}", memory_limit)
         self.torch = torch
         self.device = torch.device(torch_device)
         self.context = TorchContext(torch, self.device)
@@ -147,11 +153,14 @@ class TorchDevice(Device):
 
 
 class CUDA(TorchDevice):
-    """NVIDIA GPU `device_id` through PyTorch; an error naming what is missing when there is none."""
+    """NVIDIA GPU `device_id` through PyTorch; an error naming what is missing when there is none.
+
+    `memory_limit` defaults to the GPU's free memory when the device is made.
+    """
 
     kind = "cuda"
 
-    def __init__(self, device_id: int = 0) -> None:
+    def __init__(self, device_id: int = 0, memory_limit: int | str | None = AVAILABLE) -> None:
         if cuda_backend(device_id) is None:
             torch = _import_torch()
             why = (
@@ -162,5 +171,7 @@ class CUDA(TorchDevice):
             raise DeviceUnavailable(
                 f"CUDA device {device_id} is not available: {why}; available: {', '.join(available_devices())}"
             )
-        super().__init__(f"cuda:{device_id}", name=f"cuda:{device_id}")
+        if memory_limit == AVAILABLE:
+            memory_limit = int(_import_torch().cuda.mem_get_info(device_id)[0])
+        super().__init__(f"cuda:{device_id}", name=f"cuda:{device_id}", memory_limit=memory_limit)
         self.device_id = device_id

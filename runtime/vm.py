@@ -4,7 +4,9 @@ Like torch.fx's Interpreter, execution is a plain loop over a function's
 instructions.  To keep that loop lean, each instruction is turned once, at
 VM creation, into a *step* (`runtime.steps`): everything it needs is resolved
 then, and the loop only calls ``pc = step[0](regs, step)`` until ``Ret``
-returns -1.
+returns -1.  ``Invoke`` returns `CALL` instead: the loop suspends the caller
+on a heap stack and runs the callee (`runtime.callstack`), so a chain of
+thousands of calls needs no Python recursion.
 
 The jobs around the loop live in their own modules: arguments in and results
 out (`runtime.arguments`), register reference counting (`runtime.registers`),
@@ -24,6 +26,7 @@ import numpy as np
 
 from .accounting import RunRecord
 from .arguments import input_plan, load_arguments, to_host
+from .callstack import CALL, DEFAULT_MAX_CALL_DEPTH, CallerFrame, PendingCall, depth_error
 from .devices import Device
 from .diagnostics import Diagnostics
 from .errors import InputError, VMError
@@ -44,7 +47,8 @@ class VirtualMachine:
     one CPU: a reference run) or None (automatic: CPU vdevices on the CPU, CUDA
     vdevices on CUDA when PyTorch sees a GPU).  A vdevice left without a device
     is an error listing what this machine has, unless ``simulate_missing`` gives
-    it a `Simulated` device.
+    it a `Simulated` device.  A run nests at most ``max_call_depth`` calls of
+    module functions (`CallDepthError` past it; the depth costs no Python stack).
     """
 
     def __init__(
@@ -53,20 +57,23 @@ class VirtualMachine:
         devices: DeviceSpec = None,
         simulate_missing: bool = False,
         profile: bool = False,
+        max_call_depth: int = DEFAULT_MAX_CALL_DEPTH,
     ) -> None:
+        if isinstance(max_call_depth, bool) or not isinstance(max_call_depth, int) or max_call_depth < 0:
+            raise ValueError(f"max_call_depth must be a non-negative int, got {max_call_depth!r}")
         self.executable = executable
         self.device_map: list[Device] = resolve_devices(executable.vdevices, devices, simulate_missing)
         self.devices: list[Device] = list(dict.fromkeys(self.device_map))
         self.profiling = profile
+        self.max_call_depth = max_call_depth
         self.profile: Profile | None = None
         self._record = RunRecord(self.devices, self.device_map)
         self._diagnostics = Diagnostics(executable.device_name)
-        self._timing = False
-        self._child_time = 0.0
+        self._pending: list[PendingCall] = []
         self._constants = self._load_constants()
         self._frames = {name: Frame(fn) for name, fn in executable.functions.items()}
         builder = StepBuilder(
-            self.device_map, self._constants, self._record.copies, self._frames, self._invoke, self._diagnostics
+            self.device_map, self._constants, self._record.copies, self._frames, self._pending, self._diagnostics
         )
         for frame in self._frames.values():
             frame.param_devices = [self._runtime_tree(t) for t in frame.fn.param_devices]
@@ -91,8 +98,6 @@ class VirtualMachine:
         if timed:
             for fr in self._frames.values():
                 fr.reset_profile()
-        self._child_time = 0.0
-        self._timing = timed
         # The VM makes no reference cycles, but its per-op bookkeeping objects would
         # trigger CPython's cycle collector every few hundred ops: pause it for the run.
         collecting = gc.isenabled()
@@ -133,65 +138,102 @@ class VirtualMachine:
         constants: list[Any] = []
         for index, value in enumerate(self.executable.constants):
             if index in devices:
+                device = self.device_map[devices[index]]
+                device.check_fits(f"constant {index}", np.shape(value), str(np.asarray(value).dtype))
                 array = np.array(value, copy=True)
                 array.setflags(write=False)
-                value = self.device_map[devices[index]].upload(array)
+                value = device.upload(array)
             constants.append(value)
         return constants
 
     # -- execution ---------------------------------------------------------------
-    def _invoke(self, frame: Frame, args: list) -> Any:
-        """Run a callee (an ``Invoke``), timed when the run is."""
-        return self._call(frame, args, self._timing)
-
     def _call(self, frame: Frame, args: list, timed: bool) -> Any:
-        """Run one frame on `args` (already counted as held by it); return its result."""
-        regs: list = [None] * frame.num_slots
-        regs[: len(args)] = args
-        for r in frame.entry_drop:
-            release(regs[r])
-            regs[r] = None
-        if frame.fn.symbols:
-            regs[frame.env_slot] = _bind_symbols(frame.fn, args)
-        steps = frame.steps
+        """Run `frame` on `args` (already counted as held by it) and every call it makes; return its result.
+
+        Callers wait on a heap stack (`runtime.callstack`), not on Python's:
+        call depth is bounded by `max_call_depth` alone.  On an error every
+        register of every frame on the stack is released.
+        """
+        stack: list[CallerFrame] = []
+        regs = _enter(frame, args)
         pc = 0
         try:
-            if timed:
-                self._run_timed(frame, regs)
-            else:
-                while pc >= 0:
-                    step = steps[pc]
-                    pc = step[0](regs, step)
+            while True:
+                if timed:
+                    pc = self._run_timed(frame, regs, pc)
+                else:
+                    steps = frame.steps
+                    while pc >= 0:
+                        step = steps[pc]
+                        pc = step[0](regs, step)
+                if pc == CALL:
+                    call = self._pending.pop()
+                    pc = call.resume - 1  # the Invoke, should entering the callee fail
+                    if len(stack) >= self.max_call_depth:
+                        for v in call.args:
+                            release(v)
+                        raise depth_error([*stack, CallerFrame(frame, regs, call)], self.max_call_depth)
+                    callee_regs = _enter(call.callee, call.args)
+                    stack.append(CallerFrame(frame, regs, call))
+                    frame, regs, pc = call.callee, callee_regs, 0
+                    continue
+                result = regs[frame.ret_slot]
+                if not stack:
+                    return result
+                frame, regs, call = stack.pop()
+                regs[call.out] = result
+                if call.free is not None:
+                    call.free(regs)
+                pc = call.resume
         except BaseException as err:
-            for v in regs:
-                release(v)
+            self._unwind(stack, regs)
             if isinstance(err, Exception) and not isinstance(err, VMError):
                 raise self._diagnostics.kernel_error(frame, frame.failed_pc if timed else pc, err) from err
             raise
-        return regs[frame.ret_slot]
 
-    def _run_timed(self, frame: Frame, regs: list) -> None:
-        """The loop of `_call`, timing each step (exclusive of callees) and counting its work."""
+    @staticmethod
+    def _unwind(stack: list[CallerFrame], regs: list) -> None:
+        """Release what the failed frame's registers and its waiting callers' hold."""
+        for v in regs:
+            release(v)
+        for caller in stack:
+            for v in caller.regs:
+                release(v)
+
+    @staticmethod
+    def _run_timed(frame: Frame, regs: list, pc: int) -> int:
+        """The loop of `_call` from `pc`, timing each step and counting its work.
+
+        Returns -1 after ``Ret`` or `CALL` after ``Invoke``; an Invoke's time is
+        its own (the callee's steps are timed under their own kinds).
+        """
         clock = time.perf_counter
         steps, times, counts, symbolic_work = frame.steps, frame.times, frame.counts, frame.symbolic_work
         env = regs[frame.env_slot]
-        base = self._child_time
-        begin = clock()
-        pc = 0
-        frame.failed_pc = 0
         while pc >= 0:
-            child = self._child_time
             t0 = clock()
             step = steps[pc]
             frame.failed_pc = pc
             nxt = step[0](regs, step)
-            times[pc] += clock() - t0 - (self._child_time - child)
+            times[pc] += clock() - t0
             counts[pc] += 1
             work = symbolic_work[pc]
             if work is not None:
                 work.add(env)
             pc = nxt
-        self._child_time = base + (clock() - begin)
+        return pc
+
+
+def _enter(frame: Frame, args: list) -> list:
+    """A fresh register list for `frame` holding `args`, unread parameters released, symbolic dims bound."""
+    regs: list = [None] * frame.num_slots
+    regs[: len(args)] = args
+    for r in frame.entry_drop:
+        release(regs[r])
+        regs[r] = None
+    if frame.fn.symbols:
+        regs[frame.env_slot] = _bind_symbols(frame.fn, args)
+    return regs
 
 
 def _bind_symbols(fn: CompiledFunction, args: list) -> dict[str, int]:
