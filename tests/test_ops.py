@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests import cases_conv_pool, cases_gather, cases_norm
+from tests import cases_conv_pool, cases_gather, cases_misc, cases_norm
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, ModuleBuilder, VDevice, all_ops, get_op, parse, script
 from vdplace.ir.dtype import to_numpy
@@ -343,7 +343,7 @@ KERNEL_CASES: list[Case] = [
     ("cumprod", (_J,), {"axis": 0, "exclusive": True}, lambda x: np.concatenate([[1], np.cumprod(x)[:-1]])),
 ]
 # The cases of the op families kept in their own modules (tests/cases_*.py).
-KERNEL_CASES += cases_norm.CASES + cases_conv_pool.CASES + cases_gather.CASES
+KERNEL_CASES += cases_norm.CASES + cases_conv_pool.CASES + cases_gather.CASES + cases_misc.CASES
 
 
 def _tolerance(value: Any) -> float:

@@ -1,7 +1,7 @@
 """The built-in op library.  Importing this package registers every op.
 
 One module per family (elementwise, math, linalg, reduce, nn, norm, activation, attention,
-pad, conv, pool, resize,
+pad, conv, pool, resize, trig, numeric, xor, slice_scatter, search, median,
 manipulate, index, gather, scatter, einsum, sort, create, device; conv_pool holds what
 conv, pool and resize share); each op is one `register_op` call in its family's module, carrying
 every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
@@ -22,12 +22,18 @@ from . import (  # noqa: F401
     linalg,
     manipulate,
     math,
+    median,
     nn,
     norm,
+    numeric,
     pad,
     pool,
     reduce,
     resize,
     scatter,
+    search,
+    slice_scatter,
     sort,
+    trig,
+    xor,
 )
