@@ -449,3 +449,13 @@ def test_tvm_printed_forms_parse_print_place_and_run():
     expected += [x[3:-100:-2, -1:1:-1], x @ x.T, np.sort(scattered, 0)]
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_index_put_values_may_carry_leading_ones():
+    """What the frontend prints for nn.Fold: values with an extra leading 1 (TVM and NumPy assignment accept it)."""
+    data, rows, cols = np.zeros((3, 4)), np.array([0, 2]), np.array([1, 3])
+    out = get_op("index_put").kernel(data, (rows, cols), np.array([[5.0, 6.0]]), accumulate=False)
+    np.testing.assert_array_equal(out[rows, cols], [5.0, 6.0])
+    assert infer("index_put", T((3, 4), "float64"), Tup(T((2,), I64), T((2,), I64)), T((1, 2), "float64")) == T(
+        (3, 4), "float64"
+    )

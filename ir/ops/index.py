@@ -91,16 +91,16 @@ def _infer_squeeze(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructI
         return TensorStructInfo(None, x.dtype, -1)
     if x.shape is None:
         return TensorStructInfo(None, x.dtype, x.ndim - len(axes))
-    for a in axes:
-        if isinstance(x.shape[a], int) and x.shape[a] != 1:
-            raise InferenceError(f"R.{op}: axis {a} of shape {x.shape} has length {x.shape[a]}, not 1")
-    return TensorStructInfo(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
+    # As TVM: a listed axis whose length is known and not 1 stays (torch's squeeze() prints every axis).
+    kept = {a for a in axes if isinstance(x.shape[a], int) and x.shape[a] != 1}
+    return TensorStructInfo(tuple(d for i, d in enumerate(x.shape) if i not in axes or i in kept), x.dtype)
 
 
 def _squeeze(x: np.ndarray, axis: int | Sequence[int] | None) -> np.ndarray:
     if axis is None:
         return np.squeeze(x)
-    return np.squeeze(x, tuple(a % x.ndim for a in as_ints("squeeze", "axis", axis)))
+    axes = {a % x.ndim for a in as_ints("squeeze", "axis", axis)}
+    return np.squeeze(x, tuple(a for a in sorted(axes) if x.shape[a] == 1))
 
 
 register_op(

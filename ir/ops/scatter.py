@@ -209,9 +209,18 @@ def _infer_index_put(args: Sequence[StructInfo], attrs: dict[str, Any]) -> Struc
         for t in idxs:
             assert t.shape is not None
             target = broadcast_shapes(op, target, t.shape)
-        if broadcast_shapes(op, target, values.shape) != target:
+        shape = _drop_leading_ones(values.shape, len(target))
+        if broadcast_shapes(op, target, shape) != target:
             raise InferenceError(f"R.{op}: values of shape {values.shape} do not broadcast to the indexed {target}")
     return TensorStructInfo(data.shape, data.dtype, data.ndim)
+
+
+def _drop_leading_ones(shape: Sequence[Dim], rank: int) -> tuple[Dim, ...]:
+    """`shape` without the leading length-1 axes beyond `rank` (as NumPy assignment and TVM allow)."""
+    extra = 0
+    while len(shape) - extra > rank and shape[extra] == 1:
+        extra += 1
+    return tuple(shape[extra:])
 
 
 def _index_put(data: np.ndarray, indices: Sequence[np.ndarray], values: np.ndarray, accumulate: bool) -> np.ndarray:
@@ -221,6 +230,7 @@ def _index_put(data: np.ndarray, indices: Sequence[np.ndarray], values: np.ndarr
         raise ValueError(f"R.{op}: {len(indices)} index tensors for data of rank {data.ndim}")
     coords = np.broadcast_arrays(*(wrap_indices(op, ix, n) for ix, n in zip(indices, data.shape, strict=True)))
     dest = np.ravel_multi_index(tuple(coords), data.shape).reshape(-1)
+    values = values.reshape(_drop_leading_ones(values.shape, coords[0].ndim))
     vals = np.broadcast_to(values, coords[0].shape).reshape(-1)
     return scatter_into(data, dest, vals, "add" if accumulate else "update")
 
