@@ -23,6 +23,13 @@ converts it with ``tvm.relax.frontend.torch.from_exported_program`` and writes
   different vdevices that meet in one op (see `variants.conflict`), so it has no placement;
   uses ``params.npz``.
 
+The ``onnx_*`` models (`onnx_export.MODELS`) go through ONNX instead: torch's
+ONNX exporter, onnxruntime (whose outputs are ``expected.npz``) and
+``tvm.relax.frontend.onnx.from_onnx`` with and without
+``keep_params_in_input``; see `onnx_export`.  The rest is the same.  Only
+those of `onnx_export.DEFAULT` are written unless named with ``--only``: the
+others wait for something vdplace or `variants` lacks (`zoo_onnx.Spec.waiting_for`).
+
 With the corpus it writes the README's example (`write_example`): the MLP's
 ``params.py`` with the one line a TVM user adds, an ``R.hint_on_device`` that
 puts the second layer on the GPU, as ``examples/pytorch_mlp.py``, and its
@@ -51,6 +58,7 @@ from pathlib import Path
 
 import metadata_map
 import numpy as np
+import onnx_export
 import torch
 import tvm
 import tvm_checks
@@ -76,7 +84,9 @@ class Converted:
 
 
 def _export(name: str) -> tuple[tvm.IRModule, tvm.IRModule, list[np.ndarray], list[np.ndarray]]:
-    """(keep_params_as_input conversion, constants conversion, user inputs, eager outputs) of model `name`."""
+    """(keep_params_as_input conversion, constants conversion, user inputs, expected outputs) of model `name`."""
+    if name in onnx_export.MODELS:
+        return onnx_export.export(name)
     model, args = zoo.build(name)
     with torch.no_grad():
         expected = [t.detach().numpy().copy() for t in tree_leaves(model(*args))]
@@ -169,14 +179,16 @@ def write_example(examples: Path, converted: Converted) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    models = list(zoo.MODELS) + onnx_export.DEFAULT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "tests" / "models", help="corpus folder")
     parser.add_argument("--examples", type=Path, default=ROOT / "examples", help="where the README's example goes")
-    parser.add_argument("--only", action="append", choices=sorted(zoo.MODELS), help="only this model (repeatable)")
+    known = sorted([*zoo.MODELS, *onnx_export.MODELS])
+    parser.add_argument("--only", action="append", choices=known, help="only this model (repeatable)")
     opts = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     failed = []
-    for name in opts.only or list(zoo.MODELS):
+    for name in opts.only or models:
         try:
             converted = convert(name)
         except Exception:  # report the model and go on with the others

@@ -1,0 +1,38 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice({"keys": ["cpu"], "kind": "llvm", "mtriple": "x86_64-conda-linux-gnu", "tag": ""}, 0, "global"), I.vdevice({"arch": "sm_50", "keys": ["cuda", "gpu"], "kind": "cuda", "max_num_threads": 1024, "tag": "", "thread_warp_size": 32}, 0, "global")]})
+    @R.function
+    def main(x: R.Tensor((1, 8, 16), dtype="float32"), q_bias: R.Tensor((16,), dtype="float32"), k_bias: R.Tensor((16,), dtype="float32"), v_bias: R.Tensor((16,), dtype="float32"), o_bias: R.Tensor((16,), dtype="float32"), MatMul_78: R.Tensor((16, 16), dtype="float32"), MatMul_94: R.Tensor((16, 16), dtype="float32"), MatMul_95: R.Tensor((16, 16), dtype="float32"), MatMul_100: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((1, 8, 16), dtype="float32"):
+        R.func_attr({"num_input": 1, "params": [metadata["ffi.Tensor"][0], metadata["ffi.Tensor"][1], metadata["ffi.Tensor"][2], metadata["ffi.Tensor"][3], metadata["ffi.Tensor"][4], metadata["ffi.Tensor"][5], metadata["ffi.Tensor"][6], metadata["ffi.Tensor"][7]]})
+        with R.dataflow():
+            lv: R.Tensor((1, 8, 16), dtype="float32") = R.matmul(x, MatMul_78, out_dtype=None)
+            lv1: R.Tensor((1, 8, 16), dtype="float32") = R.add(q_bias, lv)
+            lv2: R.Tensor((1, 8, 2, 8), dtype="float32") = R.reshape(lv1, R.shape([1, 8, 2, 8]))
+            lv3: R.Tensor((1, 8, 16), dtype="float32") = R.matmul(x, MatMul_94, out_dtype=None)
+            lv4: R.Tensor((1, 8, 16), dtype="float32") = R.add(k_bias, lv3)
+            lv5: R.Tensor((1, 8, 16), dtype="float32") = R.matmul(x, MatMul_95, out_dtype=None)
+            lv6: R.Tensor((1, 8, 16), dtype="float32") = R.add(v_bias, lv5)
+            lv6_1: R.Tensor((1, 8, 16), dtype="float32") = R.hint_on_device(lv6, R.device(device_type=2, index=0), "global")
+            lv7: R.Tensor((1, 8, 2, 8), dtype="float32") = R.reshape(lv6_1, R.shape([1, 8, 2, 8]))
+            lv8: R.Tensor((1, 8, 2, 8), dtype="float32") = R.reshape(lv4, R.shape([1, 8, 2, 8]))
+            lv9: R.Tensor((1, 2, 8, 8), dtype="float32") = R.permute_dims(lv2, axes=[0, 2, 1, 3])
+            lv10: R.Tensor((1, 2, 8, 8), dtype="float32") = R.permute_dims(lv8, axes=[0, 2, 3, 1])
+            lv11: R.Tensor((1, 2, 8, 8), dtype="float32") = R.matmul(lv9, lv10, out_dtype=None)
+            lv12: R.Tensor((8, 8), dtype="bool") = R.triu(metadata["ir.GenericConst"][0], 1)
+            lv13: R.Tensor((1, 2, 8, 8), dtype="float32") = R.divide(lv11, R.const(2.8284270763397217, "float32"))
+            lv14: R.Tensor((1, 2, 8, 8), dtype="float32") = R.where(lv12, R.const("-inf", "float32"), lv13)
+            lv15: R.Tensor((1, 2, 8, 8), dtype="float32") = R.nn.softmax(lv14, axis=-1)
+            lv16: R.Tensor((1, 2, 8, 8), dtype="float32") = R.permute_dims(lv7, axes=[0, 2, 1, 3])
+            lv16_1: R.Tensor((1, 2, 8, 8), dtype="float32") = R.hint_on_device(lv16, R.device(device_type=1, index=0), "global")
+            lv17: R.Tensor((1, 2, 8, 8), dtype="float32") = R.matmul(lv15, lv16_1, out_dtype=None)
+            lv18: R.Tensor((1, 8, 2, 8), dtype="float32") = R.permute_dims(lv17, axes=[0, 2, 1, 3])
+            lv19: R.Tensor((1, 8, 16), dtype="float32") = R.reshape(lv18, R.shape([1, 8, 16]))
+            lv20: R.Tensor((1, 8, 16), dtype="float32") = R.matmul(lv19, MatMul_100, out_dtype=None)
+            gv: R.Tensor((1, 8, 16), dtype="float32") = R.add(o_bias, lv20)
+            R.output(gv)
+        return gv
+
+# Metadata omitted. Use show_meta=True in script() method to show it.

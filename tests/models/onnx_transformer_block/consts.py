@@ -1,0 +1,46 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 8, 16), dtype="float32")) -> R.Tensor((1, 8, 16), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            lv: R.Tensor((1, 8, 16), dtype="float32") = R.nn.layer_norm(x, metadata["ir.GenericConst"][0], metadata["ir.GenericConst"][1], axes=[-1], epsilon=9.9999997473787516e-06, center=True, scale=True)
+            lv1: R.Tensor((1, 8, 48), dtype="float32") = R.matmul(lv, metadata["ir.GenericConst"][2], out_dtype=None)
+            lv2: R.Tensor((1, 8, 48), dtype="float32") = R.add(metadata["ir.GenericConst"][3], lv1)
+            lv3: R.Tensor((1, 8, 3, 2, 8), dtype="float32") = R.reshape(lv2, R.shape([1, 8, 3, 2, 8]))
+            lv4: R.Tensor((3, 1, 2, 8, 8), dtype="float32") = R.permute_dims(lv3, axes=[2, 0, 3, 1, 4])
+            lv5: R.Tuple(R.Tensor((1, 1, 2, 8, 8), dtype="float32"), R.Tensor((1, 1, 2, 8, 8), dtype="float32"), R.Tensor((1, 1, 2, 8, 8), dtype="float32")) = R.split(lv4, indices_or_sections=[1, 2], axis=0)
+            lv6: R.Tensor((1, 1, 2, 8, 8), dtype="float32") = lv5[0]
+            lv7: R.Tensor((1, 1, 2, 8, 8), dtype="float32") = lv5[1]
+            lv8: R.Tensor((1, 1, 2, 8, 8), dtype="float32") = lv5[2]
+            lv9: R.Tensor((1, 2, 8, 8), dtype="float32") = R.squeeze(lv7, axis=[0])
+            lv10: R.Tensor((1, 2, 8, 8), dtype="float32") = R.squeeze(lv6, axis=[0])
+            lv11: R.Tensor((1, 2, 8, 8), dtype="float32") = R.permute_dims(lv9, axes=[0, 1, 3, 2])
+            lv12: R.Tensor((1, 2, 8, 8), dtype="float32") = R.matmul(lv10, lv11, out_dtype=None)
+            lv13: R.Tensor((1, 2, 8, 8), dtype="float32") = R.multiply(lv12, R.const(0.35355338454246521, "float32"))
+            lv14: R.Tensor((1, 2, 8, 8), dtype="float32") = R.nn.softmax(lv13, axis=-1)
+            lv15: R.Tensor((1, 2, 8, 8), dtype="float32") = R.squeeze(lv8, axis=[0])
+            lv16: R.Tensor((1, 2, 8, 8), dtype="float32") = R.matmul(lv14, lv15, out_dtype=None)
+            lv17: R.Tensor((1, 8, 2, 8), dtype="float32") = R.permute_dims(lv16, axes=[0, 2, 1, 3])
+            lv18: R.Tensor((1, 8, 16), dtype="float32") = R.reshape(lv17, R.shape([1, 8, 16]))
+            lv19: R.Tensor((1, 8, 16), dtype="float32") = R.matmul(lv18, metadata["ir.GenericConst"][4], out_dtype=None)
+            lv20: R.Tensor((1, 8, 16), dtype="float32") = R.add(metadata["ir.GenericConst"][5], lv19)
+            lv21: R.Tensor((1, 8, 16), dtype="float32") = R.add(x, lv20)
+            lv22: R.Tensor((1, 8, 16), dtype="float32") = R.nn.layer_norm(lv21, metadata["ir.GenericConst"][0], metadata["ir.GenericConst"][1], axes=[-1], epsilon=9.9999997473787516e-06, center=True, scale=True)
+            lv23: R.Tensor((1, 8, 32), dtype="float32") = R.matmul(lv22, metadata["ir.GenericConst"][6], out_dtype=None)
+            lv24: R.Tensor((1, 8, 32), dtype="float32") = R.add(metadata["ir.GenericConst"][7], lv23)
+            lv25: R.Tensor((1, 8, 32), dtype="float32") = R.divide(lv24, R.const(1.4142135381698608, "float32"))
+            lv26: R.Tensor((1, 8, 32), dtype="float32") = R.erf(lv25)
+            lv27: R.Tensor((1, 8, 32), dtype="float32") = R.add(lv26, R.const(1.0, "float32"))
+            lv28: R.Tensor((1, 8, 32), dtype="float32") = R.multiply(lv24, lv27)
+            lv29: R.Tensor((1, 8, 32), dtype="float32") = R.multiply(lv28, R.const(0.5, "float32"))
+            lv30: R.Tensor((1, 8, 16), dtype="float32") = R.matmul(lv29, metadata["ir.GenericConst"][8], out_dtype=None)
+            lv31: R.Tensor((1, 8, 16), dtype="float32") = R.add(metadata["ir.GenericConst"][9], lv30)
+            gv: R.Tensor((1, 8, 16), dtype="float32") = R.add(lv21, lv31)
+            R.output(gv)
+        return gv
+
+# Metadata omitted. Use show_meta=True in script() method to show it.
