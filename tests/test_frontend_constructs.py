@@ -215,3 +215,23 @@ def test_non_finite_typed_prim_values_as_the_frontend_prints_hardswish():
     np.testing.assert_allclose(got, np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
     with pytest.raises(ir.ParseError, match="takes a number or a bool"):
         ir.parse(text.replace('T.float64("inf")', 'T.int64("inf")'))
+
+
+def test_shape_to_tensor_as_the_onnx_frontend_prints_gather_on_a_shape():
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 5, 8), dtype="float32")) -> R.Tensor((), dtype="int64"):
+        with R.dataflow():
+            lv: R.Shape([1, 5, 8]) = R.shape_of(x)
+            lv1: R.Tensor((3,), dtype="int64") = R.shape_to_tensor(lv)
+            lv3: R.Tensor((), dtype="int64") = R.take(lv1, R.const(1, "int64"), axis=0, mode="wrap")
+            R.output(lv3)
+        return lv3
+"""
+    mod = ir.parse(text)
+    assert ir.structural_equal(ir.parse(ir.script(mod)), mod)
+    placed = placement.place(mod, default="host").module
+    x = np.zeros((1, 5, 8), "float32")
+    assert int(np.asarray(runtime.VirtualMachine(runtime.compile(placed)).run("main", x))) == 5

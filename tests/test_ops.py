@@ -156,6 +156,7 @@ KERNEL_CASES: list[Case] = [
         lambda a, b: np.array([3, -3, -3, 3, -2]),
     ),
     ("floor_divide", (_I, _J), {}, np.floor_divide),
+    ("shape_to_tensor", (), {"expr": (2, 3, 5)}, lambda: np.array([2, 3, 5], np.int64)),
     ("floor_mod", (np.array([7, -7, 7, -7]), np.array([3, 3, -3, -3])), {}, lambda a, b: np.array([1, 2, -2, -1])),
     ("floor_mod", (np.array([5.5, -5.5], "float32"), np.array([2.0, 2.0], "float32")), {}, lambda a, b: [1.5, 0.5]),
     ("mod", (np.array([7, -7, 7, -7]), np.array([3, 3, -3, -3])), {}, lambda a, b: np.array([1, -1, 1, -1])),

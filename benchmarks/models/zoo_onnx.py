@@ -210,7 +210,6 @@ class IndexOps(nn.Module):
         return torch.argmax(h, dim=-1), values, indices, torch.gather(h, 1, idx), cum, positive
 
 
-SHAPE_TO_TENSOR = "vdplace's R.shape_to_tensor, through which TVM converts every ONNX Gather with tensor indices"
 DYNAMIC_CONFLICT = "variants.conflict keeping symbolic shapes (it drops the body's)"
 
 
@@ -241,17 +240,15 @@ MODELS: dict[str, Spec] = {
         lambda: (randomize_bn(MobilenetBlock()), (torch.randn(1, 8, 8, 8),)),
         waiting_for="vdplace parsing @T.prim_func: TVM converts ONNX Clip with min/max inputs to R.call_tir",
     ),
-    "onnx_gru_unrolled": Spec(lambda: (UnrolledGru(), (torch.randn(1, 5, 8),)), waiting_for=SHAPE_TO_TENSOR),
+    "onnx_gru_unrolled": Spec(lambda: (UnrolledGru(), (torch.randn(1, 5, 8),))),
     "onnx_shape_ops": Spec(
         lambda: (ShapeOps(), (torch.randint(0, 32, (2, 6)), torch.randn(2, 6, 16))),
         ("ids", "x"),
         fold=False,
-        waiting_for=SHAPE_TO_TENSOR,
     ),
     "onnx_index_ops": Spec(
         lambda: (IndexOps(), (torch.randn(2, 8), torch.randint(0, 8, (2, 3)))),
         ("x", "idx"),
-        waiting_for=SHAPE_TO_TENSOR,
     ),
     "onnx_mlp_dynamic": Spec(lambda: (Mlp(), (torch.randn(3, 16),)), dynamic=BATCH, waiting_for=DYNAMIC_CONFLICT),
     "onnx_cnn_bn_dynamic": Spec(

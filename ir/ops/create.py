@@ -115,6 +115,21 @@ register_op(
 )
 
 
+def _infer_shape_to_tensor(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    _, ndim = shape_arg("shape_to_tensor", "expr", args, 0)
+    return TensorStructInfo((ndim,) if ndim >= 0 else None, "int64", 1)
+
+
+register_op(
+    "shape_to_tensor",
+    [Param("expr", SHAPE)],
+    _infer_shape_to_tensor,
+    lambda expr: np.asarray(expr, dtype=np.int64),
+    work=_fill_work,
+    doc="A shape value as a 1-D int64 tensor (what TVM's ONNX frontend makes of Shape feeding Gather).",
+)
+
+
 # -- zeros_like, ones_like, full_like ---------------------------------------------------
 
 

@@ -1,0 +1,37 @@
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice({"keys": ["cpu"], "kind": "llvm", "mtriple": "x86_64-conda-linux-gnu", "tag": ""}, 0, "global"), I.vdevice({"arch": "sm_50", "keys": ["cuda", "gpu"], "kind": "cuda", "max_num_threads": 1024, "tag": "", "thread_warp_size": 32}, 0, "global")]})
+    @R.function
+    def main(ids: R.Tensor((2, 6), dtype="int64", vdevice="llvm:0:global"), x: R.Tensor((2, 6, 16), dtype="float32"), embed_weight: R.Tensor((32, 16), dtype="float32", vdevice="cuda:0:global"), proj_weight: R.Tensor((16, 16), dtype="float32"), proj_bias: R.Tensor((16,), dtype="float32")) -> R.Tuple(R.Tensor((2, 6, 16), dtype="float32", vdevice="cuda:0:global"), R.Tensor((2,), dtype="int64", vdevice="llvm:0:global")):
+        R.func_attr({"num_input": 2, "params": [metadata["ffi.Tensor"][0], metadata["ffi.Tensor"][1], metadata["ffi.Tensor"][2]]})
+        with R.dataflow():
+            lv: R.Tensor((2, 6), dtype="int64") = R.broadcast_to(metadata["ir.GenericConst"][0], R.shape([2, 6]))
+            lv1: R.Tensor((2, 6, 1), dtype="int64") = R.expand_dims(lv, axis=[2])
+            lv2: R.Shape([32, 16]) = R.shape_of(embed_weight)
+            lv3: R.Tensor((2,), dtype="int64") = R.shape_to_tensor(lv2)
+            lv4: R.Tensor((2, 6), dtype="bool", vdevice="llvm:0:global") = R.less(ids, R.const(0, "int64"))
+            lv5: R.Tensor((), dtype="int64") = R.take(lv3, R.const(0, "int64"), axis=0, mode="wrap")
+            lv6: R.Tensor((2, 6), dtype="int64", vdevice="llvm:0:global") = R.add(ids, lv5)
+            lv7: R.Tensor((2, 6), dtype="int64", vdevice="llvm:0:global") = R.where(lv4, lv6, ids)
+            lv8: R.Tensor((2, 6, 16), dtype="float32", vdevice="cuda:0:global") = R.take(embed_weight, lv7, axis=0, mode="fast")
+            lv9: R.Tensor((2, 6, 16), dtype="float32", vdevice="cuda:0:global") = R.strided_slice(lv8, (1,), (0,), (6,), (1,), assume_inbound=False)
+            lv10: R.Tensor((2, 6, 32), dtype="float32", vdevice="cuda:0:global") = R.concat((lv9, x), axis=-1)
+            lv11: R.Tensor((2, 6, 16), dtype="float32", vdevice="cuda:0:global") = R.strided_slice(lv10, (2,), (0,), (16,), (1,), assume_inbound=False)
+            lv12: R.Tensor((2, 6, 1), dtype="float32") = R.astype(lv1, dtype="float32")
+            lv13: R.Tensor((2, 6, 16), dtype="float32", vdevice="cuda:0:global") = R.add(lv11, lv12)
+            lv14: R.Tensor((12, 16), dtype="float32", vdevice="cuda:0:global") = R.reshape(lv13, R.shape([12, 16]))
+            lv15: R.Tensor((16, 16), dtype="float32") = R.permute_dims(proj_weight, axes=[1, 0])
+            lv16: R.Tensor((12, 16), dtype="float32", vdevice="cuda:0:global") = R.matmul(lv14, lv15, out_dtype=None)
+            lv17: R.Tensor((12, 16), dtype="float32", vdevice="cuda:0:global") = R.add(lv16, proj_bias)
+            lv18: R.Tensor((2, 6), dtype="bool", vdevice="llvm:0:global") = R.greater(ids, R.const(3, "int64"))
+            lv19: R.Tensor((2, 6), dtype="int64", vdevice="llvm:0:global") = R.astype(lv18, dtype="int64")
+            lv20: R.Tensor((2, 6, 16), dtype="float32", vdevice="cuda:0:global") = R.reshape(lv17, R.shape([2, 6, 16]))
+            lv21: R.Tensor((2,), dtype="int64", vdevice="llvm:0:global") = R.sum(lv19, axis=[1], keepdims=False)
+            gv: R.Tuple(R.Tensor((2, 6, 16), dtype="float32", vdevice="cuda:0:global"), R.Tensor((2,), dtype="int64", vdevice="llvm:0:global")) = lv20, lv21
+            R.output(gv)
+        return gv
+
+# Metadata omitted. Use show_meta=True in script() method to show it.
