@@ -78,7 +78,9 @@ class Target:
     Built from a CLI string (``"cuda -arch=sm_80"``) or a dict
     (``{"kind": "cuda", "arch": "sm_80"}``); both spellings of one target are
     equal.  Only the kind matters for placement; the attributes are kept so the
-    printer can write back what the user wrote.
+    printer can write back what the user wrote.  The kind must be one of
+    `KIND_TO_DEVICE_TYPE` (TVM, too, refuses a kind it has not registered);
+    anything else is a `ValueError` that lists the known kinds.
     """
 
     __slots__ = ("kind", "attrs", "_hash")
@@ -86,6 +88,9 @@ class Target:
     def __init__(self, kind: str, attrs: Mapping[str, Any] | None = None) -> None:
         if not isinstance(kind, str) or not kind:
             raise ValueError("a target needs a non-empty kind")
+        if kind not in KIND_TO_DEVICE_TYPE:
+            shown = kind if len(kind) <= 40 else kind[:37] + "..."
+            raise ValueError(f"unknown target kind {shown!r}; known kinds: {', '.join(KIND_TO_DEVICE_TYPE)}")
         self.kind = kind
         self.attrs: tuple[tuple[str, Any], ...] = _freeze(dict(attrs or {}))
         self._hash = hash((self.kind, self.attrs))
@@ -116,7 +121,7 @@ class Target:
 
     @property
     def device_type(self) -> str:
-        return KIND_TO_DEVICE_TYPE.get(self.kind, self.kind)
+        return KIND_TO_DEVICE_TYPE[self.kind]
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {k: _thaw(v) for k, v in self.attrs}
@@ -232,10 +237,12 @@ def lookup_vdevice(vdevices: Sequence[VDevice], name: str) -> VDevice:
 
     ``kind:i`` is the i-th entry *of that target kind* in the list (not device
     id i); ``vdevice:j`` is entry j.  A trailing memory scope must match the
-    entry's.  Raises `LookupError` with the available names when nothing fits.
+    entry's; it is everything after the second colon, so a scope may hold
+    colons itself.  Raises `LookupError` with the available names when
+    nothing fits.
     """
-    parts = name.split(":")
-    if len(parts) > 3 or not parts[0]:
+    parts = name.split(":", 2)
+    if not parts[0]:
         raise LookupError(f"cannot read vdevice name {name!r} (want 'kind', 'kind:i' or 'kind:i:scope')")
     kind = parts[0]
     try:

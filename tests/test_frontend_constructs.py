@@ -235,3 +235,12 @@ class Module:
     placed = placement.place(mod, default="host").module
     x = np.zeros((1, 5, 8), "float32")
     assert int(np.asarray(runtime.VirtualMachine(runtime.compile(placed)).run("main", x))) == 5
+
+
+def test_a_prim_value_out_of_its_dtype_range_is_a_located_error():
+    """Found by the fuzzer: R.arange(..., R.prim_value(2**63)) placed, then crashed the compiler."""
+    text = FRONTEND_MLP.replace("R.nn.relu(lv2)", "R.clip(lv2, 0, 9223372036854775808)")
+    with pytest.raises(ir.ParseError, match=r"^mlp.py:\d+:\d+: 9223372036854775808 does not fit in int64"):
+        ir.parse(text, filename="mlp.py")
+    with pytest.raises(ir.ParseError, match="300 does not fit in int8"):
+        ir.parse(FRONTEND_MLP.replace("R.nn.relu(lv2)", "R.clip(lv2, 0, T.int8(300))"))

@@ -2,6 +2,13 @@
 
 Exit status: 0 success, 1 placement conflict (or a runtime device error),
 2 bad input (unreadable file, parse error, unknown option value).
+
+Streams: the result alone goes to stdout (the placed module, the ``--json``
+document, or `run`'s outputs), or to ``-o FILE`` for `place`; every
+diagnostic (conflict reports, copies, errors) goes to stderr.  With
+``--json`` the JSON document is the result, conflict or not.  ``--report
+OUT.html`` writes the conflict page, or the placement page when the module
+places.
 """
 
 from __future__ import annotations
@@ -52,21 +59,39 @@ def _placement_json(path: str, result: Placement) -> dict[str, Any]:
 
 
 def _report_conflict(err: PlacementConflict, args: argparse.Namespace) -> int:
-    """Print the conflict report (text or JSON), write the HTML one when asked; the exit status."""
+    """Report a conflict: text on stderr, or the JSON document as the output; HTML when asked. Exit status 1."""
     from vdplace.placement.report import render_html, render_json, render_text
 
     if args.report:
-        with open(args.report, "w", encoding="utf-8") as f:
-            f.write(render_html(err))
+        _write_file(args.report, render_html(err))
     if args.json:
-        print(json.dumps(render_json(err), indent=2))
+        _emit(json.dumps(render_json(err), indent=2) + "\n", getattr(args, "output", None))
     else:
-        print(render_text(err, color=None), end="")
+        print(render_text(err, color=None), end="", file=sys.stderr)
     return EXIT_CONFLICT
 
 
+def _write_file(path: str, text: str) -> None:
+    """Write `text` to `path`; a file that cannot be written is bad input (`ParseError`, exit status 2)."""
+    from vdplace import ir
+
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as err:
+        raise ir.ParseError(f"cannot write {path}: {err}") from None
+
+
+def _emit(text: str, output: str | None) -> None:
+    """The command's result: to the file `output` names (``-o``), else to stdout."""
+    if output:
+        _write_file(output, text)
+    else:
+        sys.stdout.write(text)
+
+
 def cmd_place(args: argparse.Namespace) -> int:
-    """`vdplace place`: print the placed module (copies on stderr) or the conflict report."""
+    """`vdplace place`: the placed module (or JSON) on stdout or ``-o``; copies and conflicts on stderr."""
     from vdplace import ir
     from vdplace.placement import PlacementConflict
 
@@ -75,34 +100,58 @@ def cmd_place(args: argparse.Namespace) -> int:
         result = _place(mod, args)
     except PlacementConflict as err:
         return _report_conflict(err, args)
+    if args.report:
+        from vdplace.placement.report.placed_html import placement_html
+
+        _write_file(args.report, placement_html(result, args.file))
     if args.json:
-        print(json.dumps(_placement_json(args.file, result), indent=2))
-    else:
-        print(ir.script(result.module))
-        for copy in result.copies:
-            print(f"# copy: {copy.describe(result.module.vdevices)}", file=sys.stderr)
+        _emit(json.dumps(_placement_json(args.file, result), indent=2) + "\n", args.output)
+        return EXIT_OK
+    _emit(ir.script(result.module) + "\n", args.output)
+    for copy in result.copies:
+        print(f"# copy: {copy.describe(result.module.vdevices)}", file=sys.stderr)
     return EXIT_OK
+
+
+def _read_npz(path: str, what: str) -> dict[str, Any]:
+    """Every array of the .npz file `path`; anything else (a .npy, text, a pickle) is a `ParseError` saying so.
+
+    `what` starts each message: ``"cannot load --inputs"``, ``"cannot bind --params"``.
+    """
+    import zipfile
+
+    import numpy as np
+
+    from vdplace import ir
+
+    try:
+        with open(path, "rb") as f:
+            is_zip = zipfile.is_zipfile(f)
+        if not is_zip:
+            raise ir.ParseError(f"{what} {path}: not an .npz file (a zip of .npy arrays, as numpy.savez writes)")
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise ir.ParseError(f"{what} {path}: {err}") from None
 
 
 def _load_inputs(spec: str, mod: IRModule, entry: str) -> list[Any]:
     """The arguments of `entry`: random (seeded) or one array per parameter name from an .npz file."""
     import numpy as np
 
+    from vdplace import ir
     from vdplace.runtime import random_inputs
 
     if spec == "random":
         return random_inputs(mod, entry, rng=np.random.default_rng(0))
-    try:
-        with np.load(spec) as data:
-            names = [p.name for p in mod[entry].params]
-            missing = [n for n in names if n not in data]
-            if missing:
-                raise ValueError(f"{spec} has no array for parameter(s) {', '.join(missing)}; it has {sorted(data)}")
-            return [data[n] for n in names]
-    except (OSError, ValueError) as err:
-        from vdplace import ir
-
-        raise ir.ParseError(f"cannot load inputs: {err}") from None
+    data = _read_npz(spec, "cannot load --inputs")
+    names = [p.name for p in mod[entry].params]
+    missing = [n for n in names if n not in data]
+    if missing:
+        raise ir.ParseError(
+            f"cannot load inputs: {spec} has no array for parameter(s) {', '.join(missing)}; it has {sorted(data)}"
+        )
+    return [data[n] for n in names]
 
 
 def _summarize(value: Any, prefix: str = "out") -> list[str]:
@@ -131,18 +180,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.entry not in mod:
         raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
     try:
-        placed = _place(mod, args).module
+        result = _place(mod, args)
     except PlacementConflict as err:
         return _report_conflict(err, args)
-    return _execute(placed, mod, args)
+    if args.report:
+        from vdplace.placement.report.placed_html import placement_html
+
+        _write_file(args.report, placement_html(result, args.file))
+    return _execute(result.module, mod, args)
 
 
 def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
     """Compile and run `placed`; a VM error (a device mismatch, a failing kernel) is one line and exit status 1."""
     from vdplace import runtime
 
+    params = None if args.params is None else _read_npz(args.params, "cannot bind --params")
     try:
-        executable = runtime.compile(placed, params=args.params)
+        executable = runtime.compile(placed, params=params)
         devices = "cpu" if args.cpu else None
         vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
         inputs = _load_inputs(args.inputs, mod, args.entry)
@@ -150,7 +204,7 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
     except runtime.VMError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CONFLICT
-    except (OSError, ValueError) as err:  # an unreadable --params file, a key naming no constant
+    except ValueError as err:  # a --params key naming no constant, a value of an unsupported dtype
         print(f"error: cannot bind --params {args.params}: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for line in _summarize(outputs):
@@ -180,16 +234,24 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
         f"(the RFC's), or the host (default: {default_policy})",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--report", metavar="OUT.html", help="on conflict, also write an HTML report")
+    p.add_argument(
+        "--report",
+        metavar="OUT.html",
+        help="also write an HTML report: of the conflicts, or of the placement (devices, copies, bytes)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The `vdplace` parser: sub-commands place, run and bench."""
+    from vdplace import __version__
+
     parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"vdplace {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     place = sub.add_parser("place", help="place a module and print it, or explain why no placement exists")
     _placement_options(place, "none")
+    place.add_argument("-o", "--output", metavar="FILE", help="write the placed module (or --json) to FILE, not stdout")
     place.set_defaults(func=cmd_place)
 
     run = sub.add_parser("run", help="place, compile and run a module")

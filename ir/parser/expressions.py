@@ -296,6 +296,10 @@ class ExprParser:
             if isinstance(value, bool):
                 raise self.src.error(f"T.{dtype} takes a number, got {value!r}", value_node)
             value = float(value)
+        if dtype.startswith(("int", "uint")):
+            info = np.iinfo(to_numpy(dtype))
+            if not info.min <= value <= info.max:
+                raise self.src.error(f"{value} does not fit in {dtype} ([{info.min}, {info.max}])", value_node)
         return PrimValue(value, dtype, PrimStructInfo(dtype, value), self.src.span(node))
 
     def _is_symbolic(self, node: ast.expr) -> bool:

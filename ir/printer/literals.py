@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -31,12 +30,43 @@ def format_vdevice(vdevice: VDevice) -> str:
     return f"I.vdevice({format_target(vdevice.target)}, {vdevice.vdevice_id}, {literal(vdevice.memory_scope)})"
 
 
+# Characters a string literal writes as a short escape rather than as themselves.
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def string_literal(text: str) -> str:
+    """`text` as a double-quoted literal that Python's (and so TVM's) parser reads back as exactly `text`.
+
+    Printable characters, non-ASCII ones included (``"cüda😀"``), are written
+    as themselves; quotes, backslashes and control characters as their
+    escapes; every other character that ``str.isprintable`` rejects (lone
+    surrogates, format and separator characters) as ``\\x``/``\\u``/``\\U``
+    escapes.  So the printed text is valid UTF-8 for any string, even one a
+    UTF-8 file could not hold as it is, and reads back unchanged.
+    """
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return '"' + "".join(_escape(ch) for ch in text) + '"'
+
+
+def _escape(ch: str) -> str:
+    short = _SHORT_ESCAPES.get(ch)
+    if short is not None:
+        return short
+    if ch.isprintable():
+        return ch
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def literal(value: Any) -> str:
     """A Python literal in TVM's spelling: double-quoted strings, tuples as lists."""
     if value is None or isinstance(value, bool):
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value)
+        return string_literal(value)
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
@@ -73,7 +103,7 @@ def nonfinite_name(x: float) -> str:
 
 
 def _dim(d: int | str) -> str:
-    return str(d) if isinstance(d, int) else json.dumps(d)
+    return str(d) if isinstance(d, int) else string_literal(d)
 
 
 def dims_tuple(dims: Sequence[int | str]) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from ..struct_info import (
@@ -15,7 +14,7 @@ from ..struct_info import (
     TupleStructInfo,
 )
 from ..vdevice import VDevice, index_of, kind_ordinal
-from .literals import PrintError, dims_list, dims_tuple, literal
+from .literals import PrintError, dims_list, dims_tuple, literal, string_literal
 
 
 def format_struct_info(sinfo: StructInfo, vdevices: Sequence[VDevice] = ()) -> str:
@@ -78,8 +77,8 @@ class SInfoFormatter:
             return f"R.Shape(ndim={sinfo.ndim})" if sinfo.ndim >= 0 else "R.Shape()"
         if isinstance(sinfo, PrimStructInfo):
             if sinfo.value is None:
-                return f"R.Prim({json.dumps(sinfo.dtype)})"
-            return f"R.Prim({json.dumps(sinfo.dtype)}, value={literal(sinfo.value)})"
+                return f"R.Prim({string_literal(sinfo.dtype)})"
+            return f"R.Prim({string_literal(sinfo.dtype)}, value={literal(sinfo.value)})"
         if isinstance(sinfo, ObjectStructInfo):
             return "R.Object"
         if isinstance(sinfo, FuncStructInfo):
@@ -92,9 +91,9 @@ class SInfoFormatter:
         if sinfo.shape is not None:
             parts.append(dims_tuple(sinfo.shape))
         if sinfo.dtype:
-            parts.append(f"dtype={json.dumps(sinfo.dtype)}")
+            parts.append(f"dtype={string_literal(sinfo.dtype)}")
         if sinfo.shape is None and sinfo.ndim >= 0:
             parts.append(f"ndim={sinfo.ndim}")
         if sinfo.vdevice is not None:
-            parts.append(f"vdevice={json.dumps(self.vdevice_name(sinfo.vdevice))}")
+            parts.append(f"vdevice={string_literal(self.vdevice_name(sinfo.vdevice))}")
         return "R.Tensor(" + ", ".join(parts) + ")"

@@ -8,7 +8,6 @@ value is walked, its text is the top entry.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
@@ -19,7 +18,15 @@ from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, String
 from ..op import ATTR, DEVICE, SHAPE, TENSOR, TENSORS, VDEVICE, Op
 from ..vdevice import DEVICE_TYPE_TO_CODE, DeviceSpec, VDevice
 from ..visitor import ExprVisitor
-from .literals import PrintError, array_literal, constant_dtype, dims_list, literal, nonfinite_name
+from .literals import (
+    PrintError,
+    array_literal,
+    constant_dtype,
+    dims_list,
+    literal,
+    nonfinite_name,
+    string_literal,
+)
 from .sinfo import SInfoFormatter
 
 # (name, kind, positional) per parameter of an op; see `call_plan`.
@@ -80,10 +87,10 @@ class ValuePrinter(ExprVisitor):
             self.texts.append(repr(const.ref))
             return
         data = np.asarray(const.data)
-        dtype = json.dumps(constant_dtype(const))
+        dtype = string_literal(constant_dtype(const))
         if data.dtype.kind == "f" and not np.isfinite(data).all():
             if data.ndim == 0:  # TVM's spelling for a non-finite scalar: R.const("-inf", "float32")
-                self.texts.append(f"R.const({json.dumps(nonfinite_name(float(data)))}, {dtype})")
+                self.texts.append(f"R.const({string_literal(nonfinite_name(float(data)))}, {dtype})")
                 return
             if np.isnan(data).any():
                 raise PrintError(f"{self.where}: cannot print an array constant holding NaN")
@@ -99,7 +106,7 @@ class ValuePrinter(ExprVisitor):
             self.texts.append(f"R.prim_value({v})")
             return
         if isinstance(v, float) and not math.isfinite(v):  # TVM's spelling: T.float64("inf")
-            self.texts.append(f"R.prim_value(T.{value.dtype}({json.dumps(nonfinite_name(v))}))")
+            self.texts.append(f"R.prim_value(T.{value.dtype}({string_literal(nonfinite_name(v))}))")
             return
         default = "bool" if isinstance(v, bool) else "int64" if isinstance(v, int) else "float64"
         if value.dtype == default:
@@ -108,7 +115,7 @@ class ValuePrinter(ExprVisitor):
             self.texts.append(f"R.prim_value(T.{value.dtype}({literal(v)}))")
 
     def visit_string_imm(self, string: StringImm) -> None:
-        self.texts.append(f"R.str({json.dumps(string.value)})")
+        self.texts.append(f"R.str({string_literal(string.value)})")
 
     # -- composites -----------------------------------------------------------------
     def visit_tuple(self, tup: Tuple) -> None:
@@ -176,7 +183,7 @@ class ValuePrinter(ExprVisitor):
             if not isinstance(value, VDevice):
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a VDevice, got {value!r}")
             try:
-                return json.dumps(self.sinfo.vdevice_name(value))
+                return string_literal(self.sinfo.vdevice_name(value))
             except PrintError as err:
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r}: {err}") from None
         raise PrintError(f"{self.where}: R.{op.name}: unknown parameter kind {kind!r}")
