@@ -183,29 +183,12 @@ class StepBuilder:
         return step
 
     def _shape(self, frame: Frame, pc: int, instr: MakeShape) -> Callable[[list], int]:
-        dst, dims, env_slot, nxt = instr.dst, instr.dims, frame.env_slot, pc + 1
-        free = _dropper(instr.drop)
-
-        def step(regs: list) -> int:
-            env = regs[env_slot] or {}
-            regs[dst] = tuple(shapes.evaluate(d, env) for d in dims)
-            if free is not None:
-                free(regs)
-            return nxt
-
-        return step
+        dims = instr.dims
+        return _from_dims(frame, pc, instr, lambda env: tuple(shapes.evaluate(d, env) for d in dims))
 
     def _prim(self, frame: Frame, pc: int, instr: MakePrim) -> Callable[[list], int]:
-        dst, expr, env_slot, nxt = instr.dst, instr.expr, frame.env_slot, pc + 1
-        free = _dropper(instr.drop)
-
-        def step(regs: list) -> int:
-            regs[dst] = np.int64(shapes.evaluate(expr, regs[env_slot] or {}))
-            if free is not None:
-                free(regs)
-            return nxt
-
-        return step
+        expr = instr.expr
+        return _from_dims(frame, pc, instr, lambda env: np.int64(shapes.evaluate(expr, env)))
 
     def _tuple(self, frame: Frame, pc: int, instr: MakeTuple) -> Callable[[list], int]:
         dst, fields, nxt = instr.dst, instr.fields, pc + 1
@@ -294,3 +277,19 @@ class StepBuilder:
             return -1
 
         return step
+
+
+def _from_dims(
+    frame: Frame, pc: int, instr: MakeShape | MakePrim, make: Callable[[dict], Any]
+) -> Callable[[list], int]:
+    """The step that writes ``make(the frame's symbolic dims)`` into `instr`'s destination register."""
+    dst, env_slot, nxt = instr.dst, frame.env_slot, pc + 1
+    free = _dropper(instr.drop)
+
+    def step(regs: list) -> int:
+        regs[dst] = make(regs[env_slot] or {})
+        if free is not None:
+            free(regs)
+        return nxt
+
+    return step

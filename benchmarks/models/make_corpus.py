@@ -1,7 +1,9 @@
 """Write the model corpus: tiny PyTorch models as TVM 0.27 prints them, with inputs, weights and outputs.
 
 Run in the frontend environment (torch 2.13.0, apache-tvm 0.27.0.post1,
-transformers 5.23.0), never with vdplace, from anywhere:
+transformers 5.23.0, onnx and onnxruntime: the ``frontend`` extra), with vdplace
+installed beside them (it reads TVM's metadata numbering from
+`vdplace.tvm.metadata`), from anywhere:
 
     python benchmarks/models/make_corpus.py [--out tests/models] [--only NAME ...]
 

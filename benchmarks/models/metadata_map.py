@@ -1,26 +1,10 @@
-"""Which object each ``metadata["<kind>"][<index>]`` of a printed Relax module stands for.
+"""Checks of TVM's ``metadata["<kind>"][<index>]`` numbering against a printed text.
 
-TVM 0.27's printer leaves large constants out of the text.  What it does
-instead, found by experiment on apache-tvm 0.27.0.post1 (its printer is C++ and
-``show_meta=True`` crashes, so nothing can be read back from TVM itself):
-
-* a ``tvm.ir.GenericConst`` (the class of every Relax constant) prints inline as
-  ``R.const(<value>, "<dtype>")`` when it is 0-d and its dtype is ``bool``,
-  ``int8/16/32/64`` or ``float16/32/64``; every other constant (any tensor with
-  a dimension, and 0-d ``uint*`` / ``bfloat16``) prints as
-  ``metadata["ir.GenericConst"][i]``;
-* indices count up from 0 per kind, in the order the printer first meets each
-  object; an object met again (the same object, not an equal one) reuses its
-  index;
-* the printer meets functions in the order it prints them (which
-  `function_order` reads from the text), and expressions in text order:
-  parameters, then
-  ``R.func_attr`` (whose ``"params"`` list, under ``keep_params_as_input=True``,
-  uses the separate kind ``ffi.Tensor``), then each binding's value, arguments
-  left to right, tuple fields in order, the branches of an ``If`` in order.
-
-`walk_constants` reproduces that order for the constants; `check_text` verifies
-a walk against the printed text, so a rule that stops holding fails loudly.
+The numbering itself (which object each reference stands for, the printer's
+rules) is vdplace's: `vdplace.tvm.metadata`, which `vdplace.tvm.from_tvm`
+uses.  `walk_constants` wraps its walk; `check_text` verifies a walk against
+the printed text on every corpus run, so a rule that stops holding in a new
+TVM fails loudly here.
 """
 
 from __future__ import annotations
@@ -30,10 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import tvm
-from tvm import relax
 
-CONST_KIND = "ir.GenericConst"
-INLINE_DTYPES = {"bool", "int8", "int16", "int32", "int64", "float16", "float32", "float64"}
+from vdplace.tvm.metadata import CONST_KIND, constant_objects
+
 REF = re.compile(r'metadata\["([^"]+)"\]\[(\d+)\]')
 BOUND = re.compile(r"^\s*\w+: R\.Tensor\(\(([^)]*)\).*\) = " + REF.pattern + r"\s*$")
 
@@ -50,51 +33,9 @@ class ConstantTable:
         return {f"{self.kind}:{i}": c.value.numpy() for i, c in enumerate(self.objects)}
 
 
-def is_inline(const) -> bool:
-    """Whether the printer writes `const` as ``R.const(...)`` rather than a metadata reference."""
-    value = const.value
-    return len(value.shape) == 0 and str(value.dtype) in INLINE_DTYPES
-
-
-def _children(expr) -> list:
-    """The sub-expressions of `expr` the printer visits, in its order."""
-    if isinstance(expr, relax.Call):
-        return list(expr.args)
-    if isinstance(expr, relax.Tuple):
-        return list(expr.fields)
-    if isinstance(expr, relax.TupleGetItem):
-        return [expr.tuple_value]
-    if isinstance(expr, relax.If):
-        return [expr.cond, expr.true_branch, expr.false_branch]
-    if isinstance(expr, relax.SeqExpr):
-        out = [b.value for block in expr.blocks for b in block.bindings]
-        return out + [expr.body]
-    if isinstance(expr, relax.Function):
-        return [expr.body]
-    return []
-
-
-def function_order(text: str) -> list[str]:
-    """The module's functions in the order the printed `text` has them.
-
-    Not their names' order, nor the order they were added in: TVM's printer
-    picks it, so the text is where to read it from.
-    """
-    return re.findall(r"^    def (\w+)\(", text, re.M)
-
-
 def walk_constants(mod: tvm.IRModule, text: str) -> ConstantTable:
     """The metadata constants of `mod`, printed as `text`, in the order the printer meets them."""
-    found: list = []
-    stack = [mod[name] for name in reversed(function_order(text))]
-    while stack:
-        expr = stack.pop()
-        if isinstance(expr, tvm.ir.GenericConst):
-            if not is_inline(expr) and not any(expr.same_as(seen) for seen in found):
-                found.append(expr)
-            continue
-        stack.extend(reversed(_children(expr)))
-    return ConstantTable(CONST_KIND, found)
+    return ConstantTable(CONST_KIND, constant_objects(mod, text))
 
 
 def _body_lines(text: str) -> list[str]:

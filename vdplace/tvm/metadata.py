@@ -55,8 +55,8 @@ def _children(expr: Any, relax: Any) -> list:
     return []
 
 
-def constant_arrays(mod: Any, text: str) -> dict[str, np.ndarray]:
-    """``{"ir.GenericConst:<i>": value}`` for the constants of `mod`, printed as `text`."""
+def constant_objects(mod: Any, text: str) -> list:
+    """The constant objects of `mod`, printed as `text`, in ``metadata["ir.GenericConst"]`` index order."""
     import tvm
     from tvm import relax
 
@@ -71,7 +71,12 @@ def constant_arrays(mod: Any, text: str) -> dict[str, np.ndarray]:
         if isinstance(expr, tvm.ir.BaseFunc) and not isinstance(expr, relax.Function):
             continue
         stack.extend(reversed(_children(expr, relax)))
-    return {f"{CONST_KIND}:{i}": c.value.numpy() for i, c in enumerate(found)}
+    return found
+
+
+def constant_arrays(mod: Any, text: str) -> dict[str, np.ndarray]:
+    """``{"ir.GenericConst:<i>": value}`` for the constants of `mod`, printed as `text`."""
+    return {f"{CONST_KIND}:{i}": c.value.numpy() for i, c in enumerate(constant_objects(mod, text))}
 
 
 def param_tensors(mod: Any, text: str) -> list[Any]:
