@@ -57,7 +57,6 @@ class Stats:
         "z3_status",
         "copies",
         "bytes_copied",
-        "hint_bytes",
         "times",
     )
 
@@ -73,8 +72,7 @@ class Stats:
         self.z3_soft = 0
         self.z3_status = "unused"
         self.copies = 0
-        self.bytes_copied = 0  # every copy of the placed module that crosses physical devices
-        self.hint_bytes = 0  # the part placement chose: copies made from hints (the MaxSMT objective)
+        self.bytes_copied = 0  # what every copy of the placed module moves across physical devices: the objective
         self.times: dict[str, float] = {}
 
     @property
@@ -140,13 +138,8 @@ class Placement:
 
     @property
     def bytes_copied(self) -> int:
-        """Bytes that cross physical devices through every copy of the placed module."""
+        """Bytes that cross physical devices through every copy of the placed module: what placement minimizes."""
         return self.stats.bytes_copied
-
-    @property
-    def hint_bytes(self) -> int:
-        """Bytes moved by the copies placement made from hints: what it minimizes."""
-        return self.stats.hint_bytes
 
     def __repr__(self) -> str:
         return f"Placement({len(self.assignment)} sites, {len(self.copies)} copies, {self.stats!r})"
@@ -201,7 +194,8 @@ def place(
             _check(cs, assignment)
         with phase("realize"):
             placed, copies = realize(ex, assignment)
-    _fill_stats(stats, cs, classes, solution, assignment, copies)
+            _check_objective(cs, assignment, copies)
+    _fill_stats(stats, cs, classes, solution, copies)
     return Placement(placed, assignment, cs, copies, stats)
 
 
@@ -252,14 +246,15 @@ def _check(cs: ConstraintSet, assignment: list[int | None]) -> None:
         raise PlacementInternalError(f"placement failed its own check ({len(violations)} violations): {shown}")
 
 
-def _fill_stats(
-    stats: Stats,
-    cs: ConstraintSet,
-    classes: Classes,
-    solution: ClassSolution,
-    assignment: list[int | None],
-    copies: list[Copy],
-) -> None:
+def _check_objective(cs: ConstraintSet, assignment: list[int | None], copies: list[Copy]) -> None:
+    """The bytes the solver minimized must be the bytes the placed module's copies move."""
+    solved = copy_bytes(cs, assignment)
+    realized = sum(c.nbytes for c in copies if c.physical)
+    if solved != realized:
+        raise PlacementInternalError(f"the objective counted {solved} bytes but the placed module copies {realized}")
+
+
+def _fill_stats(stats: Stats, cs: ConstraintSet, classes: Classes, solution: ClassSolution, copies: list[Copy]) -> None:
     stats.sites = len(cs.sites)
     stats.classes = len(classes)
     stats.constraints = cs.num_constraints
@@ -272,7 +267,6 @@ def _fill_stats(
     stats.z3_status = solution.status
     stats.copies = len(copies)
     stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
-    stats.hint_bytes = copy_bytes(cs, assignment)
 
 
 def _device_map(sites: list[Site], vdevices: list[VDevice], assignment: list[int | None]) -> dict[str, VDevice | None]:

@@ -30,5 +30,5 @@ register_op(
     lambda x, **attrs: x,
     device_rule="explicit",
     work=no_work,
-    doc="Copy the input to `dst_vdevice`; the input's own device is free.",
+    doc="Copy the input to `dst_vdevice`; the input's device is free (the copy costs its bytes when it differs).",
 )

@@ -25,6 +25,7 @@ from vdplace.ir.expr import (
     Binding,
     Call,
     Constant,
+    DataflowBlock,
     DataflowVar,
     Expr,
     Function,
@@ -46,6 +47,7 @@ from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice, describe
 from vdplace.placement.errors import PlacementError
+from vdplace.placement.extract.copies import HOME, CopyPlan, CopyScopes, ValueRoots
 from vdplace.placement.extract.extraction import Extraction, Tree, declared_return, tree_leaves
 from vdplace.placement.model.constraints import (
     ConstraintSet,
@@ -92,6 +94,8 @@ class _Extractor:
         self._same_rules: dict[str, Rule] = {}
         self._nbytes: dict[tuple, int] = {}
         self._domains: dict[str, frozenset[int] | None] = {}
+        self.roots = ValueRoots()
+        self.copy_scopes = CopyScopes()
         self.func = ""
 
     # -- sites ----------------------------------------------------------------
@@ -152,6 +156,7 @@ class _Extractor:
             if not isinstance(func, Function):
                 raise PlacementError(f"module entry {fname!r} is not a Relax function")
             body = func.body
+            self.copy_scopes = CopyScopes()
             self.seq(body)
             span = body.body.span or func.ret_span or func.span
             self.tie(ex.ret_sites[fname], self.expr(body.body, span, func), _FUNC_RESULT, span, func)
@@ -167,7 +172,11 @@ class _Extractor:
         fname = self.func
         nbytes_of = self._nbytes
         same_rules = self._same_rules
+        scopes = self.copy_scopes
+        scopes.enter()
         for block in seq.blocks:
+            dataflow = type(block) is DataflowBlock
+            scopes.enter_block(dataflow)
             for binding in block.bindings:
                 var = binding.var
                 value = binding.value
@@ -206,12 +215,16 @@ class _Extractor:
                         self.call(value, tree, span, binding)
                 else:
                     self.other_value(value, tree, span, binding)
+            scopes.leave_block(dataflow)
+        scopes.leave()
 
     def other_value(self, value: Expr, tree: Tree, span: Span | None, binding: Binding) -> None:
         """A binding's value that is not a call: an alias, an If, a tuple, a tuple item, a constant, a leaf."""
         vt = type(value)
         if vt is Var or vt is DataflowVar:
-            self.tie(tree, self.var(value, span), _ALIAS, span, binding)
+            source = self.var(value, span)
+            self.tie(tree, source, _ALIAS, span, binding)
+            self.alias(tree, source)
         elif vt is If:
             self.expr(value.cond, span, binding)
             self.seq(value.true_branch)
@@ -221,14 +234,27 @@ class _Extractor:
         elif vt is Tuple and type(tree) is tuple:
             for i, (sub, field) in enumerate(zip(tree, value.fields, strict=False)):
                 rule = Rule.of(RuleKind.TUPLE_FIELD, index=i)
-                self.tie(sub, self.expr(field, span, binding), rule, span, binding)
+                source = self.expr(field, span, binding)
+                self.tie(sub, source, rule, span, binding)
+                self.alias(sub, source)
         elif vt is TupleGetItem:
             rule = Rule.of(RuleKind.GET_ITEM, index=value.index)
-            self.tie(tree, self.expr(value, span, binding), rule, span, binding)
+            source = self.expr(value, span, binding)
+            self.tie(tree, source, rule, span, binding)
+            self.alias(tree, source)
         elif vt is Constant:
             self.tie(tree, self.expr(value, span, binding), _CONSTANT, span, binding)
         else:
             self.expr(value, span, binding)
+
+    def alias(self, a: Tree, b: Tree) -> None:
+        """Record, leaf-wise, that `a` holds the value `b` holds (see `copies.ValueRoots`)."""
+        if type(a) is int:
+            if type(b) is int:
+                self.roots.alias(a, b)
+        elif type(a) is tuple and type(b) is tuple:
+            for x, y in zip(a, b, strict=False):
+                self.alias(x, y)
 
     def var(self, var: Var, span: Span | None) -> Tree:
         try:
@@ -289,11 +315,11 @@ class _Extractor:
         elif op.name == "hint_on_device":
             self.call_hint(call, res, span, origin)
         elif op.name == "to_vdevice":
-            for arg in call.args:
-                self.expr(arg, span, origin)
+            src = self.expr(call.args[0], span, origin)
             dst = self.device_index(call.attrs["dst_vdevice"], span)
             for leaf in tree_leaves(res):
                 self.pins.append(Pin(leaf, dst, _TO_VDEVICE, span, origin))
+            self.copy(call, src, res, dst, _TO_VDEVICE, span, origin)
         else:
             raise PlacementError(f"R.{op.name}: unknown explicit device rule", span)
 
@@ -353,17 +379,58 @@ class _Extractor:
             self.pins.append(Pin(leaf, device, _HINT, span, origin))
         if self.strict:
             self.tie(src, res, _HINT_STRICT, span, origin)
+            self.alias(res, src)
         else:
-            self._prefer(src, res, span, origin)
+            self.copy(call, src, res, device, _HINT, span, origin)
 
-    def _prefer(self, a: Tree, b: Tree, span: Span | None, origin: object) -> None:
-        if type(a) is int:
-            if type(b) is int:
-                weight = self.sites[a].nbytes
-                self.cs.prefers.append(Prefer(a, b, weight, _HINT, span, origin))
-        elif type(a) is tuple and type(b) is tuple:
-            for x, y in zip(a, b, strict=False):
-                self._prefer(x, y, span, origin)
+    def copy(
+        self, call: Call, src: Tree, res: Tree, device: int, rule: Rule, span: Span | None, origin: object
+    ) -> None:
+        """The plan and the soft edge of one copy op (the cases of `placement.extract.copies`)."""
+        if type(src) is not int or type(res) is not int:
+            return  # copy ops take and give one tensor: inference has refused anything else
+        roots = self.roots
+        value = roots.of(src)
+        at = roots.replica.get(src)  # None: the input is at home
+        roots.copy(res, src, device)
+        if not (type(origin) is Binding and origin.value is call):
+            self.cs.prefers.append(Prefer(src, res, self.sites[src].nbytes, rule, span, origin))
+            return
+        scopes = self.copy_scopes
+        physical = ("physical", self.vdevices[device].physical)
+        reuse = scopes.find((value, device))
+        plan = CopyPlan(reuse)
+        if reuse is None and at != device:
+            plan.near = scopes.find((value, physical))
+            if at is not None:
+                plan.home = scopes.find((value, HOME))
+            self.copy_edge(plan, src, res, at, device, rule, span, origin)
+        self.ex.copy_plans[id(call)] = plan
+        var = origin.var
+        scopes.add((value, device), var)
+        scopes.add((value, physical), var)
+        arg = call.args[0]
+        if at is None and isinstance(arg, Var):
+            scopes.add((value, HOME), arg)
+
+    def copy_edge(
+        self,
+        plan: CopyPlan,
+        src: int,
+        res: int,
+        at: int | None,
+        device: int,
+        rule: Rule,
+        span: Span | None,
+        origin: object,
+    ) -> None:
+        """The soft edge whose cost is what realizing `plan` moves (`at`: the input's fixed vdevice, if a replica)."""
+        free = plan.near is not None
+        if at is not None and self.vdevices[at].physical == self.vdevices[device].physical:
+            free = True
+        a = src if plan.home is None else self.ex.var_sites[plan.home]
+        weight = 0 if free else self.sites[src].nbytes
+        self.cs.prefers.append(Prefer(a, res, weight, rule, span, origin))  # type: ignore[arg-type]
 
     def call_function(self, call: Call, name: str, res: Tree, span: Span | None, origin: object) -> None:
         callee = self.mod.functions.get(name)

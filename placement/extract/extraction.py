@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from vdplace.ir.expr import Function, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.struct_info import StructInfo
+from vdplace.placement.extract.copies import CopyPlan
 from vdplace.placement.model.constraints import ConstraintSet
 
 Tree = int | tuple | None
@@ -48,10 +49,11 @@ class Extraction:
 
     `expr_sites` is keyed by ``id(expr)`` for nested, non-variable tensor
     expressions (their nodes stay alive in the input module, so ids are stable
-    while the extraction is in use).
+    while the extraction is in use).  `copy_plans` maps ``id(call)`` of every
+    copy op bound as a binding's whole value to its `copies.CopyPlan`.
     """
 
-    __slots__ = ("module", "constraints", "var_sites", "expr_sites", "ret_sites")
+    __slots__ = ("module", "constraints", "var_sites", "expr_sites", "ret_sites", "copy_plans")
 
     def __init__(self, module: IRModule, constraints: ConstraintSet) -> None:
         self.module = module
@@ -59,3 +61,4 @@ class Extraction:
         self.var_sites: dict[Var, Tree] = {}
         self.expr_sites: dict[int, Tree] = {}
         self.ret_sites: dict[str, Tree] = {}
+        self.copy_plans: dict[int, CopyPlan] = {}

@@ -82,10 +82,12 @@ class Equal:
 
 
 class Prefer:
-    """Soft: `a` and `b` should share a device; violating it copies `weight` bytes.
+    """Soft: `a` and `b` should share a device; violating it copies `weight` bytes (a's size).
 
-    Produced by ``hint_on_device`` (a is the hinted input, b the result);
-    `strict_hints` turns these into `Equal`.
+    One per copy op that the placed module may execute: ``hint_on_device``
+    and ``to_vdevice`` (a is the input, b the pinned result), except a copy op
+    that reuses an earlier copy of the same value to the same vdevice
+    (`placement.extract.copies`).  `strict_hints` turns a hint's into `Equal`.
     """
 
     __slots__ = ("a", "b", "weight", "rule", "span", "origin")

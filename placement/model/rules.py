@@ -30,7 +30,7 @@ class RuleKind(StrEnum):
     RETURN = "return"  # Pin: a function's return annotation
     HINT = "hint"  # Pin (result) and Prefer (input ~ result): R.hint_on_device
     HINT_STRICT = "hint_strict"  # Equal (input, result): a hint under strict_hints
-    TO_VDEVICE = "to_vdevice"  # Pin: R.to_vdevice's destination
+    TO_VDEVICE = "to_vdevice"  # Pin (result) and Prefer (input ~ result): R.to_vdevice
     SUPPORTED = "supported"  # Domain: the device types an op runs on; params: op
     SAME = "same"  # Equal (operand, result): an op whose tensors share a device; params: op
     HOST = "host"  # Pin: an op that puts its result on the host; params: op

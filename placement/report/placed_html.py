@@ -41,7 +41,7 @@ def placement_html(result: Placement, filename: str | None = None, title: str | 
     summary = (
         f"{stats.sites} sites on {len(vdevices)} vdevice(s), {unplaced} left unplaced; "
         f"{len(result.copies)} copies moving {stats.bytes_copied} bytes across physical devices "
-        f"({stats.hint_bytes} of them from hints)."
+        f"({sum(c.nbytes for c in result.copies if c.inserted)} of them from hints)."
     )
     body = [
         f"<h1>{escape(title)}</h1>",

@@ -6,6 +6,10 @@ variables, nested values, return struct infos, tuple leaves); each binding's
 changes nothing.  ``hint_on_device`` becomes a plain alias when its input
 ends on the hinted vdevice and ``R.to_vdevice`` otherwise; a user's
 ``to_vdevice`` whose input already ends on its destination becomes an alias.
+A bound copy op follows its `CopyPlan` (`placement.extract.copies`): it
+becomes an alias of a visible copy of the same value on its destination, or
+copies from the visible replica that moves the fewest bytes, so each value
+is copied at most once per destination in every scope.
 
 A ``to_vdevice`` between two list entries that are the same physical device
 (`VDevice.physical`: same device type and id, e.g. ``"cuda"`` and
@@ -252,18 +256,36 @@ class _Realizer:
         op = call.op
         args = [self.expr(a) for a in call.args]
         if type(op) is Op and op.device_rule == "explicit":
-            src_tree = self.tree_of(call.args[0])
-            src = self.site_dev[src_tree] if type(src_tree) is int else None
-            dst = self.site_dev[tree] if type(tree) is int else None
-            if src is not None and src == dst:
-                return args[0]  # already there: a plain alias
-            if dst is None:  # cannot happen: both rules pin their result
-                raise RuntimeError(f"internal error: {op.name} result has no device")
-            nbytes = self.sites[src_tree].nbytes if type(src_tree) is int else 0
-            physical = src is None or src.physical != dst.physical
-            name, span = self.where
-            inserted = op is self.hint_op
-            self.copies.append(Copy(self.func, name, span, src, dst, nbytes if physical else 0, physical, inserted))
-            if inserted:
-                return Call(self.to_vdevice_op, args, {"dst_vdevice": dst}, sinfo, call.span)
+            return self.copy(call, args, tree, sinfo)
         return Call(op, args, call.attrs, sinfo, call.span)
+
+    def copy(self, call: Call, args: list[Expr], tree: Tree, sinfo: StructInfo) -> Expr:
+        """A copy op: an alias, or ``R.to_vdevice`` from the source its `CopyPlan` names (see `extract.copies`)."""
+        op = call.op
+        site_dev = self.site_dev
+        src_tree = self.tree_of(call.args[0])
+        src = site_dev[src_tree] if type(src_tree) is int else None
+        dst = site_dev[tree] if type(tree) is int else None
+        if dst is None:  # cannot happen: both rules pin their result
+            raise RuntimeError(f"internal error: {op.name} result has no device")  # type: ignore[union-attr]
+        plan = self.ex.copy_plans.get(id(call))
+        source = args[0]
+        if plan is not None:
+            if plan.reuse is not None:
+                return self.vmap[plan.reuse]
+            home = None if plan.home is None else site_dev[self.var_sites[plan.home]]  # type: ignore[index]
+            if src != dst and home == dst:
+                return self.vmap[plan.home]  # type: ignore[index]
+            if src != dst and plan.near is not None:
+                source, src = self.vmap[plan.near], site_dev[self.var_sites[plan.near]]  # type: ignore[index]
+            elif src != dst and home is not None and home.physical == dst.physical:
+                source, src = self.vmap[plan.home], home  # type: ignore[index]
+        if src is not None and src == dst:
+            return source  # already there: a plain alias
+        nbytes = self.sites[src_tree].nbytes if type(src_tree) is int else 0
+        physical = src is None or src.physical != dst.physical
+        name, span = self.where
+        inserted = op is self.hint_op
+        self.copies.append(Copy(self.func, name, span, src, dst, nbytes if physical else 0, physical, inserted))
+        attrs = {"dst_vdevice": dst} if inserted else call.attrs
+        return Call(self.to_vdevice_op, [source], attrs, sinfo, call.span)

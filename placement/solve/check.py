@@ -38,7 +38,11 @@ def check(cs: ConstraintSet, assignment: Sequence[int | None]) -> list[Violation
 
 
 def copy_bytes(cs: ConstraintSet, assignment: Sequence[int | None]) -> int:
-    """Bytes the soft hint edges move: the sum of weights of `Prefer` edges across physical devices."""
+    """The objective: the sum of weights of `Prefer` edges whose ends are on different physical devices.
+
+    Every copy op that moves data has one `Prefer` edge (reused copies have
+    none), so this equals the bytes the placed module's copies move.
+    """
     physical = [v.physical for v in cs.vdevices]
     total = 0
     for pref in cs.prefers:

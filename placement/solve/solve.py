@@ -15,10 +15,14 @@ they end on different physical devices).  Classes are independent in every
    allow (the policy's device if allowed, else the lowest index), else the
    default policy's device (``none``: unplaced, ``first``: entry 0,
    ``host``: `ir.normalize.host_vdevice`).  A class with no soft edge keeps it.
-3. `propagate`: a component of classes joined by soft edges whose pinned
-   classes all agree on one device that every free class allows costs
-   nothing on that device, which no placement can beat (weights are
-   non-negative): its free classes take that device.
+3. `decide_separable`: a free class whose soft edges all end at pinned
+   classes contributes to the objective through its own device only, so it
+   takes its cheapest allowed device (exact, linear).  Every copy op pins its
+   result, so this decides every class the current rules produce.
+   `propagate_components`: of what is left, a component of classes joined
+   by soft edges whose pinned classes all agree on one device that every
+   free class allows costs nothing on that device, which no placement can
+   beat (weights are non-negative): its free classes take that device.
 4. `decision_problem`: every other component becomes a backend `Problem`
    (one variable per free class, the pinned ends fixed), and the backend's
    devices replace the defaults of step 2.
@@ -30,7 +34,7 @@ and the backend agree, and so backends can be measured on large problems.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from vdplace.ir.normalize import host_vdevice
 from vdplace.ir.vdevice import VDevice
@@ -105,7 +109,8 @@ def solve(
     if not edges and propagate:
         return out
     if propagate:
-        undecided, fixed = propagate_components(edges, facts, out.devices)
+        coupled = decide_separable(edges, facts, out.devices, [v.physical for v in cs.vdevices])
+        undecided, fixed = propagate_components(coupled, facts, out.devices)
     else:
         undecided, fixed = constrained_classes(edges, facts, len(classes)), {}
     if not undecided:
@@ -194,6 +199,57 @@ def soft_edges(cs: ConstraintSet, classes: Classes) -> list[SoftEdge]:
             edge.weight += pref.weight
             edge.count += 1
     return [edges[key] for key in sorted(edges)]
+
+
+def decide_separable(
+    edges: list[SoftEdge], facts: ClassFacts, devices: list[int | None], physical: Sequence[Hashable]
+) -> list[SoftEdge]:
+    """Decide every free class whose soft edges all end at pinned classes (into `devices`); the edges left.
+
+    Such a class's share of the objective depends on its own device only, so
+    its cheapest allowed device is optimal whatever the others get.  Every
+    copy op pins its result, so today every soft edge has a pinned end and
+    this decides every class; an edge between two free classes is left, with
+    every edge of its classes, for propagation and the backend.
+    """
+    pin = facts.pin
+    coupled = {c for e in edges if pin[e.a] is None and pin[e.b] is None for c in (e.a, e.b)}
+    ends: dict[int, list[SoftEdge]] = {}
+    left: list[SoftEdge] = []
+    for e in edges:
+        free_a = pin[e.a] is None
+        if free_a == (pin[e.b] is None) or e.a in coupled or e.b in coupled:
+            if free_a or pin[e.b] is None:
+                left.append(e)  # both free, or one end coupled elsewhere; both pinned: a constant
+            continue
+        ends.setdefault(e.a if free_a else e.b, []).append(e)
+    num_devices = len(physical)
+    for c, incident in ends.items():
+        fixed_ends = [(pin[e.b] if e.a == c else pin[e.a], e.weight, e.count) for e in incident]
+        allowed = facts.allowed.get(c) or range(num_devices)
+        devices[c] = _cheapest(fixed_ends, sorted(allowed), devices[c], physical)
+    return left
+
+
+def _cheapest(
+    fixed_ends: list[tuple[int | None, int, int]], allowed: list[int], default: int | None, physical: Sequence[Hashable]
+) -> int:
+    """The allowed device minimizing (bytes moved, edges not aliased); ties: `default`, else the lowest."""
+    best: tuple[int, int, int] | None = None
+    choice = allowed[0]
+    for d in allowed:
+        moved = 0
+        apart = 0
+        for end, weight, count in fixed_ends:
+            if end != d:
+                apart += count
+                if physical[end] != physical[d]:  # type: ignore[index]
+                    moved += weight
+        key = (moved, apart, 0 if d == default else 1)
+        if best is None or key < best:
+            best = key
+            choice = d
+    return choice
 
 
 def soft_components(edges: list[SoftEdge], num_classes: int) -> list[list[int]]:

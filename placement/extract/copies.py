@@ -1,0 +1,137 @@
+"""Copies of one value: which copy ops move data, from where, and which reuse a copy already made.
+
+A copy op (``hint_on_device``, ``to_vdevice``) is an identity on data: its
+result is a *replica* of its input's value on the destination vdevice.  A
+*value* is a site modulo aliasing and copying (`ValueRoots`): ``y = x``, a
+tuple's field, a tuple item and a copy op's result hold the value their
+source holds.  Every site of a value is either
+
+* at *home*: the root site or an alias of it, all tied by hard equalities,
+  so they share one device h, which the solver chooses; or
+* a replica: a copy op's result or an alias of one, on the vdevice the copy
+  op names (`ValueRoots.replica`), fixed by the program.
+
+For a copy op bound as ``y = copy(x, d)`` extraction decides, from the
+program alone, what realization will do for every possible h
+(`CopyPlan`), and the one soft edge whose cost is exactly the bytes that
+realization will move:
+
+1. a replica of the value on d is visible (an earlier copy op's result):
+   ``y`` becomes an alias of it; no edge;
+2. x is a replica on d: an alias of x; no edge;
+3. x is at home: an alias of x when h = d; otherwise a copy from a visible
+   replica on d's physical device (no bytes), else from x (x's bytes when h
+   is another physical device): the edge (x, y), its weight 0 when such a
+   replica exists;
+4. x is a replica elsewhere.  With a visible home variable of the value
+   (the source of an earlier copy op), ``y`` is its alias when h = d.
+   Otherwise the copy is made from a visible replica on d's physical device
+   (no bytes), else from the home variable when h is on d's physical device
+   (no bytes), else from x.  The edge is (home, y) when a home is visible,
+   else the constant (x, y); its weight is 0 when the copy can never move
+   bytes (a replica on d's physical device, or x on it).
+
+So the placed module copies each value at most once per destination vdevice
+in every scope, never copies a value to where it already is visibly, and the
+objective counts exactly its copies.  Visibility follows Relax scoping
+(`CopyScopes`): a variable bound in a function's body is visible for the
+rest of that body, in an If branch for the rest of the branch, and a
+``DataflowVar`` only until its dataflow block ends.  A copy op nested inside
+another expression is a plain copy from its input (case 3 or 4 without the
+lookups) and is never reused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from vdplace.ir.expr import DataflowVar, Var
+
+HOME = -1  # the device slot of a value's home in `CopyScopes` keys
+CopyKey = tuple[int, Hashable]  # (value root site, vdevice index | HOME | ("physical", id))
+
+
+class ValueRoots:
+    """The root site of each site's value, and the fixed vdevice of each replica site."""
+
+    __slots__ = ("root", "replica")
+
+    def __init__(self) -> None:
+        self.root: dict[int, int] = {}
+        self.replica: dict[int, int] = {}
+
+    def alias(self, site: int, of: int) -> None:
+        """`site` holds the value `of` holds, where `of` is (a replica, or at home)."""
+        self.root[site] = self.root.get(of, of)
+        device = self.replica.get(of)
+        if device is not None:
+            self.replica[site] = device
+
+    def copy(self, site: int, of: int, device: int) -> None:
+        """`site` is a replica, on `device`, of the value `of` holds."""
+        self.root[site] = self.root.get(of, of)
+        self.replica[site] = device
+
+    def of(self, site: int) -> int:
+        return self.root.get(site, site)
+
+
+class CopyPlan:
+    """What realization does with one bound copy op (see the module docstring).
+
+    reuse         the variable of a visible replica on the destination: the op becomes its alias
+    home          a visible home variable of the value (case 4), or None
+    near          a visible replica on the destination's physical device: the copy's source, or None
+    """
+
+    __slots__ = ("reuse", "home", "near")
+
+    def __init__(self, reuse: Var | None = None, home: Var | None = None, near: Var | None = None) -> None:
+        self.reuse = reuse
+        self.home = home
+        self.near = near
+
+
+class CopyScopes:
+    """The replicas and home variables visible at the current binding, innermost scope last.
+
+    `enter` / `leave` bracket a sequence (a function body or an If branch),
+    `enter_block` / `leave_block` a binding block: leaving a dataflow block
+    forgets what was bound to its dataflow variables and hands the rest to
+    the enclosing scope.
+    """
+
+    __slots__ = ("stack",)
+
+    def __init__(self) -> None:
+        self.stack: list[dict[CopyKey, Var]] = []
+
+    def enter(self) -> None:
+        self.stack.append({})
+
+    def leave(self) -> None:
+        self.stack.pop()
+
+    def enter_block(self, dataflow: bool) -> None:
+        if dataflow:
+            self.stack.append({})
+
+    def leave_block(self, dataflow: bool) -> None:
+        if dataflow:
+            inner = self.stack.pop()
+            outer = self.stack[-1]
+            for key, var in inner.items():
+                if type(var) is not DataflowVar:
+                    outer.setdefault(key, var)
+
+    def find(self, key: CopyKey) -> Var | None:
+        """The variable bound under `key` that is visible here (innermost first), or None."""
+        for scope in reversed(self.stack):
+            var = scope.get(key)
+            if var is not None:
+                return var
+        return None
+
+    def add(self, key: CopyKey, var: Var) -> None:
+        """Make `var` visible under `key` for the rest of the current scope (an earlier one stays)."""
+        self.stack[-1].setdefault(key, var)

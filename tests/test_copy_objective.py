@@ -1,0 +1,123 @@
+"""The objective is the bytes the placed module's copies move, each value copied once per destination."""
+
+from __future__ import annotations
+
+from vdplace import ir
+from vdplace.placement import place
+
+HEADER = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0), I.vdevice("cuda", 1)]})
+"""
+
+
+def _place(body: str):
+    p = place(ir.parse(HEADER + body, "m.py"))
+    text = ir.script(p.module)
+    return p, text
+
+
+def test_the_issue_module_moves_sixteen_bytes():
+    p, text = _place("""
+    @R.function
+    def main(x: R.Tensor((4,), "float32")):
+        a = R.exp(x)
+        h = R.hint_on_device(a, R.device(device_type=2, index=0))
+        t = R.to_vdevice(a, "llvm:0")
+        u = R.to_vdevice(a, "llvm:0")
+        return (h, t, u)
+""")
+    assert p.bytes_copied == 16 == sum(c.nbytes for c in p.copies if c.physical)
+    assert len(p.copies) == 1
+    assert text.count("R.to_vdevice") == 1
+
+
+def test_two_copies_of_one_value_to_one_vdevice_are_one():
+    p, text = _place("""
+    @R.function
+    def main(x: R.Tensor((8,), "float32", "llvm:0")):
+        t = R.to_vdevice(x, "cuda:0")
+        y = x
+        u = R.to_vdevice(y, "cuda:0")
+        return (t, u)
+""")
+    assert p.bytes_copied == 32 and len(p.copies) == 1
+    assert "u: R.Tensor((8,), dtype=\"float32\", vdevice=\"cuda:0:global\") = t" in text
+
+
+def test_a_copy_back_home_is_an_alias_of_the_original():
+    p, text = _place("""
+    @R.function
+    def main(x: R.Tensor((8,), "float32", "llvm:0")):
+        c = R.to_vdevice(x, "cuda:0")
+        d = R.exp(c)
+        b = R.to_vdevice(c, "llvm:0")
+        return (d, b)
+""")
+    assert p.bytes_copied == 32 and len(p.copies) == 1
+    assert "b: R.Tensor((8,), dtype=\"float32\", vdevice=\"llvm:0:global\") = x" in text
+
+
+def test_a_copy_in_an_if_branch_is_not_reused_after_it():
+    p, text = _place("""
+    @R.function
+    def main(x: R.Tensor((8,), "float32", "llvm:0"), c: R.Tensor((), "bool")):
+        if c:
+            a = R.to_vdevice(x, "cuda:0")
+            r = R.exp(a)
+        else:
+            r = R.exp(R.to_vdevice(x, "cuda:0"))
+        b = R.to_vdevice(x, "cuda:0")
+        return (r, b)
+""")
+    assert len(p.copies) == 3 and p.bytes_copied == 96
+    assert text.count("R.to_vdevice(x") == 3
+
+
+def test_a_dataflow_copy_is_not_reused_after_its_block():
+    p, _ = _place("""
+    @R.function
+    def main(x: R.Tensor((8,), "float32", "llvm:0")):
+        with R.dataflow():
+            a = R.to_vdevice(x, "cuda:0")
+            a2 = R.to_vdevice(x, "cuda:0")
+            s = R.add(a, a2)
+            R.output(s)
+        b = R.to_vdevice(x, "cuda:0")
+        return (s, b)
+""")
+    assert [c.var for c in p.copies] == ["a", "b"] and p.bytes_copied == 64
+
+
+def test_a_copy_goes_to_where_the_fewest_bytes_move():
+    """`a` feeds two copies to cuda:0 (one after dedup) and one hint to llvm: either costs one copy."""
+    p, _ = _place("""
+    @R.function
+    def main(x: R.Tensor((8,), "float32")):
+        a = R.exp(x)
+        g1 = R.to_vdevice(a, "cuda:0")
+        g2 = R.to_vdevice(a, "cuda:0")
+        g3 = R.to_vdevice(a, "cuda:1")
+        return (g1, g2, g3)
+""")
+    # a on cuda:0 or cuda:1 copies once; on llvm it would copy twice.
+    assert p.bytes_copied == 32 and len(p.copies) == 1
+
+
+def test_same_physical_replica_is_the_source_of_a_free_copy():
+    src = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0), I.vdevice({"kind": "cuda", "arch": "sm_80"}, 0)]})
+
+    @R.function
+    def main(x: R.Tensor((8,), "float32", "llvm:0")):
+        a = R.to_vdevice(x, "cuda:0")
+        b = R.to_vdevice(x, "cuda:1")
+        return (a, b)
+"""
+    p = place(ir.parse(src, "m.py"))
+    assert p.bytes_copied == 32
+    assert [(c.var, c.physical) for c in p.copies] == [("a", True), ("b", False)]
+    assert "R.to_vdevice(a, " in ir.script(p.module)
