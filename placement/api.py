@@ -32,6 +32,7 @@ from vdplace.placement.rewrite.realize import Copy, realize
 from vdplace.placement.solve.backend import Backend, resolve_backend
 from vdplace.placement.solve.check import check, copy_bytes
 from vdplace.placement.solve.solve import POLICIES, ClassSolution, solve
+from vdplace.placement.specialize.record import Clone
 
 PHASES = ("extract", "collapse", "solve", "check", "realize")
 
@@ -106,9 +107,11 @@ class Placement:
     constraints  the ConstraintSet that was solved
     copies       every `Copy` in the placed module, in program order
     stats        `Stats`
+    clones       every `Clone` of a function that ``place(..., specialize=True)``
+                 made (the copy keeping the original name included); empty otherwise
     """
 
-    __slots__ = ("module", "assignment", "constraints", "copies", "stats", "_devices")
+    __slots__ = ("module", "assignment", "constraints", "copies", "stats", "clones", "_devices")
 
     def __init__(
         self,
@@ -123,6 +126,7 @@ class Placement:
         self.constraints = constraints
         self.copies = copies
         self.stats = stats
+        self.clones: list[Clone] = []
         self._devices: dict[str, VDevice | None] | None = None
 
     @property
@@ -153,6 +157,7 @@ def place(
     backend: Backend | str = "z3",
     propagate: bool = True,
     timeout_ms: int | None = None,
+    specialize: bool = False,
 ) -> Placement:
     """Place every tensor of `mod` on a vdevice, or raise `PlacementConflict`.
 
@@ -169,9 +174,17 @@ def place(
                   backend decides every constrained class; same answer, slower)
     timeout_ms    a limit for the backend's search; on timeout its best placement
                   so far is used (it still satisfies every hard constraint)
+    specialize    when no placement exists, clone functions per device signature their
+                  call sites need (fewest clones, then fewest bytes; `Placement.clones`
+                  lists them; docs/placement.md, "Specialization")
     """
     if not isinstance(mod, IRModule):
         raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
+    if specialize:
+        from vdplace.placement.specialize.search import place_specialized
+
+        options = {"strict_hints": strict_hints, "default": default, "backend": backend, "propagate": propagate}
+        return place_specialized(mod, lambda m: place(m, timeout_ms=timeout_ms, **options))  # type: ignore[arg-type]
     if default not in POLICIES:
         raise ValueError(f"unknown default policy {default!r}; use one of {', '.join(POLICIES)}")
     if default == "host" and not mod.vdevices:

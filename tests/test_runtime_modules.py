@@ -18,6 +18,8 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 CONFORMANCE = sorted((ROOT / "tests" / "data" / "conformance").glob("*.input.tvmscript"))
 # Examples that exist to show a placement conflict: nothing to run.
 CONFLICT_EXAMPLES = {"conflict_add.py"}
+# Examples that conflict as written and place with call-site specialization.
+SPECIALIZE_EXAMPLES = {"specialize_helper.py"}
 
 
 def assert_same(got, want, where: str) -> None:
@@ -34,19 +36,19 @@ def assert_same(got, want, where: str) -> None:
         np.testing.assert_array_equal(got, want, err_msg=where)
 
 
-def place_for_run(mod: ir.IRModule) -> ir.IRModule:
+def place_for_run(mod: ir.IRModule, **options) -> ir.IRModule:
     """TVM's policy first (unconstrained tensors unplaced); if that leaves some unplaced, the first vdevice."""
-    placed = placement.place(mod).module
+    placed = placement.place(mod, **options).module
     try:
         runtime.check_placed(placed)
     except runtime.UnplacedError:
-        placed = placement.place(mod, default="first").module
+        placed = placement.place(mod, default="first", **options).module
     return placed
 
 
-def run_everywhere(mod: ir.IRModule, label: str) -> int:
+def run_everywhere(mod: ir.IRModule, label: str, **options) -> int:
     """Run every function on simulated devices and on one CPU; return the copies of the simulated runs."""
-    placed = place_for_run(mod)
+    placed = place_for_run(mod, **options)
     exe = runtime.compile(placed)
     sim = runtime.VirtualMachine(exe, simulate_missing=True)
     cpu = runtime.VirtualMachine(exe, devices="cpu")
@@ -68,11 +70,12 @@ def _constant_bytes(vm: runtime.VirtualMachine, device) -> list[int]:
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs_and_matches_reference(path: Path):
     mod = ir.parse(path.read_text(), filename=str(path))
-    if path.name in CONFLICT_EXAMPLES:
+    if path.name in CONFLICT_EXAMPLES | SPECIALIZE_EXAMPLES:
         with pytest.raises(placement.PlacementConflict):
             placement.place(mod)
+    if path.name in CONFLICT_EXAMPLES:
         return
-    run_everywhere(mod, path.name)
+    run_everywhere(mod, path.name, specialize=path.name in SPECIALIZE_EXAMPLES)
 
 
 @pytest.mark.parametrize("path", CONFORMANCE, ids=lambda p: p.name.split(".")[0])

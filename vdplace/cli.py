@@ -42,7 +42,7 @@ def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
     """Place `mod` with the placement options of the command line; raises `PlacementConflict`."""
     from vdplace import placement
 
-    return placement.place(mod, strict_hints=args.strict, default=args.default)
+    return placement.place(mod, strict_hints=args.strict, default=args.default, specialize=args.specialize)
 
 
 def _placement_json(path: str, result: Placement) -> dict[str, Any]:
@@ -55,6 +55,7 @@ def _placement_json(path: str, result: Placement) -> dict[str, Any]:
         "module": ir.script(result.module),
         "copies": [copy.as_dict(result.module.vdevices) for copy in result.copies],
         "stats": result.stats.as_dict(),
+        "clones": [clone.as_dict() for clone in result.clones],
     }
 
 
@@ -110,6 +111,8 @@ def cmd_place(args: argparse.Namespace) -> int:
     _emit(ir.script(result.module) + "\n", args.output)
     for copy in result.copies:
         print(f"# copy: {copy.describe(result.module.vdevices)}", file=sys.stderr)
+    for clone in result.clones:
+        print(f"# clone: {clone.describe()}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -226,6 +229,11 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
     """The FILE argument and the options `place` and `run` share."""
     p.add_argument("file", help="a TVMScript module (.py)")
     p.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
+    p.add_argument(
+        "--specialize",
+        action="store_true",
+        help="when no placement exists, clone functions per device signature their call sites need",
+    )
     p.add_argument(
         "--default",
         choices=("none", "first", "host"),

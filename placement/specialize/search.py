@@ -1,0 +1,161 @@
+"""`place_specialized`: place a module, cloning functions per call-site device signature when it must.
+
+1. The module as it is: when it places, no copy is made (zero is the fewest).
+2. Full specialization: one copy of a unit (a function, or a recursion as a
+   whole) per chain of call sites from a root (`instances.Forest.full`).  More
+   than `MAX_CLONES` functions: the original conflict, with a note saying so.
+   When the fully specialized module has no placement, no specialization has
+   one (any specialized module's placement gives one of the full module), so
+   the original conflict is raised.
+3. Merge by signature, callers first: two live copies of a unit with the same
+   signature in the placement of step 2 become one (the first; what only the
+   other reached dies).  The placement of step 2 restricted to what is left
+   places the merged module, so this step needs no solving.
+4. Greedy merges: for each unit, every ordered pair of its live copies is
+   tried (drop one, its calls go to the other) by placing the result; of those
+   that place, the one with the fewest bytes copied is taken, and the unit is
+   tried again until no pair merges or `MAX_TRIALS` placements were spent.
+5. Names (`naming`), the final placement, and `Placement.clones`.
+
+What is exact and what is greedy: step 1 (no clones needed) and step 2 (no
+specialization can help) are exact.  The number of copies is a local minimum:
+without the trial limit, no two remaining copies of one function can be merged
+into one that still places, but a different set of merges could need fewer.
+Among the merges tried, the fewest bytes wins, and the final module is placed
+by the usual optimizing solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import permutations
+from typing import TYPE_CHECKING
+
+from vdplace.placement.diagnose.names import device_name
+from vdplace.placement.errors import PlacementConflict
+from vdplace.placement.specialize.callgraph import CallGraph
+from vdplace.placement.specialize.instances import Forest, Names
+from vdplace.placement.specialize.naming import Signatures, final_names, instance_signature, signatures
+from vdplace.placement.specialize.record import Clone
+
+if TYPE_CHECKING:
+    from vdplace.ir.module import IRModule
+    from vdplace.placement.api import Placement
+
+# Full specialization may create at most this many functions (a call tree can be exponential in its depth).
+MAX_CLONES = 10_000
+# Placements step 4 may spend on trial merges.
+MAX_TRIALS = 200
+
+PlaceFn = Callable[["IRModule"], "Placement"]
+
+
+def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
+    """`place(mod)`, or the placement of `mod` specialized per call site (module docstring); `mod` is not changed.
+
+    `place` is `placement.place` with the caller's options bound.  Raises the
+    `PlacementConflict` of `mod` itself when specialization cannot remove it.
+    """
+    try:
+        return place(mod)
+    except PlacementConflict as err:
+        conflict = err
+    graph = CallGraph(mod)
+    needed = graph.copies_needed(MAX_CLONES)
+    if needed > MAX_CLONES:
+        conflict.add_note(
+            f"specialization was not tried: cloning per call site would create more than {MAX_CLONES:,} functions"
+        )
+        raise conflict
+    if needed == len(graph.functions):  # nothing is called twice: the full specialization is the module
+        raise conflict
+    forest = Forest.full(graph)
+    live = forest.live()
+    names = forest.temporary_names(live)
+    try:
+        placed = place(forest.module(live, names))
+    except PlacementConflict:
+        raise conflict from None
+    forest = merge_same_signatures(forest, names, signatures(placed))
+    forest, live, names, placed = merge_greedily(forest, place)
+    final = final_names(forest, live, names, signatures(placed), placed.constraints.vdevices)
+    result = place(forest.module(live, final))
+    result.clones = clone_records(forest, live, final, result)
+    return result
+
+
+def merge_same_signatures(forest: Forest, names: Names, sigs: Signatures) -> Forest:
+    """Step 3: callers first, each instance joins an earlier live one of its unit with its signature, if any.
+
+    A root is alone in its unit; an instance is live when its creating call
+    (in its parent, which comes earlier) is live and still reaches it.
+    """
+    out = forest.copy()
+    alive: set[int] = set()
+    first: dict[tuple[int, tuple[int | None, ...]], int] = {}
+    for inst in out.instances:
+        group = (inst.unit, instance_signature(forest, inst.number, names, sigs))
+        if inst.parent is None or inst.origin is None:
+            first[group] = inst.number
+            alive.add(inst.number)
+            continue
+        parent = out.instances[inst.parent]
+        key = (inst.origin.caller, inst.origin.index)
+        if inst.parent not in alive or parent.targets[key] != inst.number:
+            continue
+        same = first.setdefault(group, inst.number)
+        if same == inst.number:
+            alive.add(inst.number)
+        else:
+            parent.targets[key] = same
+    return out
+
+
+def merge_greedily(forest: Forest, place: PlaceFn) -> tuple[Forest, list[int], Names, Placement]:
+    """Step 4 (step 3's result placed first); returns the forest, its live instances, its names and placement."""
+    trials = 0
+    live = forest.live()
+    names = forest.temporary_names(live)
+    placed = place(forest.module(live, names))
+    changed = True
+    while changed and trials < MAX_TRIALS:
+        changed = False
+        for group in forest.by_unit(live).values():
+            best: tuple[int, Forest, list[int], Names, Placement] | None = None
+            for keep, drop in permutations(group, 2):
+                if trials >= MAX_TRIALS:
+                    break
+                trials += 1
+                trial = forest.merged(drop, keep)
+                trial_live = trial.live()
+                trial_names = trial.temporary_names(trial_live)
+                try:
+                    got = place(trial.module(trial_live, trial_names))
+                except PlacementConflict:
+                    continue
+                if best is None or got.bytes_copied < best[0]:
+                    best = (got.bytes_copied, trial, trial_live, trial_names, got)
+            if best is not None:
+                _, forest, live, names, placed = best
+                changed = True
+                break  # the groups changed: start over from the first unit
+    return forest, live, names, placed
+
+
+def clone_records(forest: Forest, live: list[int], names: Names, placed: Placement) -> list[Clone]:
+    """`Placement.clones`: every copy of every function that has more than one, in module order."""
+    graph = forest.graph
+    sigs = signatures(placed)
+    vdevices = placed.constraints.vdevices
+    counts = forest.callers(live)
+    groups = forest.by_unit(live)
+    out: list[Clone] = []
+    for member in graph.functions:
+        group = groups.get(graph.unit_of[member], [])
+        if len(group) < 2:
+            continue
+        for i in sorted(group, key=lambda i: names[(i, member)] != member):
+            name = names[(i, member)]
+            leaves = tuple((leaf, None if d is None else device_name(vdevices, d)) for leaf, d in sigs.get(name, ()))
+            out.append(Clone(member, name, counts.get((i, member), 0), leaves))
+    return out
