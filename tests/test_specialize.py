@@ -256,3 +256,19 @@ def test_the_cli_places_the_example_with_specialize(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert [c["name"] for c in doc["clones"]] == ["scale", "scale_cuda0"]
     assert cli_main(["run", "--specialize", "--simulate", str(HELPER)]) == 0
+
+
+def test_the_conflict_report_offers_specialization_and_the_json_validates():
+    from vdplace.placement.report import SCHEMA_PATH, render_json, render_text
+
+    mod = ir.parse(HELPER.read_text(), filename=str(HELPER))
+    with pytest.raises(placement.PlacementConflict) as info:
+        placement.place(mod)
+    (conflict,) = info.value.conflicts
+    (fix,) = [f for f in conflict.fixes if f.kind == "specialize"]
+    assert fix.resolves == [1] and "specialize=True" in fix.message and "`scale`" in fix.message
+    assert "= help: place with specialize=True" in render_text(info.value, source=mod.source, filename=mod.filename)
+    doc = render_json(info.value, source=mod.source, filename=mod.filename)
+    assert any(f["kind"] == "specialize" for c in doc["conflicts"] for f in c["fixes"])
+    schema = json.loads(SCHEMA_PATH.read_text())
+    assert "specialize" in schema["$defs"]["fix"]["properties"]["kind"]["enum"]

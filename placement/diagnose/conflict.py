@@ -177,7 +177,7 @@ class Fix:
         remove: Sequence[Pin | Equal | Domain],
         add: Sequence[Pin],
     ) -> None:
-        self.kind = kind  # "insert_copy", "hint_to_copy", "drop_pin", "change_pin"
+        self.kind = kind  # "insert_copy", "hint_to_copy", "drop_pin", "change_pin", "specialize" (changes nothing)
         self.message = message
         self.span = span
         self.resolves: list[int] = []

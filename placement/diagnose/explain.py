@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from vdplace.placement.diagnose.conflict import Conflict
+from vdplace.placement.diagnose.conflict import Conflict, Fix
 from vdplace.placement.diagnose.find import find_conflicts
 from vdplace.placement.diagnose.message import conflict_message
 from vdplace.placement.diagnose.summary import summarize
@@ -50,7 +50,10 @@ class Diagnosis:
 
     def _find(self) -> tuple[list[Conflict], int]:
         if self._found is None:
-            self._found = find_conflicts(self.constraint_set, limit=self.limit)
+            conflicts, omitted = find_conflicts(self.constraint_set, limit=self.limit)
+            if self.module is not None:
+                _offer_specialization(self.module, self.constraint_set, conflicts)
+            self._found = (conflicts, omitted)
         return self._found
 
     @property
@@ -76,3 +79,19 @@ class Diagnosis:
 
     def summary(self) -> str:
         return summarize(self.conflicts, self.omitted, self.source)
+
+
+def _offer_specialization(module: Any, cs: ConstraintSet, conflicts: list[Conflict]) -> None:
+    """Add a ``specialize`` fix to each conflict that call-site specialization is proven to remove.
+
+    The fix changes no constraint (`Fix.apply` returns the same set): it is
+    advice to place with ``specialize=True``, not an edit of the module.
+    """
+    from vdplace.placement.specialize.advice import specialization_advice
+
+    texts = specialization_advice(module, cs, [c.constraints for c in conflicts])
+    for conflict, text in zip(conflicts, texts, strict=True):
+        if text is not None:
+            fix = Fix("specialize", text, None, (), ())
+            fix.resolves = [conflict.number]
+            conflict.fixes.append(fix)
