@@ -11,13 +11,16 @@ printer writes, so `to_tvm` gives it an ``R.const`` that reads those strings.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from vdplace.ir import IRModule, bind_constants, parse, script
-from vdplace.ir.expr import Constant
-from vdplace.ir.visitor import ExprVisitor
+from vdplace.ir.expr import Binding, Call, Constant, Expr, Var
+from vdplace.ir.op import Op
+from vdplace.ir.struct_info import TensorStructInfo
+from vdplace.ir.visitor import ExprMutator, ExprVisitor
 
 from .metadata import PARAMS_KIND, constant_arrays, param_tensors
 
@@ -78,7 +81,31 @@ def to_tvm(mod: IRModule, params: list[Any] | None = None) -> Any:
         metadata[PARAMS_KIND] = [p if isinstance(p, tvm.runtime.Tensor) else tvm.runtime.tensor(p) for p in params]
     names = _default_globals()
     names["R"] = _NonFiniteConst(names["R"])
-    return tvm.script.from_source(script(mod), extra_vars={**names, "metadata": metadata})
+    text = script(_HintResultsAsTheirInputs().mutate_module(mod))
+    return tvm.script.from_source(text, extra_vars={**names, "metadata": metadata})
+
+
+class _HintResultsAsTheirInputs(ExprMutator):
+    """Each ``hint_on_device`` result loses the vdevice vdplace infers for it.
+
+    TVM infers a hint's result as its input's struct info (the hint takes
+    effect only in RealizeVDevice), so the vdevice vdplace's inference gives
+    the result would contradict TVM's own inference of it and fail TVM's
+    well-formed check.  A placed module has no hints left: it is unchanged.
+    """
+
+    def visit_binding(self, binding: Binding, var: Var, value: Expr) -> Binding | Sequence[Binding]:
+        sinfo = var.struct_info
+        if (
+            type(value) is Call
+            and isinstance(value.op, Op)
+            and value.op.name == "hint_on_device"
+            and isinstance(sinfo, TensorStructInfo)
+            and sinfo.vdevice is not None
+        ):
+            var = type(var)(var.name, sinfo.with_vdevice(None), var.span)
+            return Binding(var, value, None, binding.span)
+        return super().visit_binding(binding, var, value)
 
 
 class _NonFiniteConst:
