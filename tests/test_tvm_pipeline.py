@@ -251,6 +251,14 @@ def test_from_torch_place_devices_build_and_run_in_tvm(name, keep_params_as_inpu
         pytest.skip(f"TVM's RealizeVDevice fails on {name}: {type(err).__name__}")
     theirs_bytes = _copied_bytes(from_tvm(theirs))
     assert ours.stats.bytes_copied <= theirs_bytes
+    # and vdplace leaves no tensor without a vdevice (TVM leaves those computed from constants alone)
+    assert not _unplaced(ours.module)
+
+
+def _unplaced(mod: ir.IRModule) -> list[str]:
+    """The bound tensors of ``main`` that have no vdevice."""
+    bindings = [b for block in mod["main"].body.blocks for b in block.bindings]
+    return [b.var.name for b in bindings if hasattr(b.var.struct_info, "vdevice") and b.var.struct_info.vdevice is None]
 
 
 def test_the_pinned_tvm_cannot_serialize_relax_modules():
