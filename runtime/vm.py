@@ -18,11 +18,12 @@ every device array a register holds is counted on its device until released.
 
 from __future__ import annotations
 
-import gc
 import time
 from typing import Any
 
 import numpy as np
+
+from vdplace.ir.collector import collector_paused
 
 from .accounting import RunRecord
 from .arguments import input_plan, load_arguments, to_host
@@ -100,15 +101,10 @@ class VirtualMachine:
                 fr.reset_profile()
         # The VM makes no reference cycles, but its per-op bookkeeping objects would
         # trigger CPython's cycle collector every few hundred ops: pause it for the run.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused(promote=False):
             start = time.perf_counter()
             result = self._call(frame, values, timed)
             total = time.perf_counter() - start
-        finally:
-            if collecting:
-                gc.enable()
         out = to_host(result, self._record.transfers) if return_numpy else result
         release(result)
         self.profile = self._record.profile(timed, total, self._frames.values(), self.executable.device_name)
