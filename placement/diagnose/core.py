@@ -48,6 +48,7 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Sequence
 
+from vdplace import progress
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin
 from vdplace.placement.model.union_find import UnionFind
 
@@ -227,8 +228,11 @@ def find_raw_conflicts(graph: ConstraintGraph) -> list[RawConflict]:
     """
     found: list[RawConflict] = []
     by_comp = graph.unary_by_component()
-    for root in graph.conflicting_components():
-        found.extend(_component_conflicts(graph, by_comp[root]))
+    roots = graph.conflicting_components()
+    with progress.stage("find conflicts", total=len(roots)) as tick:
+        for done, root in enumerate(roots):
+            found.extend(_component_conflicts(graph, by_comp[root]))
+            tick(done + 1)
     return found
 
 

@@ -7,7 +7,11 @@ and a `PlacementConflict`.  Nothing is computed until something asks
 (``str(err)``, `err.conflicts`, a report), so raising is free; the first
 question runs `find.find_conflicts` once and every later one reads its
 result, so the exception's texts, its `cores` and the text, JSON and HTML
-reports always describe the same conflicts.
+reports always describe the same conflicts.  The module's source text is
+split into lines once, here (`Diagnosis.lines`), for every rendering.
+
+Like `find_conflicts`, the diagnosis (specialization advice included) runs
+with the garbage collector paused.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from vdplace import progress
+from vdplace.ir.collector import collector_paused
 from vdplace.placement.diagnose.conflict import Conflict, Fix
 from vdplace.placement.diagnose.find import find_conflicts
 from vdplace.placement.diagnose.message import conflict_message
@@ -40,19 +46,22 @@ class Diagnosis:
     is where the source text (``module.source``) and file name come from.
     """
 
-    __slots__ = ("constraint_set", "module", "limit", "_found")
+    __slots__ = ("constraint_set", "module", "limit", "_found", "_lines")
 
     def __init__(self, cs: ConstraintSet, module: Any = None, limit: int = CONFLICT_LIMIT) -> None:
         self.constraint_set = cs
         self.module = module
         self.limit = limit
         self._found: tuple[list[Conflict], int] | None = None
+        self._lines: list[str] | None = None
 
     def _find(self) -> tuple[list[Conflict], int]:
         if self._found is None:
-            conflicts, omitted = find_conflicts(self.constraint_set, limit=self.limit)
-            if self.module is not None:
-                _offer_specialization(self.module, self.constraint_set, conflicts)
+            with collector_paused():
+                conflicts, omitted = find_conflicts(self.constraint_set, limit=self.limit)
+                if self.module is not None:
+                    with progress.stage("specialization advice"):
+                        _offer_specialization(self.module, self.constraint_set, conflicts)
             self._found = (conflicts, omitted)
         return self._found
 
@@ -69,16 +78,23 @@ class Diagnosis:
         return getattr(self.module, "source", None)
 
     @property
+    def lines(self) -> list[str] | None:
+        """The source text's lines (split once, on first use), or None without source."""
+        if self._lines is None and self.source is not None:
+            self._lines = self.source.splitlines()
+        return self._lines
+
+    @property
     def cores(self) -> list[list[Constraint]]:
         """Each explained conflict's constraints: its pins and domains, then its chain of equalities."""
         return [c.constraints for c in self.conflicts]
 
     @property
     def message(self) -> str:
-        return conflict_message(self.conflicts, self.omitted, self.constraint_set, self.source)
+        return conflict_message(self.conflicts, self.omitted, self.constraint_set, self.lines)
 
     def summary(self) -> str:
-        return summarize(self.conflicts, self.omitted, self.source)
+        return summarize(self.conflicts, self.omitted, lines=self.lines)
 
 
 def _offer_specialization(module: Any, cs: ConstraintSet, conflicts: list[Conflict]) -> None:

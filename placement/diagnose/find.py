@@ -5,10 +5,17 @@ classes (integers only; which conflicts count as independent is described
 there), `conflict` names their parts the way the user wrote them, `verify`
 proves each one a minimal unsatisfiable set, and `fixes` offers edits that
 were re-checked on the constraint graph.
+
+The search runs with the garbage collector paused, as `place()` does: it
+builds hundreds of thousands of small acyclic objects (adjacency lists, BFS
+maps, chain steps), and the collections they trigger cost as much as the
+search itself (1M bindings: 7.1 s with the collector on, 3.5-4.1 s paused).
 """
 
 from __future__ import annotations
 
+from vdplace import progress
+from vdplace.ir.collector import collector_paused
 from vdplace.placement.diagnose.conflict import Conflict
 from vdplace.placement.diagnose.core import ConstraintGraph, RawConflict, complete, find_raw_conflicts
 from vdplace.placement.diagnose.fixes import suggest_fixes
@@ -35,13 +42,22 @@ def find_conflicts(cs: ConstraintSet, *, limit: int = 10, fixes: bool = True) ->
     always); a proof that fails is a bug and raises `PlacementInternalError`.
     The conflicts beyond `limit` are found but not built, proven or fixed.
     """
+    with collector_paused():
+        return _find_conflicts(cs, limit, fixes)
+
+
+def _find_conflicts(cs: ConstraintSet, limit: int, fixes: bool) -> tuple[list[Conflict], int]:
     graph = ConstraintGraph(cs)
     raws = find_raw_conflicts(graph)
     raws.sort(key=_position)
-    shown = [complete(graph, raw) for raw in raws[: max(0, limit)]]
-    conflicts = [Conflict(cs, graph, raw, i + 1) for i, raw in enumerate(shown)]
-    for conflict in conflicts:
-        conflict.verified = _verify(len(cs.vdevices), conflict)
+    shown = raws[: max(0, limit)]
+    conflicts: list[Conflict] = []
+    with progress.stage("prove conflicts", total=len(shown)) as tick:
+        for i, raw in enumerate(shown):
+            conflict = Conflict(cs, graph, complete(graph, raw), i + 1)
+            conflict.verified = _verify(len(cs.vdevices), conflict)
+            conflicts.append(conflict)
+            tick(i + 1)
     if fixes and conflicts:
         suggest_fixes(graph, conflicts)
     return conflicts, len(raws) - len(shown)

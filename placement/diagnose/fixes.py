@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from vdplace import progress
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import DeviceSpec, lookup_device
 from vdplace.placement.diagnose.conflict import Conflict, Fix
@@ -39,18 +40,25 @@ MAX_COPY_TRIES = 4
 
 def suggest_fixes(graph: ConstraintGraph, conflicts: Sequence[Conflict]) -> None:
     """Fill `conflict.fixes` (and each fix's `resolves`) for the reported conflicts."""
-    for conflict in conflicts:
-        raw = conflict.raw
-        found: list[Fix] = []
-        copy = _copy_fix(graph, raw, conflicts)
-        if copy is not None:
-            found.append(copy)
-        for u in raw.unary:
-            if u.kind == PIN:
-                fix = _pin_fix(graph, raw, u, conflicts)
-                if fix is not None:
-                    found.append(fix)
-        conflict.fixes = found
+    with progress.stage("check fixes", total=len(conflicts)) as tick:
+        for done, conflict in enumerate(conflicts):
+            conflict.fixes = _fixes(graph, conflict, conflicts)
+            tick(done + 1)
+
+
+def _fixes(graph: ConstraintGraph, conflict: Conflict, conflicts: Sequence[Conflict]) -> list[Fix]:
+    """The checked fixes of one conflict: a copy first, then one edit per pin."""
+    raw = conflict.raw
+    found: list[Fix] = []
+    copy = _copy_fix(graph, raw, conflicts)
+    if copy is not None:
+        found.append(copy)
+    for u in raw.unary:
+        if u.kind == PIN:
+            fix = _pin_fix(graph, raw, u, conflicts)
+            if fix is not None:
+                found.append(fix)
+    return found
 
 
 # -- copies -------------------------------------------------------------------------

@@ -4,8 +4,10 @@ The terse, line-oriented form of the conflicts (``str()`` of the exception is
 the fuller `summary.summarize`).  Per conflict: a head line saying what
 clashes, one line per pin or domain (the site, its device as the vdevice
 list names it, ``"cuda:0:global"``, the rule, where, and the source line),
-then the chain of equalities, one line per binding.  Without source text
-(a module built in Python) a binding is rendered from its IR node instead.
+then the chain of equalities, one line per binding (a long chain: the first
+and last `chain.KEEP` bindings around ``… N bindings, lines a–b …``).
+Without source text (a module built in Python) a binding is rendered from
+its IR node instead.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from vdplace.ir.expr import Binding, Call, Constant, Function, GlobalVar, If, Tuple, TupleGetItem, Var
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import VDevice, vdevice_name
+from vdplace.placement.diagnose.chain import Gap, shorten
 from vdplace.placement.diagnose.conflict import Conflict
 from vdplace.placement.diagnose.core import DOMAIN
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin, Site
@@ -29,9 +32,10 @@ _PINNED_BY = {
 }
 
 
-def conflict_message(conflicts: Sequence[Conflict], omitted: int, cs: ConstraintSet, source: str | None = None) -> str:
-    """One paragraph per conflict, headed by the count when there is more than one."""
-    lines = None if source is None else source.splitlines()
+def conflict_message(
+    conflicts: Sequence[Conflict], omitted: int, cs: ConstraintSet, lines: Sequence[str] | None = None
+) -> str:
+    """One paragraph per conflict, headed by the count when there is more than one; `lines`: the source's lines."""
     text = "\n\n".join(_describe(cs, *_facts_and_chain(c), lines) for c in conflicts)
     total = len(conflicts) + omitted
     if total > 1:
@@ -72,13 +76,28 @@ def _describe(
     out = [head] + ["  " + _describe_fact(cs, fact, lines) for fact in facts]
     if chain:
         out.append("  they are joined by:")
-        last = None
-        for eq in chain:
-            key = (id(eq.origin), eq.rule)
-            if key != last:
-                last = key
+        for eq in shorten(_one_per_binding(chain), _same):
+            if isinstance(eq, Gap):
+                out.append(f"    {eq}")
+            else:
                 out.append(f"    {_where(eq.span)}{_origin_text(eq.origin, eq.span, lines)}   [{eq.rule.text}]")
     return "\n".join(out)
+
+
+def _one_per_binding(chain: Sequence[Equal]) -> list[Equal]:
+    """The chain without the repeats of a binding's rule (``R.add(x, x)`` joins x to the result twice)."""
+    out: list[Equal] = []
+    last = None
+    for eq in chain:
+        key = (id(eq.origin), eq.rule)
+        if key != last:
+            last = key
+            out.append(eq)
+    return out
+
+
+def _same(eq: Equal) -> Equal:
+    return eq
 
 
 def _describe_fact(cs: ConstraintSet, fact: Pin | Domain, lines: Sequence[str] | None) -> str:

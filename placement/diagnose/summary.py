@@ -2,9 +2,9 @@
 
 Per conflict: its title, one line per requirement (with its line), the chain
 of sites with the rule of every step (long chains show their first and last
-`SUMMARY_STEPS // 2` steps), and the source text of each distinct binding on
-the chain.  The JSON report's ``summary`` field is the same paragraph
-without source text.
+`chain.KEEP` steps around ``… N bindings, lines a–b …``), and the source
+text of each distinct binding of the steps shown.  The JSON
+report's ``summary`` field is the same paragraph without source text.
 """
 
 from __future__ import annotations
@@ -12,18 +12,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vdplace.ir.span import Span
+from vdplace.placement.diagnose.chain import Gap, shorten
 from vdplace.placement.diagnose.conflict import Conflict, Step
 from vdplace.placement.diagnose.names import site_name
-
-# A summary lists at most this many chain steps and binding lines per conflict.
-SUMMARY_STEPS = 12
+from vdplace.placement.model.constraints import Equal
 
 
-def summarize(conflicts: Sequence[Conflict], omitted: int, source: str | None = None) -> str:
-    """The text of a `PlacementConflict`: one paragraph per conflict and what was left out."""
+def summarize(
+    conflicts: Sequence[Conflict],
+    omitted: int,
+    source: str | None = None,
+    *,
+    lines: Sequence[str] | None = None,
+) -> str:
+    """The text of a `PlacementConflict`: one paragraph per conflict and what was left out.
+
+    The bindings are quoted from `lines` (the source already split), else from `source`.
+    """
     total = len(conflicts) + omitted
     head = "no placement exists: " + ("1 conflict" if total == 1 else f"{total} independent conflicts")
-    source_lines = None if source is None else source.splitlines()
+    source_lines = lines if lines is not None or source is None else source.splitlines()
     parts = [head] + [conflict_summary(c, source_lines) for c in conflicts]
     if omitted:
         parts.append(f"... and {omitted} more conflict(s) not shown")
@@ -36,8 +44,9 @@ def conflict_summary(conflict: Conflict, source_lines: Sequence[str] | None = No
     for req in conflict.pins:
         lines.append(f"  - {req.description}{_at(req.span)}")
     if conflict.path:
-        lines.append("  joined by: " + _chain_text(conflict))
-        lines.extend(_binding_lines(conflict.path, source_lines))
+        shown = shorten(conflict.path, _equality)
+        lines.append("  joined by: " + _chain_text(conflict, shown))
+        lines.extend(_binding_lines(shown, source_lines))
     return "\n".join(lines)
 
 
@@ -45,18 +54,18 @@ def _at(span: Span | None) -> str:
     return "" if span is None else f" (line {span.line})"
 
 
-def _binding_lines(steps: Sequence[Step], source_lines: Sequence[str] | None) -> list[str]:
-    """``at file:line:col: s = R.add(x1, y1)`` for each distinct binding of the chain (the first few)."""
+def _binding_lines(steps: Sequence[Step | Gap], source_lines: Sequence[str] | None) -> list[str]:
+    """``at file:line:col: s = R.add(x1, y1)`` for each distinct binding of the shown steps, and the gap."""
     seen: set[tuple[str | None, int]] = set()
     out: list[str] = []
     for step in steps:
+        if isinstance(step, Gap):
+            out.append(f"    {step}")
+            continue
         span = step.span
         if span is None or (span.file, span.line) in seen:
             continue
         seen.add((span.file, span.line))
-        if len(out) == SUMMARY_STEPS:
-            out.append("    ...")
-            break
         text = ""
         if source_lines is not None and 0 < span.line <= len(source_lines):
             text = ": " + source_lines[span.line - 1].strip()
@@ -71,20 +80,21 @@ def _binding_of(step: Step) -> str:
     return f", in the binding of `{step.binding}`"
 
 
-def _chain_text(conflict: Conflict) -> str:
-    steps = conflict.path
+def _chain_text(conflict: Conflict, shown: Sequence[Step | Gap]) -> str:
     if not conflict.is_path:
-        parts = [
-            f"{site_name(s.source)} = {site_name(s.target)}{_at(s.span)}{_binding_of(s)}" for s in steps[:SUMMARY_STEPS]
-        ]
-        more = len(steps) - len(parts)
-        return "; ".join(parts) + (f"; ... {more} more" if more > 0 else "")
+        return "; ".join(str(s) if isinstance(s, Gap) else _equality_text(s) for s in shown)
     names = [site_name(conflict.sites[0])]
-    half = SUMMARY_STEPS // 2
-    for i, step in enumerate(steps):
-        if len(steps) > SUMMARY_STEPS and half <= i < len(steps) - half:
-            if i == half:
-                names.append(f"... ({len(steps) - 2 * half} more steps)")
-            continue
-        names.append(f"{site_name(step.target)} [{step.text}{_at(step.span)}{_binding_of(step)}]")
+    for step in shown:
+        if isinstance(step, Gap):
+            names.append(str(step))
+        else:
+            names.append(f"{site_name(step.target)} [{step.text}{_at(step.span)}{_binding_of(step)}]")
     return " -> ".join(names)
+
+
+def _equality_text(step: Step) -> str:
+    return f"{site_name(step.source)} = {site_name(step.target)}{_at(step.span)}{_binding_of(step)}"
+
+
+def _equality(step: Step) -> Equal:
+    return step.constraint

@@ -2,9 +2,13 @@
 
 A `Report` is built from a `PlacementConflict` or a `placement.diagnose.Diagnosis`
 (its `conflicts`, `omitted`, `constraint_set` and `module`) and the module's
-source text, which comes from the `source=` argument, else from the
-`module` (``IRModule.source`` and ``.filename``).  A module built in Python
-has no source: reports then show positions and names without excerpts.
+source lines, which come from the `source=` argument, else from the
+diagnosis (``IRModule.source``, split into lines once per diagnosis, and
+``.filename``).  A module built in Python has no source: reports then show
+positions and names without excerpts.  Every rendering reads a line by its
+number in constant time and touches only the steps it shows, so a report
+costs time linear in its conflicts' chains and has a length bounded by
+their pins, whatever the chains' lengths (`diagnose.chain`).
 """
 
 from __future__ import annotations
@@ -14,12 +18,11 @@ from typing import Any
 
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import VDevice
+from vdplace.placement.diagnose.chain import Gap, shorten
 from vdplace.placement.diagnose.conflict import Conflict, Step
 from vdplace.placement.diagnose.explain import Diagnosis
 from vdplace.placement.errors import PlacementConflict
-
-# Chains longer than this show their first and last `EDGE_STEPS` steps.
-EDGE_STEPS = 6
+from vdplace.placement.model.constraints import Equal
 
 
 class Report:
@@ -31,13 +34,13 @@ class Report:
         self,
         conflicts: Sequence[Conflict],
         omitted: int,
-        source: str | None,
+        lines: Sequence[str] | None,
         filename: str | None,
         vdevices: Sequence[VDevice],
     ) -> None:
         self.conflicts = list(conflicts)
         self.omitted = omitted
-        self.lines = source.splitlines() if source is not None else None
+        self.lines = lines
         self.filename = filename
         self.vdevices = list(vdevices)
 
@@ -60,20 +63,21 @@ def make_report(
     conflict: PlacementConflict | Diagnosis, source: str | None = None, filename: str | None = None
 ) -> Report:
     """The `Report` of a conflict; `source`/`filename` override what its module says."""
-    module: Any = conflict.module
-    if source is None and module is not None:
-        source = getattr(module, "source", None)
+    diagnosis: Diagnosis = conflict.explanation if isinstance(conflict, PlacementConflict) else conflict
+    lines = diagnosis.lines if source is None else source.splitlines()
+    module: Any = diagnosis.module
     if filename is None and module is not None:
         filename = getattr(module, "filename", None)
-    return Report(conflict.conflicts, conflict.omitted, source, filename, conflict.constraint_set.vdevices)
+    return Report(diagnosis.conflicts, diagnosis.omitted, lines, filename, diagnosis.constraint_set.vdevices)
 
 
-def shown_steps(conflict: Conflict) -> list[Step | None]:
-    """The chain's steps to draw; None stands for the elided middle of a long chain."""
-    steps = conflict.path
-    if len(steps) <= 2 * EDGE_STEPS + 1:
-        return list(steps)
-    return [*steps[:EDGE_STEPS], None, *steps[-EDGE_STEPS:]]
+def shown_steps(conflict: Conflict) -> list[Step | Gap]:
+    """The chain's steps to show: all, or the first and last few with a `Gap` for the middle of a long chain."""
+    return shorten(conflict.path, _equality)
+
+
+def _equality(step: Step) -> Equal:
+    return step.constraint
 
 
 def fix_note(conflict: Conflict, resolves: Sequence[int]) -> str:

@@ -5,7 +5,9 @@ so the page opens offline and can be attached to a bug report.  Per conflict:
 the pins with their devices, the chain drawn as a graph (sites as boxes,
 pinned sites coloured by device, each equality labelled with its rule and
 line), the source lines with the pins and bindings highlighted, and the
-checked fixes.  Layout is by hand: a chain snakes over rows of
+checked fixes.  A long chain shows its first and last steps around one
+elided box, and its excerpt one row, ``… N bindings, lines a–b …``, so the
+page's size is bounded whatever the chain's length.  Layout is by hand: a chain snakes over rows of
 `ROW_NODES` boxes; a tree (three or more pins) is laid out by BFS depth.
 """
 
@@ -16,6 +18,7 @@ from html import escape
 from typing import Any
 
 from vdplace.ir.span import Span
+from vdplace.placement.diagnose.chain import Gap
 from vdplace.placement.diagnose.conflict import Conflict, Requirement, Step
 from vdplace.placement.diagnose.names import site_name
 from vdplace.placement.model.constraints import Site
@@ -77,8 +80,9 @@ def _section(report: Report, conflict: Conflict) -> str:
             f'<li><span class="dev" style="color:{_colour(dev)}">&#9632;</span> {_code(req.description)}{where}</li>'
         )
     parts.append("</ul>")
-    parts.append(_graph(conflict))
-    excerpt = _excerpt(report, conflict)
+    steps = shown_steps(conflict)
+    parts.append(_graph(conflict, steps))
+    excerpt = _excerpt(report, conflict, steps)
     if excerpt:
         parts.append(excerpt)
     if conflict.fixes:
@@ -100,8 +104,8 @@ def _code(text: str) -> str:
 # -- the graph ----------------------------------------------------------------------
 
 
-def _graph(conflict: Conflict) -> str:
-    nodes, edges = _graph_model(conflict)
+def _graph(conflict: Conflict, steps: list[Step | Gap]) -> str:
+    nodes, edges = _graph_model(conflict, steps)
     if conflict.is_path:
         pos = _snake(len(nodes))
     else:
@@ -157,8 +161,10 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "\u2026"
 
 
-def _graph_model(conflict: Conflict) -> tuple[list[dict[str, Any]], list[tuple[int, int, str, str]]]:
-    """Nodes (dicts) and edges (node a, node b, short label, tooltip) of the conflict's chain or tree."""
+def _graph_model(
+    conflict: Conflict, steps: list[Step | Gap]
+) -> tuple[list[dict[str, Any]], list[tuple[int, int, str, str]]]:
+    """Nodes (dicts) and edges (node a, node b, short label, tooltip) of the shown `steps` of a chain or tree."""
     pinned: dict[int, list[Requirement]] = {}
     for req in conflict.pins:
         pinned.setdefault(req.site.id, []).append(req)
@@ -185,34 +191,38 @@ def _graph_model(conflict: Conflict) -> tuple[list[dict[str, Any]], list[tuple[i
         for req in conflict.pins:
             node_for(req.site)
         return nodes, edges
+
+    def elided(gap: Gap) -> int:
+        nodes.append(
+            {
+                "name": "\u2026",
+                "sub": f"{gap.bindings} bindings",
+                "pinned": False,
+                "device": None,
+                "tip": f"{gap.steps} steps not drawn: {gap}",
+                "elided": True,
+            }
+        )
+        return len(nodes) - 1
+
     if not conflict.is_path:
-        for step in conflict.path:
-            edges.append((node_for(step.source), node_for(step.target), _edge_label(step), step.text))
+        for step in steps:
+            if isinstance(step, Gap):
+                elided(step)
+            else:
+                edges.append((node_for(step.source), node_for(step.target), _edge_label(step), step.text))
         for req in conflict.pins:
             node_for(req.site)
         return nodes, edges
     previous = node_for(conflict.sites[0])
-    steps = shown_steps(conflict)
-    for pos, step in enumerate(steps):
-        if step is None:
-            hidden = len(conflict.path) - len(steps) + 1
-            nodes.append(
-                {
-                    "name": "\u2026",
-                    "sub": f"{hidden} more steps",
-                    "pinned": False,
-                    "device": None,
-                    "tip": f"{hidden} steps not drawn",
-                    "elided": True,
-                }
-            )
-            edges.append((previous, len(nodes) - 1, "", ""))
-            previous = len(nodes) - 1
-            nxt = steps[pos + 1]
-            if nxt is not None:
-                edges.append((previous, node_for(nxt.source), "", ""))
-                previous = node_for(nxt.source)
+    for step in steps:
+        if isinstance(step, Gap):
+            gap = elided(step)
+            edges.append((previous, gap, "", ""))
+            previous = gap
             continue
+        if previous != node_for(step.source):  # the first step after the gap
+            edges.append((previous, node_for(step.source), "", ""))
         target = node_for(step.target)
         edges.append((node_for(step.source), target, _edge_label(step), step.text))
         previous = target
@@ -278,24 +288,28 @@ def _layers(n: int, edges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 # -- the source excerpt ------------------------------------------------------------------
 
 
-def _excerpt(report: Report, conflict: Conflict) -> str:
+def _excerpt(report: Report, conflict: Conflict, steps: list[Step | Gap]) -> str:
+    """The source lines of the pins and shown steps, highlighted; one row for the gap of a long chain."""
     if report.lines is None:
         return ""
     marks: dict[int, list[tuple[int, int, str, str]]] = {}
     for req in conflict.pins:
         if req.span is not None:
             marks.setdefault(req.span.line, []).append((*_cols(report, req.span), "pin", req.description))
-    for step in shown_steps(conflict):
-        if step is not None and step.span is not None:
+    for step in steps:
+        if not isinstance(step, Gap) and step.span is not None:
             marks.setdefault(step.span.line, []).append((*_cols(report, step.span), "step", step.text))
     if not marks:
         return ""
     numbers = sorted(n for n in marks if report.line(n) is not None)
+    gap = next((s for s in steps if isinstance(s, Gap)), None)
     rows = []
     previous = None
     for n in numbers:
         if previous is not None and n - previous > 1:
-            rows.append('<span class="ln">\u22ee</span>')
+            inside = gap is not None and gap.first_line is not None and previous < gap.first_line < n
+            label = f' <span class="label">{escape(str(gap))}</span>' if inside else ""
+            rows.append(f'<span class="ln">\u22ee</span>{label}')
         previous = n
         rows.append(f'<span class="ln">{n}</span>{_highlight(report.line(n) or "", marks[n])}')
         labels = dict.fromkeys((start, kind, label) for start, _, kind, label in marks[n])

@@ -3,21 +3,29 @@
 The document is plain data (dicts, lists, strings, ints, None) so that
 ``json.dumps`` writes it as is.  `docs/conflicts.md` describes every field;
 `SCHEMA_ID` names the version, bumped on any incompatible change.
+
+A conflict's ``path`` holds the steps a person is shown (a long chain's
+first and last `chain.KEEP`, the rest summed up in ``elided``), each in
+full; ``chain`` holds every step, compactly: per step its sites, line and
+rule as runs of arithmetic progressions, so a regular chain of 200,000
+steps takes a few hundred bytes and any chain is encoded in linear time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from vdplace.ir.span import Span
+from vdplace.placement.diagnose.chain import Gap
 from vdplace.placement.diagnose.conflict import Conflict, Device, Fix, Requirement, Step
 from vdplace.placement.diagnose.names import device_name, site_name
 from vdplace.placement.diagnose.summary import conflict_summary
 from vdplace.placement.model.constraints import Site
-from vdplace.placement.report.common import Report
+from vdplace.placement.report.common import Report, shown_steps
 
-SCHEMA_ID = "vdplace-conflicts/1"
+SCHEMA_ID = "vdplace-conflicts/2"
 SCHEMA_PATH = Path(__file__).with_name("conflict_schema.json")
 
 
@@ -44,6 +52,8 @@ def json_report(report: Report) -> dict[str, Any]:
 
 
 def _conflict(report: Report, conflict: Conflict) -> dict[str, Any]:
+    shown = shown_steps(conflict)
+    gaps = [(i, s) for i, s in enumerate(shown) if isinstance(s, Gap)]
     return {
         "number": conflict.number,
         "title": conflict.title,
@@ -52,7 +62,9 @@ def _conflict(report: Report, conflict: Conflict) -> dict[str, Any]:
         "shape": "path" if conflict.is_path else "tree",
         "span": _span(report, conflict.span),
         "pins": [_requirement(report, r) for r in conflict.pins],
-        "path": [_step(report, s) for s in conflict.path],
+        "path": [_step(report, s) for s in shown if not isinstance(s, Gap)],
+        "elided": _elided(*gaps[0]) if gaps else None,
+        "chain": _chain(conflict.path),
         "fixes": [_fix(report, f) for f in conflict.fixes],
     }
 
@@ -110,6 +122,57 @@ def _step(report: Report, step: Step) -> dict[str, Any]:
         "binding": step.binding,
         "span": _span(report, step.span),
     }
+
+
+def _elided(after: int, gap: Gap) -> dict[str, Any]:
+    return {
+        "after": after,
+        "steps": gap.steps,
+        "bindings": gap.bindings,
+        "first_line": gap.first_line,
+        "last_line": gap.last_line,
+        "text": str(gap),
+    }
+
+
+def _chain(steps: list[Step]) -> dict[str, Any]:
+    """Every step of the chain (in chain order; a tree's in any order) as runs: see docs/conflicts.md."""
+    rules: dict[tuple[str, str], int] = {}
+    for step in steps:
+        rules.setdefault((step.rule.kind.value, step.rule.text), len(rules))
+    return {
+        "steps": len(steps),
+        "rules": [{"rule_kind": kind, "rule": text} for kind, text in rules],
+        "rule": runs(rules[(s.rule.kind.value, s.rule.text)] for s in steps),
+        "from": runs(s.source.id for s in steps),
+        "to": runs(s.target.id for s in steps),
+        "line": runs(None if s.span is None else s.span.line for s in steps),
+    }
+
+
+def runs(values: Iterable[int | None]) -> list[list[int | None]]:
+    """`values` as runs ``[first, count, stride]`` (first, first + stride, ...); nulls as ``[None, count, 0]``.
+
+    Greedy and linear: a run grows while the next value continues its
+    progression (its second value fixes the stride).
+    """
+    out: list[list[Any]] = []
+    for v in values:
+        if out:
+            run = out[-1]
+            first, count, stride = run
+            if first is None or v is None:
+                if first is None and v is None:
+                    run[1] = count + 1
+                    continue
+            elif count == 1:
+                run[1], run[2] = 2, v - first
+                continue
+            elif v == first + count * stride:
+                run[1] = count + 1
+                continue
+        out.append([v, 1, 0])
+    return out
 
 
 def _fix(report: Report, fix: Fix) -> dict[str, Any]:

@@ -10,8 +10,11 @@
        = help: insert `a_cuda0 = R.to_vdevice(a, "cuda:0")` before line 11 ...
 
 Pins are underlined with ``^`` (the primary labels), the bindings of the
-chain with ``-``.  Colour is plain ANSI, used only when asked for (the CLI
-asks when stdout is a terminal and ``NO_COLOR`` is unset).
+chain with ``-``.  A long chain shows its first and last steps, and one line
+``… N bindings, lines a–b …`` for the rest, in the excerpt and in the notes,
+so a report's length is bounded by its conflicts' pins.  Colour is plain
+ANSI, used only when asked for (the CLI asks when stdout is a terminal and
+``NO_COLOR`` is unset).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from vdplace.ir.span import Span
-from vdplace.placement.diagnose.conflict import Conflict
+from vdplace.placement.diagnose.chain import Gap
+from vdplace.placement.diagnose.conflict import Conflict, Step
 from vdplace.placement.diagnose.names import site_name
 from vdplace.placement.report.common import Report, fix_note, shown_steps
 
@@ -81,10 +85,10 @@ class _Mark:
         self.label = label
 
 
-def _marks(report: Report, conflict: Conflict) -> list[_Mark]:
+def _marks(report: Report, conflict: Conflict, steps: Sequence[Step | Gap]) -> list[_Mark]:
     wanted: list[tuple[Span, bool, str]] = [(r.span, True, r.description) for r in conflict.pins if r.span]
-    for step in shown_steps(conflict):
-        if step is not None and step.span is not None:
+    for step in steps:
+        if not isinstance(step, Gap) and step.span is not None:
             wanted.append((step.span, False, step.text))
     marks: list[_Mark] = []
     seen: set[tuple] = set()
@@ -108,7 +112,8 @@ def _marks(report: Report, conflict: Conflict) -> list[_Mark]:
 
 def _conflict_block(report: Report, conflict: Conflict, paint: Paint) -> str:
     out = [paint("error", "error[E-conflict]") + paint("title", f": {conflict.title}")]
-    marks = _marks(report, conflict)
+    steps = shown_steps(conflict)
+    marks = _marks(report, conflict, steps)
     numbers = sorted({m.line for m in marks})
     width = len(str(max(numbers))) if numbers else 1
     pad = " " * width
@@ -116,14 +121,15 @@ def _conflict_block(report: Report, conflict: Conflict, paint: Paint) -> str:
     out.append(f"{pad}{paint('gutter', '-->')} {report.location(conflict.span)}")
     if numbers:
         out.append(f"{pad} {bar}")
-        out.extend(_excerpt(report, marks, numbers, width, paint))
+        gap = next((s for s in steps if isinstance(s, Gap)), None)
+        out.extend(_excerpt(report, marks, numbers, width, paint, gap))
         out.append(f"{pad} {bar}")
     else:
         for req in conflict.pins:
             out.append(
                 f"{pad} {paint('gutter', '=')} {paint('note', 'pin')}: {req.description}{_where(report, req.span)}"
             )
-    notes = _step_notes(report, conflict)
+    notes = _step_notes(conflict, steps)
     eq = paint("gutter", "=")
     for note in notes:
         out.append(f"{pad} {eq} {paint('note', 'note')}: {note}")
@@ -136,7 +142,10 @@ def _where(report: Report, span: Span | None) -> str:
     return "" if span is None else f" ({report.location(span)})"
 
 
-def _excerpt(report: Report, marks: Sequence[_Mark], numbers: list[int], width: int, paint: Paint) -> list[str]:
+def _excerpt(
+    report: Report, marks: Sequence[_Mark], numbers: list[int], width: int, paint: Paint, gap: Gap | None
+) -> list[str]:
+    """The marked lines with their underlines; ``...`` where lines are skipped (with the `gap` where it lies)."""
     lines: list[str] = []
     bar = paint("gutter", "|")
     shown: list[int] = []
@@ -147,7 +156,8 @@ def _excerpt(report: Report, marks: Sequence[_Mark], numbers: list[int], width: 
     previous = None
     for n in shown:
         if previous is not None and n - previous > 1:
-            lines.append(paint("gutter", "..."))
+            inside = gap is not None and gap.first_line is not None and previous < gap.first_line < n
+            lines.append(paint("gutter", "...") + (f" {gap}" if inside else ""))
         previous = n
         text = report.line(n) or ""
         lines.append(f"{paint('gutter', str(n).rjust(width))} {bar} {text.rstrip()}")
@@ -159,18 +169,17 @@ def _excerpt(report: Report, marks: Sequence[_Mark], numbers: list[int], width: 
     return lines
 
 
-def _step_notes(report: Report, conflict: Conflict) -> list[str]:
+def _step_notes(conflict: Conflict, steps: Sequence[Step | Gap]) -> list[str]:
     if not conflict.path:
         if len({r.site.id for r in conflict.pins}) == 1:
             return [f"both apply to {site_name(conflict.pins[0].site)} itself"]
         return []
-    steps = shown_steps(conflict)
     notes = []
     if not conflict.is_path:
         notes.append(f"the pinned sites are joined by {len(conflict.path)} equalities:")
     for step in steps:
-        if step is None:
-            notes.append(f"... {len(conflict.path) - len(steps) + 1} more steps ...")
+        if isinstance(step, Gap):
+            notes.append(str(step))
             continue
         where = f" (line {step.span.line})" if step.span is not None else ""
         arrow = "->" if conflict.is_path else "="
