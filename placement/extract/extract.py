@@ -52,12 +52,13 @@ from vdplace.placement.extract.extraction import Extraction, Tree, declared_retu
 from vdplace.placement.model.constraints import (
     ConstraintSet,
     Domain,
-    Equal,
-    Pin,
+    EqualTable,
+    PinTable,
     Prefer,
     Site,
+    SiteTable,
 )
-from vdplace.placement.model.rules import Rule, RuleKind
+from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec
 
 _PARAM = Rule.of(RuleKind.PARAM)
 _RETURN = Rule.of(RuleKind.RETURN)
@@ -69,6 +70,8 @@ _CONSTANT = Rule.of(RuleKind.CONSTANT)
 _TO_VDEVICE = Rule.of(RuleKind.TO_VDEVICE)
 _HINT_STRICT = Rule.of(RuleKind.HINT_STRICT)
 _HINT = Rule.of(RuleKind.HINT)
+_CALL_ARG = RuleKind.CALL_ARG  # a call's ties carry a `RuleSpec`: built only if a report asks
+_CALL_RESULT = RuleKind.CALL_RESULT
 
 
 def extract(mod: IRModule, *, strict_hints: bool = False) -> Extraction:
@@ -88,11 +91,10 @@ class _Extractor:
         self.host = None if host is None else self.index[host]
         self.cs = ConstraintSet(self.vdevices)
         self.ex = Extraction(mod, self.cs)
-        self.sites: list[Site] = self.cs.sites
-        self.equals: list[Equal] = self.cs.equals
-        self.pins: list[Pin] = self.cs.pins
+        self.sites: SiteTable = self.cs.sites  # type: ignore[assignment]
+        self.equals: EqualTable = self.cs.equals  # type: ignore[assignment]
+        self.pins: PinTable = self.cs.pins  # type: ignore[assignment]
         self._same_rules: dict[str, Rule] = {}
-        self._nbytes: dict[tuple, int] = {}
         self._domains: dict[str, frozenset[int] | None] = {}
         self.roots = ValueRoots()
         self.copy_scopes = CopyScopes()
@@ -116,7 +118,7 @@ class _Extractor:
         if type(sinfo) is TensorStructInfo:
             vdevice = sinfo.vdevice
             if vdevice is not None and type(tree) is int:
-                self.pins.append(Pin(tree, self.device_index(vdevice, span), rule, span, origin))
+                self.pins.add(tree, self.device_index(vdevice, span), rule, span, origin)
         elif type(sinfo) is TupleStructInfo and type(tree) is tuple:
             for sub_sinfo, sub_tree in zip(sinfo.fields, tree, strict=False):
                 self.pin_tree(sub_sinfo, sub_tree, rule, span, origin)
@@ -129,11 +131,11 @@ class _Extractor:
             )
         return found
 
-    def tie(self, a: Tree, b: Tree, rule: Rule, span: Span | None, origin: object) -> None:
+    def tie(self, a: Tree, b: Tree, rule: Rule | RuleSpec, span: Span | None, origin: object) -> None:
         """Equal leaf-wise where both trees have a tensor at the same path."""
         if type(a) is int:
             if type(b) is int:
-                self.equals.append(Equal(a, b, rule, span, origin))
+                self.equals.add(a, b, rule, span, origin)
         elif type(a) is tuple and type(b) is tuple:
             for x, y in zip(a, b, strict=False):
                 self.tie(x, y, rule, span, origin)
@@ -141,14 +143,29 @@ class _Extractor:
     # -- the walk ---------------------------------------------------------------
     def run(self) -> Extraction:
         ex = self.ex
+        records = self.sites.records
+        funcs = self.sites.funcs
         for fname, func in self.mod.functions.items():
             self.func = fname
             for param in func.params:
-                tree = self.new_tree(param.struct_info, param.name, param.span, "param")
+                sinfo = param.struct_info
+                if type(sinfo) is TensorStructInfo:  # a plain tensor: recorded, built on demand
+                    tree = len(records)
+                    records.append(param)
+                    funcs.append(fname)
+                    if sinfo.vdevice is not None:
+                        self.pin_tree(sinfo, tree, _PARAM, param.span, param)
+                else:
+                    tree = self.new_tree(sinfo, param.name, param.span, "param")
+                    self.pin_tree(sinfo, tree, _PARAM, param.span, param)
                 ex.var_sites[param] = tree
-                self.pin_tree(param.struct_info, tree, _PARAM, param.span, param)
             ret_span = func.ret_span or func.span
-            tree = self.new_tree(func.ret_struct_info, "<ret>", ret_span, "return")
+            if type(func) is Function and type(func.ret_struct_info) is TensorStructInfo:
+                tree = len(records)
+                records.append(func)
+                funcs.append(fname)
+            else:
+                tree = self.new_tree(func.ret_struct_info, "<ret>", ret_span, "return")
             ex.ret_sites[fname] = tree
             self.pin_tree(declared_return(func), tree, _RETURN, ret_span, func)
         for fname, func in self.mod.functions.items():
@@ -165,13 +182,24 @@ class _Extractor:
     def seq(self, seq: SeqExpr) -> None:
         # The hot loop of the whole pipeline: the common binding (a tensor variable bound to a
         # "same"-rule op on variables) is handled inline, with locals instead of attribute lookups;
-        # everything else goes through the general methods below.
+        # its site is recorded as the binding itself (`SiteTable.records`, a `Site` built only
+        # when asked for), and so is the provenance of its equalities and of the pin its
+        # annotation makes (`EqualTable.why`, `PinTable.why`), so its span is never read
+        # (a parsed binding's span is built on first read).
+        # Everything else goes through the general methods below.
         var_sites = self.ex.var_sites
-        sites = self.sites
+        site_records = self.sites.records
+        site_record = site_records.append
+        site_func = self.sites.funcs.append
         equals = self.equals
+        eq_a = equals.a.append
+        eq_b = equals.b.append
+        eq_why = equals.why.append
+        pin_site = self.pins.site.append
+        pin_device = self.pins.device.append
+        pin_why = self.pins.why.append
+        last_vdevice = last_index = None  # the device index of the last annotation's vdevice
         fname = self.func
-        nbytes_of = self._nbytes
-        same_rules = self._same_rules
         scopes = self.copy_scopes
         scopes.enter()
         for block in seq.blocks:
@@ -180,41 +208,44 @@ class _Extractor:
             for binding in block.bindings:
                 var = binding.var
                 value = binding.value
-                span = binding.span or var.span
                 sinfo = var.struct_info
                 if type(sinfo) is TensorStructInfo:
-                    tree = len(sites)
-                    key = (sinfo.shape, sinfo.dtype)
-                    nbytes = nbytes_of.get(key)
-                    if nbytes is None:
-                        nbytes = nbytes_of[key] = tensor_bytes(sinfo)
-                    sites.append(Site(tree, fname, var.name, (), var.span or span, nbytes, "binding"))
+                    tree = len(site_records)
+                    site_record(binding)
+                    site_func(fname)
                 else:
-                    tree = self.new_tree(sinfo, var.name, var.span or span, "binding")
+                    tree = self.new_tree(sinfo, var.name, var.span or binding.span, "binding")
                 var_sites[var] = tree
                 annotation = binding.annotation
                 if annotation is not None:
-                    self.pin_tree(annotation, tree, _ANNOTATION, span, binding)
+                    if type(annotation) is TensorStructInfo and type(tree) is int:
+                        vdevice = annotation.vdevice
+                        if vdevice is not None:  # a pin, its provenance the binding (`PinTable.why`)
+                            if vdevice is not last_vdevice:
+                                last_vdevice, last_index = vdevice, self.device_index(vdevice, binding.span or var.span)
+                            pin_site(tree)
+                            pin_device(last_index)
+                            pin_why(binding)
+                    else:
+                        self.pin_tree(annotation, tree, _ANNOTATION, binding.span or var.span, binding)
                 vt = type(value)
                 if vt is Call:
                     op = value.op
                     if type(op) is Op and op.device_rule == "same" and op.device_types is None and type(tree) is int:
-                        name = op.name
-                        text = same_rules.get(name)
-                        if text is None:
-                            text = same_rules[name] = Rule.of(RuleKind.SAME, op=name)
                         for arg in value.args:
                             ta = type(arg)
                             if ta is Var or ta is DataflowVar:
                                 leaf = var_sites.get(arg)
                                 if type(leaf) is int:
-                                    equals.append(Equal(leaf, tree, text, span, binding))
+                                    eq_a(leaf)
+                                    eq_b(tree)
+                                    eq_why(binding)
                                     continue
-                            self.same_arg(arg, tree, text, span, binding)
+                            self.same_arg(arg, tree, self.same_rule(op.name), binding.span or var.span, binding)
                     else:
-                        self.call(value, tree, span, binding)
+                        self.call(value, tree, binding.span or var.span, binding)
                 else:
-                    self.other_value(value, tree, span, binding)
+                    self.other_value(value, tree, binding.span or var.span, binding)
             scopes.leave_block(dataflow)
         scopes.leave()
 
@@ -310,7 +341,7 @@ class _Extractor:
             if self.host is not None:
                 text = Rule.of(RuleKind.HOST, op=op.name)
                 for leaf in tree_leaves(res):
-                    self.pins.append(Pin(leaf, self.host, text, span, origin))
+                    self.pins.add(leaf, self.host, text, span, origin)
             self.add_domain(op, res, span, origin)
         elif op.name == "hint_on_device":
             self.call_hint(call, res, span, origin)
@@ -318,21 +349,25 @@ class _Extractor:
             src = self.expr(call.args[0], span, origin)
             dst = self.device_index(call.attrs["dst_vdevice"], span)
             for leaf in tree_leaves(res):
-                self.pins.append(Pin(leaf, dst, _TO_VDEVICE, span, origin))
+                self.pins.add(leaf, dst, _TO_VDEVICE, span, origin)
             self.copy(call, src, res, dst, _TO_VDEVICE, span, origin)
         else:
             raise PlacementError(f"R.{op.name}: unknown explicit device rule", span)
 
-    def same_arg(self, arg: Expr, anchor: int, text: str, span: Span | None, origin: object) -> None:
+    def same_rule(self, name: str) -> Rule:
+        """The `RuleKind.SAME` rule of op `name`."""
+        rule = self._same_rules.get(name)
+        if rule is None:
+            rule = self._same_rules[name] = Rule.of(RuleKind.SAME, op=name)
+        return rule
+
+    def same_arg(self, arg: Expr, anchor: int, text: Rule, span: Span | None, origin: object) -> None:
         """Tie every tensor leaf of one argument to `anchor` (the slow path of `seq`)."""
         for leaf in tree_leaves(self.expr(arg, span, origin)):
-            self.equals.append(Equal(leaf, anchor, text, span, origin))
+            self.equals.add(leaf, anchor, text, span, origin)
 
     def call_same(self, op: Op, args: Sequence[Expr], res: Tree, span: Span | None, origin: object) -> None:
-        name = op.name
-        text = self._same_rules.get(name)
-        if text is None:
-            text = self._same_rules[name] = Rule.of(RuleKind.SAME, op=name)
+        text = self.same_rule(op.name)
         equals = self.equals
         anchor = res if type(res) is int else next(tree_leaves(res), None)
         for arg in args:
@@ -342,17 +377,17 @@ class _Extractor:
                 if anchor is None:
                     anchor = tree
                 else:
-                    equals.append(Equal(tree, anchor, text, span, origin))
+                    equals.add(tree, anchor, text, span, origin)
             elif tree is not None:
                 for leaf in tree_leaves(tree):
                     if anchor is None:
                         anchor = leaf
                     else:
-                        equals.append(Equal(leaf, anchor, text, span, origin))
+                        equals.add(leaf, anchor, text, span, origin)
         if type(res) is not int:
             for leaf in tree_leaves(res):
                 if leaf != anchor:
-                    equals.append(Equal(leaf, anchor, text, span, origin))
+                    equals.add(leaf, anchor, text, span, origin)
         if op.device_types is not None and anchor is not None:
             self.add_domain(op, anchor, span, origin)
 
@@ -376,7 +411,7 @@ class _Extractor:
             raise PlacementError(f"R.hint_on_device: {err.reason}", err.span) from None
         device = self.index[target]
         for leaf in tree_leaves(res):
-            self.pins.append(Pin(leaf, device, _HINT, span, origin))
+            self.pins.add(leaf, device, _HINT, span, origin)
         if self.strict:
             self.tie(src, res, _HINT_STRICT, span, origin)
             self.alias(res, src)
@@ -444,6 +479,7 @@ class _Extractor:
             raise PlacementError(f"cls.{name} takes {len(params)} argument(s) but {len(call.args)} were given", span)
         var_sites = self.ex.var_sites
         for i, (param, arg) in enumerate(zip(params, call.args, strict=True)):
-            tree = self.expr(arg, span, origin)
-            self.tie(tree, var_sites[param], Rule.of(RuleKind.CALL_ARG, index=i, func=name), span, origin)
-        self.tie(res, self.ex.ret_sites[name], Rule.of(RuleKind.CALL_RESULT, func=name), span, origin)
+            ta = type(arg)
+            tree = self.var(arg, span) if ta is Var or ta is DataflowVar else self.expr(arg, span, origin)
+            self.tie(tree, var_sites[param], (_CALL_ARG, (("index", i), ("func", name))), span, origin)
+        self.tie(res, self.ex.ret_sites[name], (_CALL_RESULT, (("func", name),)), span, origin)

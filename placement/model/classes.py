@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vdplace.placement.model.constraints import Equal
+from vdplace.placement.model.constraints import Equal, EqualTable
 from vdplace.placement.model.union_find import UnionFind
 
 
@@ -32,9 +32,12 @@ class Classes:
         return [class_values[c] for c in self.of]
 
 
-def collapse(num_sites: int, equals: Sequence[Equal]) -> Classes:
-    """The equality classes of `num_sites` sites under `equals`."""
+def collapse(num_sites: int, equals: EqualTable | Sequence[Equal]) -> Classes:
+    """The equality classes of `num_sites` sites under `equals` (an `EqualTable` is read by its columns)."""
     uf = UnionFind(num_sites)
-    uf.union_edges(equals)
+    if type(equals) is EqualTable:
+        uf.union_pairs(equals.a, equals.b)
+    else:
+        uf.union_edges(equals)
     of, members = uf.sets()
     return Classes(of, members)

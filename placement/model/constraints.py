@@ -7,13 +7,27 @@ the module's vdevice list.  Each constraint remembers the rule that produced
 it, the source span it came from and the IR node (`origin`: a Binding, a
 parameter Var or a Function), so that the solver's answer can be
 checked independently and a conflict can be explained in source terms.
+
+Sites, pins and equalities come by the hundred thousand, so the set stores
+them as columns (`SiteTable`, `PinTable`, `EqualTable`) rather than one
+object each: the solver and the checker read the columns, and a `Site`,
+`Pin` or `Equal` object is built only when something asks for it by index
+or iteration (diagnosis, reports, `Placement.devices`), once, so that each
+keeps its identity afterwards.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Generic, TypeVar
+
+from vdplace.ir.expr import Binding, Function, Var
 from vdplace.ir.span import Span
+from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice
-from vdplace.placement.model.rules import Rule
+from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec, built
+
+T = TypeVar("T")
 
 
 class Site:
@@ -122,16 +136,223 @@ class Domain:
         return f"Domain({self.site} in {sorted(self.allowed)}, {self.rule!r})"
 
 
+class SiteTable:
+    """The sites of a constraint set, by id: ``table[i]`` is the `Site` with id i.
+
+    `records[i]` is that `Site`, or the IR node whose tensor is site i in
+    function `funcs[i]`: extraction records the common sites that way
+    (appending to both lists), and the `Site` is built on first access and
+    kept, so it is the same object on every access.  A node stands for
+
+    * a `Binding`: its variable, kind ``"binding"``, the variable's span or else the binding's;
+    * a parameter `Var`: kind ``"param"``, its span;
+    * a `Function`: its return, ``"<ret>"``, kind ``"return"``, the return annotation's span or else the function's;
+
+    each a plain tensor (path ``()``), its bytes from that struct info.
+    """
+
+    __slots__ = ("records", "funcs")
+
+    def __init__(self) -> None:
+        self.records: list[Site | Binding | Var | Function] = []
+        self.funcs: list[str] = []
+
+    def append(self, site: Site) -> None:
+        """Add `site`, whose id must be ``len(self)``."""
+        self.records.append(site)
+        self.funcs.append(site.func)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __getitem__(self, i: int) -> Site:
+        record = self.records[i]
+        if type(record) is Site:
+            return record
+        if i < 0:
+            i += len(self.records)
+        func = self.funcs[i]
+        if type(record) is Binding:
+            var = record.var
+            site = Site(i, func, var.name, (), var.span or record.span, tensor_bytes(var.struct_info), "binding")
+        elif type(record) is Function:
+            span = record.ret_span or record.span
+            site = Site(i, func, "<ret>", (), span, tensor_bytes(record.ret_struct_info), "return")
+        else:
+            site = Site(i, func, record.name, (), record.span, tensor_bytes(record.struct_info), "param")
+        self.records[i] = site
+        return site
+
+    def __iter__(self) -> Iterator[Site]:
+        for i in range(len(self.records)):
+            yield self[i]
+
+
+class _Rows(Generic[T]):
+    """A list of constraint objects kept as columns: row i's object is built on first use and kept.
+
+    Subclasses hold the columns and say how long they are (`__len__`), how to
+    add an object's row (`_add`) and how to build row i's object (`_object`).
+    Reading by index or iterating builds every row's object not built yet, so
+    each object keeps its identity; `append` and ``+=`` take objects; a table
+    equals a list of the same objects.
+    """
+
+    __slots__ = ("_objects",)
+
+    def __init__(self) -> None:
+        self._objects: list[T] = []
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _add(self, obj: T) -> None:
+        raise NotImplementedError
+
+    def _object(self, i: int) -> T:
+        raise NotImplementedError
+
+    def append(self, obj: T) -> None:
+        self._build()
+        self._add(obj)
+        self._objects.append(obj)
+
+    def __iadd__(self, objs: Iterable[T]) -> _Rows[T]:
+        for obj in objs:
+            self.append(obj)
+        return self
+
+    def __getitem__(self, i: int) -> T:
+        self._build()
+        return self._objects[i]
+
+    def __iter__(self) -> Iterator[T]:
+        self._build()
+        return iter(self._objects)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, _Rows)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _build(self) -> None:
+        """Build the objects not built yet."""
+        objects = self._objects
+        for i in range(len(objects), len(self)):
+            objects.append(self._object(i))
+
+
+class EqualTable(_Rows[Equal]):
+    """The hard equalities of a constraint set as columns: equality i is ``a[i] == b[i]``.
+
+    `why[i]` says where it comes from: a ``(rule, span, origin)`` tuple (the
+    rule may be a `RuleSpec`, built with the object: a call's ties name a rule
+    per callee that nothing but a conflict report reads), or the
+    `Binding` ``y = op(..., x, ...)`` of a "same"-rule op that ties an operand
+    to its result (extraction's common case, recorded without a tuple), which
+    stands for that op's `RuleKind.SAME` rule at the binding's span (else its
+    variable's), the binding as origin.  Collapsing and checking read the
+    columns `a` and `b`; `Equal` objects are built as `_Rows` says.
+    """
+
+    __slots__ = ("a", "b", "why")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a: list[int] = []
+        self.b: list[int] = []
+        self.why: list[tuple[Rule | RuleSpec, Span | None, object] | Binding] = []
+
+    def add(self, a: int, b: int, rule: Rule | RuleSpec, span: Span | None, origin: object) -> None:
+        """Add the equality ``a == b`` (what `append` does, without an `Equal`)."""
+        self.a.append(a)
+        self.b.append(b)
+        self.why.append((rule, span, origin))
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def _add(self, eq: Equal) -> None:
+        self.add(eq.a, eq.b, eq.rule, eq.span, eq.origin)
+
+    def _object(self, i: int) -> Equal:
+        why = self.why[i]
+        if type(why) is tuple:
+            rule, span, origin = why
+            rule = built(rule)
+        else:
+            rule = Rule.of(RuleKind.SAME, op=why.value.op.name)  # type: ignore[union-attr]
+            span, origin = why.span or why.var.span, why
+        return Equal(self.a[i], self.b[i], rule, span, origin)
+
+
+class PinTable(_Rows[Pin]):
+    """The pins of a constraint set as columns: pin i puts site `site[i]` on device `device[i]`.
+
+    `why[i]` says where it comes from: a ``(rule, span, origin)`` tuple, or the
+    `Binding` whose written annotation pins its variable (extraction's common
+    case, recorded without a tuple), which stands for `RuleKind.ANNOTATION`
+    at the binding's span (else its variable's), the binding as origin.
+    Solving and checking read the columns `site` and `device`; `Pin` objects
+    are built as `_Rows` says.
+    """
+
+    __slots__ = ("site", "device", "why")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.site: list[int] = []
+        self.device: list[int] = []
+        self.why: list[tuple[Rule, Span | None, object] | Binding] = []
+
+    def add(self, site: int, device: int, rule: Rule, span: Span | None, origin: object) -> None:
+        """Add the pin of `site` on `device` (what `append` does, without a `Pin`)."""
+        self.site.append(site)
+        self.device.append(device)
+        self.why.append((rule, span, origin))
+
+    def __len__(self) -> int:
+        return len(self.site)
+
+    def _add(self, pin: Pin) -> None:
+        self.add(pin.site, pin.device, pin.rule, pin.span, pin.origin)
+
+    def _object(self, i: int) -> Pin:
+        why = self.why[i]
+        if type(why) is tuple:
+            rule, span, origin = why
+        else:
+            rule, span, origin = _ANNOTATION, why.span or why.var.span, why
+        return Pin(self.site[i], self.device[i], rule, span, origin)
+
+
+def pin_columns(pins: PinTable | Sequence[Pin]) -> tuple[Sequence[int], Sequence[int]]:
+    """The pinned sites and their devices, in order (a `PinTable`'s own columns)."""
+    if type(pins) is PinTable:
+        return pins.site, pins.device
+    return [p.site for p in pins], [p.device for p in pins]
+
+
+_ANNOTATION = Rule.of(RuleKind.ANNOTATION)
+
+
 class ConstraintSet:
-    """Sites and the constraints over them, for one module."""
+    """Sites and the constraints over them, for one module.
+
+    `sites`, `pins` and `equals` are a `SiteTable`, a `PinTable` and an
+    `EqualTable` as extraction builds them; a derived set (a fix applied by
+    diagnosis) may hold plain lists.
+    """
 
     __slots__ = ("vdevices", "sites", "pins", "equals", "prefers", "domains")
 
     def __init__(self, vdevices: list[VDevice]) -> None:
         self.vdevices = vdevices
-        self.sites: list[Site] = []
-        self.pins: list[Pin] = []
-        self.equals: list[Equal] = []
+        self.sites: SiteTable | list[Site] = SiteTable()
+        self.pins: PinTable | list[Pin] = PinTable()
+        self.equals: EqualTable | list[Equal] = EqualTable()
         self.prefers: list[Prefer] = []
         self.domains: list[Domain] = []
 

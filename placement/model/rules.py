@@ -73,13 +73,23 @@ PARAMS: dict[RuleKind, tuple[str, ...]] = {
     RuleKind.CALL_RESULT: ("func",),
 }
 
+# Per kind, by the kind's id (hashing a kind runs Python code): its parameter names in order, and as a set.
+_SPECS: dict[int, tuple[tuple[str, ...], frozenset[str]]] = {
+    id(kind): (PARAMS.get(kind, ()), frozenset(PARAMS.get(kind, ()))) for kind in RuleKind
+}
+_NO_PARAMS: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+
 
 class Rule:
     """A rule and its parameters; build with `Rule.of`, compare by identity or equality."""
 
     __slots__ = ("kind", "params")
 
-    _interned: dict[tuple[RuleKind, tuple[tuple[str, Any], ...]], Rule] = {}
+    # Every rule by its kind's id and its params in `PARAMS` order, and again as `of` was
+    # called (the kind's id, then the keywords in call order): a hit costs one tuple and
+    # one lookup.
+    _interned: dict[tuple[int, tuple[tuple[str, Any], ...]], Rule] = {}
+    _by_call: dict[tuple[Any, ...], Rule] = {}
 
     def __init__(self, kind: RuleKind, params: tuple[tuple[str, Any], ...]) -> None:
         self.kind = kind
@@ -88,10 +98,19 @@ class Rule:
     @classmethod
     def of(cls, kind: RuleKind, **params: Any) -> Rule:
         """The one `Rule` for `kind` and `params`; the params must be exactly those `PARAMS` names for `kind`."""
-        expected = PARAMS.get(kind, ())
-        if set(params) != set(expected):
-            raise ValueError(f"rule {kind.value} takes {expected}, got {tuple(params)}")
-        key = (kind, tuple((name, params[name]) for name in expected))
+        call = (id(kind), *params.items())
+        rule = cls._by_call.get(call)
+        if rule is None:
+            rule = cls._by_call[call] = cls._intern(kind, params)
+        return rule
+
+    @classmethod
+    def _intern(cls, kind: RuleKind, params: dict[str, Any]) -> Rule:
+        """`of` the first time it is called so: check the params, order them as `PARAMS` does, intern."""
+        names, expected = _SPECS.get(id(kind), _NO_PARAMS)
+        if params.keys() != expected:
+            raise ValueError(f"rule {kind.value} takes {names}, got {tuple(params)}")
+        key = (id(kind), tuple([(name, params[name]) for name in names]))
         rule = cls._interned.get(key)
         if rule is None:
             rule = cls._interned[key] = cls(kind, key[1])
@@ -152,3 +171,15 @@ _TEXT: dict[RuleKind, str] = {
 def rule_text(rule: Rule) -> str:
     """The one place a rule becomes English: ``argument 0 of cls.f``, ``tuple item 1``."""
     return _TEXT[rule.kind].format(**dict(rule.params))
+
+
+RuleSpec = tuple[RuleKind, tuple[tuple[str, Any], ...]]
+"""A rule not built yet: its kind and its params as `Rule.params` holds them (see `built`)."""
+
+
+def built(rule: Rule | RuleSpec) -> Rule:
+    """`rule` itself, or the `Rule` a `RuleSpec` stands for (``Rule.of(kind, **params)``)."""
+    if type(rule) is Rule:
+        return rule
+    kind, params = rule  # type: ignore[misc]
+    return Rule.of(kind, **dict(params))

@@ -9,13 +9,13 @@ Hence one ascending pass over the parent array resolves every element to its
 root (`roots`; `find` resolves one) or numbers the sets in order of their
 smallest element (`sets`), which keeps placement deterministic.
 
-Unions come in bulk (`union_edges`: hundreds of thousands of equalities per
-module), in one loop with no call per edge.
+Unions come in bulk (`union_pairs`: hundreds of thousands of equalities per
+module, as two columns), in one loop with no call per edge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 
@@ -42,11 +42,18 @@ class UnionFind:
         return x
 
     def union_edges(self, edges: Iterable[Edge]) -> None:
-        """Join the sets of ``e.a`` and ``e.b`` for every edge (the hot loop: lookups inlined)."""
-        parent = self.parent
+        """Join the sets of ``e.a`` and ``e.b`` for every edge."""
+        left: list[int] = []
+        right: list[int] = []
         for edge in edges:
-            a = edge.a
-            b = edge.b
+            left.append(edge.a)
+            right.append(edge.b)
+        self.union_pairs(left, right)
+
+    def union_pairs(self, left: Sequence[int], right: Sequence[int]) -> None:
+        """Join the sets of ``left[i]`` and ``right[i]`` for every i (the hot loop: lookups inlined)."""
+        parent = self.parent
+        for a, b in zip(left, right, strict=True):
             while parent[a] != a:
                 parent[a] = a = parent[parent[a]]
             while parent[b] != b:

@@ -19,7 +19,12 @@ info stays consistent with its value, and is recorded as a `Copy` with
 
 Only vdevices change, so shapes and dtypes of the old struct infos are kept
 and no inference is re-run: a struct info is rebuilt leaf by leaf with the
-devices of its sites.
+devices of its sites.  A node whose rebuilt form would equal it field for
+field (a variable whose struct info stays the same object, a call of kept
+arguments, a binding, block, sequence or function of kept parts) is kept
+itself, shared with the input module (nodes are immutable): placing a module
+that is placed already, such as a placed module printed and parsed back,
+builds almost nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from vdplace.ir.expr import (
     DataflowVar,
     Expr,
     Function,
+    GlobalVar,
     If,
     SeqExpr,
     Tuple,
@@ -46,6 +52,9 @@ from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.extract.extraction import Extraction, Tree
+from vdplace.placement.rewrite.nodes import new_call, rebind
+
+_NO_DEVICE = object()  # `_Realizer.seq`'s last device before it has made a struct info
 
 
 class Copy:
@@ -139,37 +148,61 @@ class _Realizer:
     def sinfo(self, sinfo: StructInfo, tree: Tree) -> StructInfo:
         if type(tree) is int:
             if type(sinfo) is TensorStructInfo:
-                return sinfo.with_vdevice(self.site_dev[tree])
+                return self.tensor_sinfo(sinfo, self.site_dev[tree])
             return sinfo
         if type(tree) is tuple and type(sinfo) is TupleStructInfo:
             fields = tuple(self.sinfo(f, t) for f, t in zip(sinfo.fields, tree, strict=False))
             return sinfo if fields == sinfo.fields else TupleStructInfo(fields)
         return sinfo
 
+    def tensor_sinfo(self, old: TensorStructInfo, dev: VDevice | None) -> TensorStructInfo:
+        """`old` on `dev`: one object per shape, dtype and device (`seq` inlines this)."""
+        key = (old.shape, old.dtype, old.ndim, id(dev))
+        sinfo = self.shared.get(key)
+        if sinfo is None:
+            sinfo = self.shared[key] = old.with_vdevice(dev)
+        return sinfo  # type: ignore[return-value]
+
     # -- functions and blocks ---------------------------------------------------
     def function(self, fname: str, func: Function) -> Function:
         vmap = self.vmap
         params = []
         for p in func.params:
-            new = type(p)(p.name, self.sinfo(p.struct_info, self.var_sites[p]), p.span)
+            tree = self.var_sites[p]
+            old = p.struct_info
+            if type(tree) is int and type(old) is TensorStructInfo:
+                sinfo = self.tensor_sinfo(old, self.site_dev[tree])
+            else:
+                sinfo = self.sinfo(old, tree)
+            new = p if sinfo is old else type(p)(p.name, sinfo, p.span)
             vmap[p] = new
             params.append(new)
         body = self.seq(func.body)
         ret = self.sinfo(func.ret_struct_info, self.ex.ret_sites[fname])
+        if body is func.body and ret is func.ret_struct_info and params == list(func.params):
+            return func  # nothing changes: kept as it is, like the nodes `seq` keeps
         return Function(params, body, ret, func.attrs, func.span, func.ret_span)
 
     def seq(self, seq: SeqExpr) -> SeqExpr:
         # The hot loop: locals instead of attribute lookups, struct infos shared between
-        # bindings of one shape, dtype and device, and a comprehension over the arguments
-        # that falls back to the general path when one is not a variable (vmap holds only
-        # variables, so any other expression raises KeyError).
+        # bindings of one shape, dtype and device, a lookup of the arguments (unrolled for
+        # one and two) that falls back to the general path when one is not a variable (vmap
+        # holds only variables, so any other expression raises KeyError), and a rebuilt call's
+        # call and binding made by `nodes` (its binding's span is not built: see there).
+        # A node whose rebuilt form would equal it field for field is kept as it is (a
+        # variable whose struct info stays, a call of kept arguments, a binding of kept parts,
+        # a block or sequence of kept ones): placing a placed module again builds almost nothing.
         vmap = self.vmap
+        lookup = vmap.__getitem__
         var_sites = self.var_sites
         site_dev = self.site_dev
         shared = self.shared
+        last_old = last_sinfo = None
+        last_dev: object = _NO_DEVICE  # no struct info made yet
         blocks = []
         for block in seq.blocks:
             bindings = []
+            kept = True  # every binding of the block kept
             for b in block.bindings:
                 var = b.var
                 value = b.value
@@ -177,42 +210,68 @@ class _Realizer:
                 old = var.struct_info
                 if type(tree) is int and type(old) is TensorStructInfo:
                     dev = site_dev[tree]
-                    key = (old.shape, old.dtype, old.ndim, id(dev))
-                    sinfo = shared.get(key)
-                    if sinfo is None:
-                        sinfo = shared[key] = old.with_vdevice(dev)
+                    if dev is last_dev and (
+                        old is last_old  # a parsed module shares struct infos
+                        or (old.shape == last_old.shape and old.dtype == last_old.dtype and old.ndim == last_old.ndim)
+                    ):
+                        sinfo = last_sinfo
+                    else:
+                        key = (old.shape, old.dtype, old.ndim, id(dev))
+                        sinfo = shared.get(key)
+                        if sinfo is None:
+                            sinfo = shared[key] = old.with_vdevice(dev)
+                        last_old, last_dev, last_sinfo = old, dev, sinfo
                 else:
                     sinfo = self.sinfo(old, tree)
-                vt = type(value)
-                if vt is Call:
-                    op = value.op
-                    if type(op) is Op and op.device_rule != "explicit":
-                        try:
-                            args = [vmap[a] for a in value.args]
-                        except KeyError:
-                            self.where = (var.name, b.span or var.span)
-                            args = [self.expr(a) for a in value.args]
-                        new_value: Expr = Call(op, args, value.attrs, sinfo, value.span)
-                    else:
+                op = value.op if type(value) is Call else None
+                if (type(op) is Op and op.device_rule != "explicit") or type(op) is GlobalVar:
+                    try:
+                        args = value.args
+                        if len(args) == 2:
+                            args = (vmap[args[0]], vmap[args[1]])
+                        elif len(args) == 1:
+                            args = (vmap[args[0]],)
+                        else:
+                            args = tuple(map(lookup, args))
+                    except KeyError:
                         self.where = (var.name, b.span or var.span)
-                        new_value = self.call(value, tree, sinfo)
-                elif vt is Var or vt is DataflowVar:
-                    new_value = vmap[value]
-                elif vt is If:
-                    self.where = (var.name, b.span or var.span)
-                    true_branch = self.seq(value.true_branch)
-                    false_branch = self.seq(value.false_branch)
-                    joined = join(true_branch.struct_info, false_branch.struct_info)
-                    new_value = If(self.expr(value.cond), true_branch, false_branch, joined, value.span)
+                        args = tuple([self.expr(a) for a in value.args])
+                    if sinfo is not value.struct_info or args != value.args:  # Exprs compare by identity
+                        value = new_call(op, args, value.attrs, sinfo, value.span)
+                    rebuilt = True  # `value` is the old one or has its span
                 else:
                     self.where = (var.name, b.span or var.span)
-                    new_value = self.expr(value)
-                new_var = type(var)(var.name, sinfo, var.span)
+                    value = self.other_value(value, tree, sinfo)
+                    rebuilt = False
+                new_var = var if sinfo is old else type(var)(var.name, sinfo, var.span)
                 vmap[var] = new_var
-                bindings.append(Binding(new_var, new_value, sinfo, b.span))
-            blocks.append(type(block)(bindings, block.span))
+                if new_var is var and value is b.value and b.annotation is sinfo:
+                    bindings.append(b)
+                    continue
+                kept = False
+                if rebuilt:
+                    bindings.append(rebind(b, new_var, value, sinfo))
+                else:
+                    bindings.append(Binding(new_var, value, sinfo, b.span))
+            blocks.append(block if kept else type(block)(bindings, block.span))
         body = self.expr(seq.body)
+        if body is seq.body and body.struct_info is seq.struct_info and blocks == list(seq.blocks):
+            return seq
         return SeqExpr(blocks, body, None, seq.span)
+
+    def other_value(self, value: Expr, tree: Tree, sinfo: StructInfo) -> Expr:
+        """A binding's new value when it is not a call of a "same" or "host" op or a function (`seq`'s slow path)."""
+        vt = type(value)
+        if vt is Call:
+            return self.call(value, tree, sinfo)  # type: ignore[arg-type]
+        if vt is Var or vt is DataflowVar:
+            return self.vmap[value]  # type: ignore[index]
+        if vt is If:
+            true_branch = self.seq(value.true_branch)  # type: ignore[attr-defined]
+            false_branch = self.seq(value.false_branch)  # type: ignore[attr-defined]
+            joined = join(true_branch.struct_info, false_branch.struct_info)
+            return If(self.expr(value.cond), true_branch, false_branch, joined, value.span)  # type: ignore[attr-defined]
+        return self.expr(value)
 
     # -- expressions ------------------------------------------------------------
     def tree_of(self, e: Expr) -> Tree:

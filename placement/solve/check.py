@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin
+from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, EqualTable, Pin, pin_columns
 
 Violation = tuple[Pin | Equal | Domain, str]
 
@@ -22,19 +22,44 @@ def check(cs: ConstraintSet, assignment: Sequence[int | None]) -> list[Violation
         raise ValueError(f"assignment has {len(assignment)} entries for {len(cs.sites)} sites")
     n = len(cs.vdevices)
     bad: list[Violation] = []
-    for i, value in enumerate(assignment):
-        if value is not None and not (type(value) is int and 0 <= value < n):
-            bad.append((Pin(i, -1, "valid device", None), f"site {i} has device {value!r}, not an index below {n}"))
-    for pin in cs.pins:
-        if assignment[pin.site] != pin.device:
+    if not _all_valid(assignment, n):
+        for i, value in enumerate(assignment):
+            if value is not None and not (type(value) is int and 0 <= value < n):
+                bad.append((Pin(i, -1, "valid device", None), f"site {i} has device {value!r}, not an index below {n}"))
+    sites, devices = pin_columns(cs.pins)
+    for i, (site, device) in enumerate(zip(sites, devices, strict=True)):
+        if assignment[site] != device:
+            pin = cs.pins[i]
             bad.append((pin, f"site {pin.site} is on {assignment[pin.site]!r}, pinned to {pin.device}"))
-    for eq in cs.equals:
-        if assignment[eq.a] != assignment[eq.b]:
-            bad.append((eq, f"sites {eq.a} and {eq.b} are on {assignment[eq.a]!r} and {assignment[eq.b]!r}"))
+    for eq in _broken_equals(cs.equals, assignment):
+        bad.append((eq, f"sites {eq.a} and {eq.b} are on {assignment[eq.a]!r} and {assignment[eq.b]!r}"))
     for dom in cs.domains:
         if assignment[dom.site] not in dom.allowed:
             bad.append((dom, f"site {dom.site} is on {assignment[dom.site]!r}, allowed {sorted(dom.allowed)}"))
     return bad
+
+
+def _all_valid(assignment: Sequence[int | None], n: int) -> bool:
+    """Whether every value is None or an int (not a bool) in ``range(n)``: set operations, no loop per site."""
+    if not set(map(type, assignment)) <= {int, type(None)}:
+        return False
+    values = set(assignment)
+    values.discard(None)
+    return all(0 <= v < n for v in values)  # type: ignore[operator]
+
+
+def _broken_equals(equals: EqualTable | Sequence[Equal], assignment: Sequence[int | None]) -> list[Equal]:
+    """The equalities `assignment` breaks; an `EqualTable` is read by its columns (its objects built only for those)."""
+    if type(equals) is not EqualTable:
+        return [eq for eq in equals if assignment[eq.a] != assignment[eq.b]]
+    pairs = zip(equals.a, equals.b, strict=True)
+    for a, b in pairs:  # the common case first: nothing broken, no index kept
+        if assignment[a] != assignment[b]:
+            break
+    else:
+        return []
+    pairs = zip(equals.a, equals.b, strict=True)
+    return [equals[i] for i, (a, b) in enumerate(pairs) if assignment[a] != assignment[b]]
 
 
 def copy_bytes(cs: ConstraintSet, assignment: Sequence[int | None]) -> int:

@@ -39,7 +39,7 @@ from collections.abc import Hashable, Sequence
 from vdplace.ir.normalize import host_vdevice
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.model.classes import Classes
-from vdplace.placement.model.constraints import ConstraintSet
+from vdplace.placement.model.constraints import ConstraintSet, pin_columns
 from vdplace.placement.model.union_find import UnionFind
 from vdplace.placement.solve.backend import Backend, Problem, SoftEdge
 
@@ -133,12 +133,12 @@ def class_facts(cs: ConstraintSet, classes: Classes) -> ClassFacts:
     of = classes.of
     pin: list[int | None] = [None] * len(classes)
     bad: set[int] = set()
-    for p in cs.pins:
-        c = of[p.site]
+    for site, device in zip(*pin_columns(cs.pins), strict=True):
+        c = of[site]
         d = pin[c]
         if d is None:
-            pin[c] = p.device
-        elif d != p.device:
+            pin[c] = device
+        elif d != device:
             bad.add(c)
     allowed: dict[int, frozenset[int]] = {}
     for dom in cs.domains:
