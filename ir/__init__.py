@@ -26,7 +26,7 @@ from .metadata import MetadataRef
 from .module import IRModule, iter_bindings
 from .op import Op, Param, all_ops, get_op, register_op
 from .parser import parse, parse_vdevice
-from .printer import script
+from .printer import script, write_script
 from .span import Span
 from .struct_info import (
     FuncStructInfo,
@@ -93,4 +93,5 @@ __all__ = [
     "structural_equal",
     "tensor",
     "vdevice_name",
+    "write_script",
 ]

@@ -468,3 +468,26 @@ def test_random_modules_print_as_python(mod):
         assert all(a.annotation is not None for a in fn.args.args)
         assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign)]
         assert all(isinstance(a.value, ast.Name) and a.value.id == "Module" for a in assigns)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 65536])
+def test_write_script_streams_the_same_text_as_script(chunk):
+    import io
+
+    from vdplace.ir import write_script
+    from vdplace.ir.builder import ModuleBuilder, tensor
+
+    mb = ModuleBuilder([VDevice("llvm"), VDevice("cuda")])
+    helper = mb.function("helper", [("h", tensor((2,)))])
+    helper.finish(helper.emit("exp", helper.params[0], name="e"))
+    f = mb.function("main", [("x", tensor((2,)))])
+    x = f.params[0]
+    for i in range(50):
+        x = f.emit("add", x, x, name=f"v{i}")
+    y = f.emit(f.call_function("helper", x), name="y")
+    f.finish(y)
+    mod = mb.get()
+    out = io.StringIO()
+    write_script(mod, out, chunk=chunk)
+    assert out.getvalue() == script(mod)
+    assert "cls = Module" in out.getvalue().split("def main", 1)[1].splitlines()[1]

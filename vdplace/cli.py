@@ -19,6 +19,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from vdplace import progress
+
 if TYPE_CHECKING:
     from vdplace.ir import IRModule
     from vdplace.placement import Placement, PlacementConflict
@@ -35,14 +37,16 @@ def _read_module(path: str) -> IRModule:
             text = f.read()
     except (OSError, UnicodeDecodeError) as err:
         raise ir.ParseError(f"cannot read {path}: {err}") from None
-    return ir.parse(text, filename=path)
+    with progress.stage(f"parse {path}"):
+        return ir.parse(text, filename=path)
 
 
 def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
     """Place `mod` with the placement options of the command line; raises `PlacementConflict`."""
     from vdplace import placement
 
-    return placement.place(mod, strict_hints=args.strict, default=args.default, specialize=args.specialize)
+    with progress.stage("place"):
+        return placement.place(mod, strict_hints=args.strict, default=args.default, specialize=args.specialize)
 
 
 def _placement_json(path: str, result: Placement) -> dict[str, Any]:
@@ -63,55 +67,101 @@ def _report_conflict(err: PlacementConflict, args: argparse.Namespace) -> int:
     """Report a conflict: text on stderr, or the JSON document as the output; HTML when asked. Exit status 1."""
     from vdplace.placement.report import render_html, render_json, render_text
 
-    if args.report:
-        _write_file(args.report, render_html(err))
+    with progress.stage("report the conflicts"):
+        if args.report:
+            _write_file(args.report, render_html(err))
+        if args.json:
+            document = json.dumps(render_json(err), indent=2) + "\n"
+        else:
+            text = render_text(err, color=None)
     if args.json:
-        _emit(json.dumps(render_json(err), indent=2) + "\n", getattr(args, "output", None))
+        _emit(getattr(args, "output", None), document)
     else:
-        print(render_text(err, color=None), end="", file=sys.stderr)
+        print(text, end="", file=sys.stderr)
     return EXIT_CONFLICT
 
 
-def _write_file(path: str, text: str) -> None:
-    """Write `text` to `path`; a file that cannot be written is bad input (`ParseError`, exit status 2)."""
+def _write_file(path: str, *parts: str) -> None:
+    """Write `parts` one after the other to `path`; a file that cannot be written is bad input (exit status 2).
+
+    Parts are written, not joined, so a large text is not copied once more.
+    """
     from vdplace import ir
 
     try:
         with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+            for part in parts:
+                f.write(part)
     except OSError as err:
         raise ir.ParseError(f"cannot write {path}: {err}") from None
 
 
-def _emit(text: str, output: str | None) -> None:
-    """The command's result: to the file `output` names (``-o``), else to stdout."""
+def _write_module(mod: IRModule, output: str | None) -> None:
+    """The placed module's text, then an empty line: streamed to `output` (``-o``, replaced whole), else stdout.
+
+    `ir.write_script` holds a bounded part of the text in memory at a time;
+    a file is written beside `output` and renamed over it once complete.
+    """
+    import os
+    import tempfile
+
+    from vdplace import ir
+
+    if not output:
+        ir.write_script(mod, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    folder = os.path.dirname(os.path.abspath(output))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".vdplace-", suffix=".py", dir=folder)
+    except OSError as err:
+        raise ir.ParseError(f"cannot write {output}: {err}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            ir.write_script(mod, f)
+            f.write("\n")
+        os.replace(tmp, output)
+    except OSError as err:
+        raise ir.ParseError(f"cannot write {output}: {err}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _emit(output: str | None, *parts: str) -> None:
+    """The command's result, `parts` one after the other: to the file `output` names (``-o``), else to stdout."""
     if output:
-        _write_file(output, text)
+        _write_file(output, *parts)
     else:
-        sys.stdout.write(text)
+        for part in parts:
+            sys.stdout.write(part)
 
 
 def cmd_place(args: argparse.Namespace) -> int:
     """`vdplace place`: the placed module (or JSON) on stdout or ``-o``; copies and conflicts on stderr."""
-    from vdplace import ir
     from vdplace.placement import PlacementConflict
 
-    mod = _read_module(args.file)
-    try:
-        result = _place(mod, args)
-    except PlacementConflict as err:
-        return _report_conflict(err, args)
-    if args.report:
-        from vdplace.placement.report.placed_html import placement_html
+    with progress.display(enabled=not args.json):
+        mod = _read_module(args.file)
+        try:
+            result = _place(mod, args)
+        except PlacementConflict as err:
+            return _report_conflict(err, args)
+        if args.report:
+            from vdplace.placement.report.placed_html import placement_html
 
-        _write_file(args.report, placement_html(result, args.file))
-    if args.json:
-        _emit(json.dumps(_placement_json(args.file, result), indent=2) + "\n", args.output)
-        return EXIT_OK
-    _emit(ir.script(result.module) + "\n", args.output)
-    for copy in result.copies:
-        print(f"# copy: {copy.describe(result.module.vdevices)}", file=sys.stderr)
-    for clone in result.clones:
+            with progress.stage("write the report"):
+                _write_file(args.report, placement_html(result, args.file))
+        if args.json:
+            _emit(args.output, json.dumps(_placement_json(args.file, result), indent=2), "\n")
+            return EXIT_OK
+        placed, copies, clones = result.module, result.copies, result.clones
+        del mod, result  # the input module and the solved constraints: freed before the text is written
+        with progress.stage("print"):
+            _write_module(placed, args.output)
+    for copy in copies:
+        print(f"# copy: {copy.describe(placed.vdevices)}", file=sys.stderr)
+    for clone in clones:
         print(f"# clone: {clone.describe()}", file=sys.stderr)
     return EXIT_OK
 
@@ -179,17 +229,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from vdplace import ir
     from vdplace.placement import PlacementConflict
 
-    mod = _read_module(args.file)
-    if args.entry not in mod:
-        raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
-    try:
-        result = _place(mod, args)
-    except PlacementConflict as err:
-        return _report_conflict(err, args)
-    if args.report:
-        from vdplace.placement.report.placed_html import placement_html
+    with progress.display(enabled=not args.json):
+        mod = _read_module(args.file)
+        if args.entry not in mod:
+            raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
+        try:
+            result = _place(mod, args)
+        except PlacementConflict as err:
+            return _report_conflict(err, args)
+        if args.report:
+            from vdplace.placement.report.placed_html import placement_html
 
-        _write_file(args.report, placement_html(result, args.file))
+            with progress.stage("write the report"):
+                _write_file(args.report, placement_html(result, args.file))
     return _execute(result.module, mod, args)
 
 

@@ -13,7 +13,7 @@ position), `function` (a function's lines and variable names), `module`
 """
 
 from .literals import PrintError, format_target, format_vdevice, literal
-from .module import script
+from .module import script, write_script
 from .sinfo import format_struct_info
 
-__all__ = ["PrintError", "script", "format_struct_info", "format_target", "format_vdevice", "literal"]
+__all__ = ["PrintError", "script", "write_script", "format_struct_info", "format_target", "format_vdevice", "literal"]

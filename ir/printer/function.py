@@ -24,6 +24,7 @@ from ..expr import Binding, BindingBlock, DataflowVar, Function, If, SeqExpr, Va
 from ..struct_info import StructInfo
 from .literals import PrintError, literal
 from .sinfo import SInfoFormatter
+from .sink import LineSink
 from .values import CallPlan, ValuePrinter
 
 INDENT = "    "
@@ -47,10 +48,10 @@ class _IfFrame:
 
 
 class FunctionPrinter(ValuePrinter):
-    """Prints one function into `lines`; owns the function's table of unique variable names."""
+    """Prints one function, its body into `lines`; owns the function's table of unique variable names."""
 
     def __init__(
-        self, lines: list[str], sinfo: SInfoFormatter, plans: dict[str, CallPlan], class_name: str, gname: str
+        self, lines: LineSink, sinfo: SInfoFormatter, plans: dict[str, CallPlan], class_name: str, gname: str
     ) -> None:
         super().__init__(sinfo, plans, f"function {gname!r}")
         self.lines = lines
@@ -101,9 +102,15 @@ class FunctionPrinter(ValuePrinter):
         return PrintError(f"{self.where}, {what}: {err}")
 
     # -- the function -----------------------------------------------------------
-    def print(self, func: Function) -> None:
-        """Append the function's lines; ``cls = Module`` goes first in the body when it is used."""
-        out = self.lines
+    def print(self, func: Function) -> list[str]:
+        """Append the lines of the function's body to `lines`; return the lines that go before them.
+
+        Those are the decorator, the ``def`` line, ``R.func_attr`` and the
+        declarations that must open the body (``cls = Module`` when the body
+        uses it, ``n = T.int64()`` per symbolic dim), known only once the
+        body has been printed.
+        """
+        out: list[str] = []
         deco_kwargs = [f"{k}={literal(func.attrs[k])}" for k in DECORATOR_ATTRS if k in func.attrs]
         # @R.function(private=False) is the default; print the bare decorator for it.
         if deco_kwargs == ["private=False"]:
@@ -115,13 +122,12 @@ class FunctionPrinter(ValuePrinter):
         other_attrs = {k: v for k, v in func.attrs.items() if k not in DECORATOR_ATTRS}
         if other_attrs:
             out.append(f"{self.indent}R.func_attr({literal(other_attrs)})")
-        cls_at = len(out)
         self.body = func.body
         self.walk(func.body)
-        declarations = [f"{INDENT * 2}{name} = T.int64()" for name in sorted(self.symbols)]
         if self.uses_cls:
-            declarations.insert(0, f"{INDENT * 2}cls = {self.class_name}")
-        out[cls_at:cls_at] = declarations
+            out.append(f"{INDENT * 2}cls = {self.class_name}")
+        out.extend(f"{INDENT * 2}{name} = T.int64()" for name in sorted(self.symbols))
+        return out
 
     # -- blocks and bindings ----------------------------------------------------------
     def enter_block(self, block: BindingBlock) -> None:
@@ -144,7 +150,12 @@ class FunctionPrinter(ValuePrinter):
             return  # each branch wrote the variable's line
         value = self.texts.pop()
         var = binding.var
-        name = self.define(var)
+        name = var.name
+        if name in self.taken or not name.isidentifier():  # `define` inlined for the usual, free name
+            name = self.define(var)
+        else:
+            self.taken.add(name)
+            self.names[var] = name
         try:  # `fmt_sinfo` inlined: this runs once per binding
             sinfo = self.sinfo.format(var.struct_info)
         except PrintError as err:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
+from ..collector import collector_paused
 from ..module import IRModule
 from .function import INDENT, FunctionPrinter
 from .literals import PrintError, format_vdevice, literal
 from .sinfo import SInfoFormatter
+from .sink import LineSink, SpillingSink
 from .values import CallPlan
 
 HEADER = ("# from tvm.script import ir as I", "# from tvm.script import relax as R", "")
@@ -18,25 +22,53 @@ def script(mod: IRModule) -> str:
 
     Lines are collected in one list and joined once; struct infos are
     formatted once per distinct value and call layouts once per op, for the
-    whole module.
+    whole module.  The cyclic garbage collector is paused meanwhile
+    (`ir.collector`): printing makes millions of objects and no cycle.
     """
+    out: list[str] = []
+    with collector_paused(promote=False):
+        for lines, body in _pieces(mod, LineSink):
+            out.extend(lines)
+            out.extend(body.lines)
+    return "\n".join(out) + "\n"
+
+
+def write_script(mod: IRModule, out: TextIO, *, chunk: int = 65536) -> None:
+    """Write ``script(mod)`` to `out`, holding about `chunk` of its lines in memory at a time.
+
+    Each function's body is spilled to a temporary file, `chunk` lines at a
+    time, while it is printed (`SpillingSink`), so the memory this takes does
+    not grow with the module.
+    """
+    with collector_paused(promote=False):
+        for lines, body in _pieces(mod, lambda: SpillingSink(chunk)):
+            if lines:
+                out.write("\n".join(lines) + "\n")
+            for piece in body.chunks():
+                out.write(piece)
+
+
+def _pieces(mod: IRModule, sink: Callable[[], LineSink]) -> Iterator[tuple[list[str], LineSink]]:
+    """The module's text in order: pairs of lines and then a function's body (empty for the module's header)."""
     name = mod.name if isinstance(mod.name, str) and mod.name.isidentifier() else "Module"
     class_name = "Module" if keyword.iskeyword(name) else name
-    out: list[str] = list(HEADER)
-    out.append("@I.ir_module")
-    out.append(f"class {class_name}:")
-    out.extend(_module_header(mod))
+    header: list[str] = list(HEADER)
+    header.append("@I.ir_module")
+    header.append(f"class {class_name}:")
+    header.extend(_module_header(mod))
     if not mod.functions:
-        out.append(f"{INDENT}pass")
+        header.append(f"{INDENT}pass")
+    yield header, LineSink()
+    blank = len(header) > len(HEADER) + 2  # a blank line after the module's header lines
     sinfo = SInfoFormatter(mod.vdevices)
     plans: dict[str, CallPlan] = {}
-    for i, (gname, func) in enumerate(mod.functions.items()):
-        if i or len(out) > len(HEADER) + 2:  # a blank line after the module's header lines
-            out.append("")
+    for gname, func in mod.functions.items():
         if not gname.isidentifier() or keyword.iskeyword(gname):
             raise PrintError(f"function name {gname!r} is not a Python identifier")
-        FunctionPrinter(out, sinfo, plans, class_name, gname).print(func)
-    return "\n".join(out) + "\n"
+        body = sink()
+        lines = FunctionPrinter(body, sinfo, plans, class_name, gname).print(func)
+        yield ([""] + lines if blank else lines), body
+        blank = True
 
 
 def _module_header(mod: IRModule) -> list[str]:

@@ -145,6 +145,9 @@ class ValuePrinter(ExprVisitor):
         if not isinstance(op, Op):
             raise PrintError(f"{self.where}: a call's callee must be an op or a module function, got {op!r}")
         attrs = call.attrs
+        if not attrs:  # every argument in order, as the plan would lay them out: the usual call
+            texts.append(f"R.{op.name}(" + ", ".join(args) + ")")
+            return
         parts: list[str] = []
         next_arg = 0
         known = 0
