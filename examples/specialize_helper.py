@@ -17,9 +17,9 @@ class Module:
         return z
 
     @R.function
-    def main(
-        a: R.Tensor((2, 3), "float32"), b: R.Tensor((2, 3), "float32")
-    ) -> R.Tuple(R.Tensor((2, 3), "float32"), R.Tensor((2, 3), "float32")):
+    def main(a: R.Tensor((2, 3), "float32"), b: R.Tensor((2, 3), "float32")) -> R.Tuple(
+        R.Tensor((2, 3), "float32"), R.Tensor((2, 3), "float32")
+    ):
         cls = Module
         a1: R.Tensor((2, 3), "float32", "llvm") = R.exp(a)
         b1: R.Tensor((2, 3), "float32", "cuda") = R.exp(b)

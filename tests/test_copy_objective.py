@@ -43,7 +43,7 @@ def test_two_copies_of_one_value_to_one_vdevice_are_one():
         return (t, u)
 """)
     assert p.bytes_copied == 32 and len(p.copies) == 1
-    assert "u: R.Tensor((8,), dtype=\"float32\", vdevice=\"cuda:0:global\") = t" in text
+    assert 'u: R.Tensor((8,), dtype="float32", vdevice="cuda:0:global") = t' in text
 
 
 def test_a_copy_back_home_is_an_alias_of_the_original():
@@ -56,7 +56,7 @@ def test_a_copy_back_home_is_an_alias_of_the_original():
         return (d, b)
 """)
     assert p.bytes_copied == 32 and len(p.copies) == 1
-    assert "b: R.Tensor((8,), dtype=\"float32\", vdevice=\"llvm:0:global\") = x" in text
+    assert 'b: R.Tensor((8,), dtype="float32", vdevice="llvm:0:global") = x' in text
 
 
 def test_a_copy_in_an_if_branch_is_not_reused_after_it():
