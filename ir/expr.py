@@ -16,7 +16,7 @@ import numpy as np
 
 from .metadata import MetadataRef
 from .span import Span
-from .struct_info import ObjectStructInfo, StructInfo
+from .struct_info import FuncStructInfo, ObjectStructInfo, StructInfo
 
 if TYPE_CHECKING:
     from .op import Op
@@ -40,7 +40,9 @@ class Var(Expr):
     __slots__ = ("name",)
 
     def __init__(self, name: str, struct_info: StructInfo | None = None, span: Span | None = None) -> None:
-        super().__init__(struct_info, span)
+        # Expr.__init__ inlined: millions of variables are built when a big module is parsed.
+        self.struct_info = _OBJECT if struct_info is None else struct_info
+        self.span = span
         self.name = name
 
     def __repr__(self) -> str:
@@ -99,7 +101,12 @@ class Constant(Expr):
 
 
 class Call(Expr):
-    """``op(args, **attrs)`` where op is a registered `Op` or a module `GlobalVar`."""
+    """``op(args, **attrs)`` where op is a registered `Op` or a module `GlobalVar`.
+
+    `attrs` may be shared between calls (the parser gives the calls of one
+    op written with the same attribute arguments one dict): like every node,
+    never mutate it.
+    """
 
     __slots__ = ("op", "args", "attrs")
 
@@ -111,7 +118,9 @@ class Call(Expr):
         struct_info: StructInfo | None = None,
         span: Span | None = None,
     ) -> None:
-        super().__init__(struct_info, span)
+        # Expr.__init__ inlined: millions of calls are built when a big module is parsed.
+        self.struct_info = _OBJECT if struct_info is None else struct_info
+        self.span = span
         self.op = op
         self.args = tuple(args)
         self.attrs: Mapping[str, Any] = {} if attrs is None else attrs
@@ -169,20 +178,44 @@ class StringImm(Expr):
         self.value = value
 
 
+# Pass as a binding's span: the span runs from its variable's to its value's end, made when first read.
+# (Ellipsis, because copying and pickling keep it the same object.)
+JOINED_SPAN: Any = ...
+
+
 class Binding:
     """``var = value``; `annotation` is the struct info the user wrote, if any.
 
     Placement reads device pins from `annotation` only: a vdevice the
     normalizer inferred forward is a consequence, not a constraint.
+
+    `span` is the statement's span.  Given as `JOINED_SPAN` it is the span
+    from the start of ``var.span`` to the end of ``value.span`` (None if
+    either is None), built the first time it is read: a parsed module of a
+    million bindings then holds a million fewer spans until something asks.
+    (Only right where the value was written in the statement: not for
+    ``y = x``, whose value is a variable bound elsewhere.)
     """
 
-    __slots__ = ("var", "value", "annotation", "span")
+    __slots__ = ("var", "value", "annotation", "_span")
 
     def __init__(self, var: Var, value: Expr, annotation: StructInfo | None = None, span: Span | None = None) -> None:
         self.var = var
         self.value = value
         self.annotation = annotation
-        self.span = span
+        self._span = span
+
+    @property
+    def span(self) -> Span | None:
+        span = self._span
+        if span is JOINED_SPAN:
+            start, end = self.var.span, self.value.span
+            if start is not None and end is not None:
+                span = Span(start.file, start.line, start.col, end.end_line, end.end_col)
+            else:
+                span = None
+            self._span = span
+        return span
 
 
 class BindingBlock:
@@ -245,8 +278,6 @@ class Function(Expr):
         span: Span | None = None,
         ret_span: Span | None = None,
     ) -> None:
-        from .struct_info import FuncStructInfo
-
         super().__init__(FuncStructInfo([p.struct_info for p in params], ret_struct_info), span)
         self.params = tuple(params)
         self.body = body

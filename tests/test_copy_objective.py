@@ -109,7 +109,9 @@ def test_same_physical_replica_is_the_source_of_a_free_copy():
     src = """
 @I.ir_module
 class Module:
-    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0), I.vdevice({"kind": "cuda", "arch": "sm_80"}, 0)]})
+    I.module_global_infos(
+        {"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0), I.vdevice({"kind": "cuda", "arch": "sm_80"}, 0)]}
+    )
 
     @R.function
     def main(x: R.Tensor((8,), "float32", "llvm:0")):

@@ -6,6 +6,7 @@ in TVM's printed form, live in tests/data/parser/.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +37,9 @@ from vdplace.ir import (
     Var,
     VDevice,
 )
+from vdplace.ir.expr import JOINED_SPAN
 from vdplace.ir.module import iter_bindings
-from vdplace.ir.op import ATTR, DEVICE, SHAPE, TENSORS, VDEVICE, Param, register_op
+from vdplace.ir.op import ATTR, DEVICE, SHAPE, TENSORS, VDEVICE, Param, get_op, register_op
 from vdplace.ir.struct_info import FuncStructInfo
 from vdplace.ir.vdevice import DeviceSpec, Target
 
@@ -664,6 +666,61 @@ def test_spans_are_the_same_on_the_fast_path_and_without_it(monkeypatch):
         assert type(a.var) is type(b.var) and a.var.struct_info == b.var.struct_info
 
 
+def test_fast_path_spans_are_the_same_with_windows_line_breaks(monkeypatch):
+    text = chain(5).replace("\n", "\r\n")
+    fast = ir.parse(text, "crlf.py")
+    no_fast_path(monkeypatch)
+    slow = ir.parse(text, "crlf.py")
+    assert ir.structural_equal(fast, slow)
+    for a, b in zip(iter_bindings(fast["main"]), iter_bindings(slow["main"]), strict=True):
+        assert (a.span, a.var.span, a.value.span) == (b.span, b.var.span, b.value.span)
+    first = next(iter_bindings(fast["main"]))
+    line = text.split("\r\n")[first.span.line - 1]
+    assert line.lstrip().startswith("lv1:") and first.span == Span(
+        "crlf.py", first.span.line, 13, first.span.line, len(line) + 1
+    )
+
+
+def test_an_if_ending_in_fast_lines_spans_its_whole_else_branch(monkeypatch):
+    body = "if c:\n    p = R.exp(x)\n    r = p\nelse:\n    q = R.negative(x)\n    r = q\nreturn r"
+    params = 'c: R.Tensor((), "bool"), x: R.Tensor((4,), "float32")'
+    fast = next(iter_bindings(function(body, params=params)))
+    no_fast_path(monkeypatch)
+    slow = next(iter_bindings(function(body, params=params)))
+    assert fast.span == slow.span and fast.value.span == slow.value.span
+    assert (fast.span.line, fast.span.end_line) == (slow.span.line, slow.span.line + 5)
+
+
+def test_a_joined_binding_span_runs_from_the_variable_to_the_value():
+    x = Var("x", None, Span("f.py", 3, 9, 3, 10))
+    call = Call(get_op("add"), [x, x], None, None, Span("f.py", 3, 13, 3, 24))
+    assert Binding(x, call, None, JOINED_SPAN).span == Span("f.py", 3, 9, 3, 24)
+    assert Binding(Var("y"), call, None, JOINED_SPAN).span is None
+    assert Binding(x, call).span is None
+
+
+def test_parsing_leaves_the_garbage_collector_as_it_found_it():
+    good = chain(3)
+    ir.parse(good)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with pytest.raises(ir.ParseError):
+        ir.parse(good.replace("R.add", "R.no_such_op"))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        ir.parse(good)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        ir.parse(good)
+        assert gc.get_freeze_count() == frozen  # the caller's frozen objects stay frozen
+    finally:
+        gc.unfreeze()
+
+
 def test_columns_count_characters_on_non_ascii_lines():
     f = ir.parse(
         "@I.ir_module\nclass M:\n    @R.function\n"
@@ -730,6 +787,177 @@ def test_fast_lines_with_unusual_args_fall_back_to_the_ordinary_path(monkeypatch
     slow = function(body, params='x: R.Tensor((3, 2), "float32")')
     assert ir.structural_equal(fast, slow)
     assert bindings(fast)["e"].var.struct_info == TensorStructInfo((2, 3), "float32", vdevice=CUDA1)
+
+
+def parsed_both_ways(text: str, monkeypatch) -> tuple[object, object]:
+    """What parsing `text` gives with the fast path and without it: a summary with every span, or the error."""
+
+    def summary() -> object:
+        try:
+            mod = ir.parse(text, "t.py")
+        except ir.ParseError as err:
+            return type(err).__name__, str(err)
+        spans = [
+            (
+                name,
+                f.span,
+                f.ret_span,
+                [p.span for p in f.params],
+                [(b.span, b.var.span, b.value.span) for b in iter_bindings(f)],
+            )
+            for name, f in mod.functions.items()
+        ]
+        return spans, mod.vdevices, ir.script(mod)
+
+    fast = summary()
+    with monkeypatch.context() as m:
+        m.setattr(parser_pkg, "build_skeleton", lambda src: None)
+        slow = summary()
+    return fast, slow
+
+
+T23 = 'R.Tensor((2, 3), dtype="float32")'
+
+
+def fn(name: str, body: list[str], params: str = f"x: {T23}", ret: str | None = T23) -> str:
+    """The text of an @R.function `name` (the body indented 8 spaces)."""
+    arrow = "" if ret is None else f" -> {ret}"
+    return f"    @R.function\n    def {name}({params}){arrow}:\n" + "".join(f"        {line}\n" for line in body)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        f'x: {T23}, y: R.Tuple(R.Tensor((2,), "int64"), R.Object), s: R.Shape([2, 3]), p: R.Prim("int64")',
+        f"x: {T23}, x: {T23}",  # a parameter twice
+        f"R: {T23}",  # a namespace
+        'x: R.Tensor((2, 3), dtype="float33")',  # a bad dtype
+        'x: R.Tensor((2, -3), dtype="float32")',  # a negative dim
+        'x: R.Tensor(("n", 3), dtype="float32", vdevice="cuda:1")',
+        'x: R.Tensor((2, 3), dtype="float32", vdevice="rocm")',  # an unknown vdevice
+        f"x: {T23}, *rest",  # not a fast signature: read by ast
+    ],
+)
+def test_fast_signatures_read_the_same_as_their_ast(params, monkeypatch):
+    text = HEADER + fn("f", ["return x"], params) + fn("g", ["return x"], params, ret='R.Tensor((2, 3), "float32")')
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+
+
+def test_a_fast_looking_def_inside_a_multiline_string_is_string_content():
+    doc = f"    def g(x: {T23}) -> {T23}:"
+    mod = ir.parse(f'@I.ir_module\nclass M:\n    I.module_attrs({{"doc": """\n{doc}\n"""}})\n')
+    assert mod.attrs == {"doc": f"\n{doc}\n"}
+
+
+@pytest.mark.parametrize(
+    "main",
+    [
+        ["cls = Module", "a = cls.g(x)", f"b: {T23} = cls.h(a)", "c = Module.g(b)", "return c"],
+        ["a = cls.zz(x)", "return a"],  # cls is not the module here
+        ["cls = Module", "a = cls.zz(x)", "return a"],  # no such function
+        ["cls = Module", "a = cls.g(x, x)", "return a"],  # too many arguments
+        ["cls = Module", "a = cls.g(x=x)", "return a"],  # a keyword
+        ["cls = Module", "a = cls.g(q)", "return a"],  # an unknown variable
+        ["cls = Module", 'a: R.Tensor((3, 3), dtype="float32") = cls.g(x)', "return a"],  # a wrong annotation
+        ["cls = Module", f"cls: {T23} = cls.g(x)", "return cls"],  # binding the module's name
+        ["cls = Module", 'cls: R.Tensor((3, 3), "float32") = R.add(x, x)', "return x"],  # and a wrong annotation
+        ["cls = Module", "a = cls.main(x)", "return a"],  # a recursive call
+        ["a = np.g(x)", "return a"],
+        ["with R.dataflow():", "    lv = Module.g(x)", "    lv_1 = Module.h(lv)", "    R.output(lv)", "return lv"],
+    ],
+)
+def test_fast_calls_of_module_functions_read_the_same_as_their_ast(main, monkeypatch):
+    text = HEADER + fn("g", ["return x"]) + fn("h", ["y = R.add(x, x)", "return y"]) + fn("main", main)
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+
+
+def test_functions_without_return_annotations_parse_in_the_same_order(monkeypatch):
+    # Each callee implies a vdevice when parsed: the module's vdevice list shows the order.
+    hint = "y = R.hint_on_device(x, R.device(device_type={}, index=0))"
+    text = (
+        "@I.ir_module\nclass Module:\n"
+        + fn("main", ["cls = Module", "a = cls.h(x)", "b = cls.g(a)", "return b"], ret=None)
+        + fn("g", [hint.format(2), "return y"], ret=None)
+        + fn("h", [hint.format(1), "return y"], ret=None)
+    )
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+    assert fast[1] == [VDevice("llvm", 0), VDevice("cuda", 0)]
+
+
+def test_annotations_are_shared_only_between_functions_without_symbolic_dims():
+    text = HEADER + fn("f", ["n = T.int64()", "return x"], 'x: R.Tensor((n, 3), dtype="float32")')
+    mod = ir.parse(text)
+    assert mod["f"].params[0].struct_info == TensorStructInfo(("n", 3), "float32")
+    with pytest.raises(ir.ParseError, match=r"t.py:14:24: undefined symbolic dim 'n'"):
+        ir.parse(text + fn("g", ["return x"], 'x: R.Tensor((n, 3), dtype="float32")'), "t.py")
+
+
+def test_a_dataflow_output_is_its_names_last_binding_in_fast_lines(monkeypatch):
+    body = [
+        "with R.dataflow():",
+        "    lv = R.add(x, x)",
+        "    lv_1 = R.add(lv, lv)",
+        "    lv = R.add(lv_1, x)",
+        "    lv_12 = R.add(lv, lv)",
+        "    R.output(lv, lv_1)",
+        "return lv",
+    ]
+    fast, slow = parsed_both_ways(HEADER + fn("f", body), monkeypatch)
+    assert fast == slow
+    kinds = [type(b.var).__name__ for b in iter_bindings(ir.parse(HEADER + fn("f", body))["f"])]
+    assert kinds == ["DataflowVar", "Var", "Var", "DataflowVar"]
+
+
+DATAFLOW = ["with R.dataflow():", "    lv = R.add(x, x)", "    lv_1 = R.add(lv, lv)", "    R.output(lv_1)"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        [*DATAFLOW, "return lv_1"],
+        [*DATAFLOW, "with R.dataflow():", "    lv_2 = R.add(lv_1, lv_1)", "    R.output(lv_2)", "return lv_2"],
+        [*DATAFLOW[:-1], "    R.output()", "y = R.add(x, x)", "return y"],
+        [*DATAFLOW, "y = R.add(lv, lv)", "return y"],  # lv died with its block
+        [
+            "c = R.const(True, 'bool')",
+            "if c:",
+            *[f"    {line}" for line in DATAFLOW],
+            "    z = lv_1",
+            "else:",
+            "    z = x",
+        ]
+        + ["return z"],
+        ["with R.dataflow():", *[f"    {line}" for line in DATAFLOW], "    R.output(lv_1)", "return lv_1"],  # nested
+        [*DATAFLOW[:-1], "    R.output(lv_1, lv_1)", "return lv_1"],  # an output twice
+        [*DATAFLOW[:-1], "    R.output(lv_1, q)", "return lv_1"],  # an output not bound
+        DATAFLOW,  # no return
+        [*DATAFLOW, "    y = R.add(x, x)", "return y"],  # a line after R.output
+        [*DATAFLOW, "      y = R.add(x, x)", "return y"],  # a bad indentation after the block
+        ["with R.dataflow():", "lv = R.add(x, x)", "R.output(lv)", "return lv"],  # a body not indented
+        ["with R.dataflow():", '    lv: R.Tensor((3, 3), "float32") = R.add(x, x)', "    R.output(lv)", "return lv"],
+    ],
+)
+def test_collapsed_dataflow_blocks_read_the_same_as_their_ast(body, monkeypatch):
+    fast, slow = parsed_both_ways(HEADER + fn("main", body), monkeypatch)
+    assert fast == slow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        HEADER + "    with R.dataflow():\n        lv = R.add(x, x)\n        R.output(lv)\n" + fn("main", ["return x"]),
+        "with R.dataflow():\n    lv = R.add(x, x)\n    R.output(lv)\n" + HEADER + fn("main", ["return x"]),
+        HEADER + '    I.module_attrs({"doc": """\n' + "\n".join(DATAFLOW) + '\n"""})\n' + fn("main", ["return x"]),
+        (HEADER + fn("main", [*DATAFLOW, "return lv_1"])).replace("\n", "\r\n"),
+    ],
+    ids=["in the class", "at the top level", "in a string", "windows line breaks"],
+)
+def test_dataflow_blocks_outside_functions_read_the_same_as_their_ast(text, monkeypatch):
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
 
 
 @pytest.mark.parametrize(("text", "expected"), [('"-inf"', -np.inf), ('"inf"', np.inf), ('"+inf"', np.inf)])

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import ast
 
+from ..collector import collector_paused
 from ..errors import ParseError
 from ..module import IRModule
 from ..vdevice import VDevice
 from .annotations import StaticReader
 from .fastlines import FastLine, Skeleton, build_skeleton
 from .module import ModuleParser
-from .source import Source, one_line, parse_python, paused_gc, quiet_parse
+from .source import Source, one_line, parse_python, quiet_parse
 
 __all__ = ["parse", "parse_vdevice"]
 
@@ -44,7 +45,7 @@ def parse(text: str | bytes, filename: str | None = None) -> IRModule:
     src = Source(text, filename)
     parser: ModuleParser | None = None
     try:
-        with paused_gc():
+        with collector_paused():
             tree, skeleton = _python_tree(src)
             parser = ModuleParser(src, tree, skeleton)
             return parser.run()
@@ -75,8 +76,9 @@ def parse_vdevice(text: str) -> VDevice:
 
 def _python_tree(src: Source) -> tuple[ast.Module, Skeleton | None]:
     """The AST to walk: the fast-path skeleton's when it is faithful, else the whole text's."""
-    if len(src.lines) > _PROBE_LINES:
-        _probe(src)
+    head = src.head(_PROBE_LINES)
+    if head is not None:
+        _probe(src, head)
     skeleton = build_skeleton(src)
     if skeleton is not None:
         try:
@@ -88,13 +90,21 @@ def _python_tree(src: Source) -> tuple[ast.Module, Skeleton | None]:
     return parse_python(src, src.text), None  # type: ignore[return-value]
 
 
-def _probe(src: Source) -> None:
-    """Fail fast when the first lines of a big text already show it is not a module."""
+def _probe(src: Source, head: str) -> None:
+    """Fail fast when the first lines of a big text (`head`) already show it is not a module.
+
+    The head is read through its own skeleton: the probe judges statement
+    kinds only, and the AST of thousands of binding lines would cost more
+    time and memory than the probe saves.
+    """
+    skeleton = build_skeleton(Source(head, src.filename))
     try:
-        tree = quiet_parse("\n".join(src.lines[:_PROBE_LINES]))
+        tree = quiet_parse(head if skeleton is None else skeleton.text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return  # the cut may fall inside a statement: let the whole text decide
-    ModuleParser(src, tree, None).probe()
+    if skeleton is not None and skeleton.inside_multiline_string(tree, head):
+        return
+    ModuleParser(src, tree, skeleton).probe()
 
 
 def _where(src: Source, parser: ModuleParser | None):

@@ -1,115 +1,312 @@
-"""The fast path: a whole binding line turned into a binding without building its AST.
+"""The fast path: whole binding lines turned into bindings without building their AST.
 
-`fastlines` finds runs of simple lines (``name: ann = R.op(a, b, k=v)`` or
-``name = alias``); `FastPathParser._fast_parts` builds exactly the `Parts`
-that `FunctionParser._assign_parts` would build from the line's AST, or hands
-the line to that ordinary path when it is anything less simple.
+`fastlines` finds runs of simple lines (``name: ann = R.op(a, b, k=v)``,
+``name: ann = cls.f(a, b)`` or ``name = alias``); `FastPathParser._fast_run` builds, line by line, exactly
+the binding that `FunctionParser._assign_parts` and `_bind` would build from
+the line's AST (its span given as `JOINED_SPAN`, which is the same span), or
+hands the line to that ordinary path when it is anything less simple.
+
+It caches, so that a line costs a regular-expression match and a few
+dictionary lookups (`FastCaches`: one set for all the functions of a module
+that declare no symbolic dim, so a module of many small functions fills them
+once; one per function for the others):
+
+* annotation text -> struct info;
+* call shape: (op, number of leading variable args, text of the other
+  args) -> (op, attrs, cacheable), or None when such a call cannot take the
+  fast path.  Calls made from one entry share its attrs dict (nodes are
+  never mutated);
+* (entry, argument struct infos by identity) -> the call's inferred struct
+  info, for ops whose inference depends on nothing else;
+* (annotation, inferred struct info) by identity -> the merged struct info.
+
+Struct infos the fast path builds are interned per module
+(`ModuleParser.intern`), so bindings share them and the identity-keyed
+caches hit from the second line of a chain on.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from ..errors import ParseError
-from ..expr import Call, Expr, Var
+from ..expr import JOINED_SPAN, Binding, Call, DataflowVar, Expr, GlobalVar, Var
+from ..normalize import global_call_struct_info, merge_annotation
 from ..op import REQUIRED, Op
 from ..span import Span
 from ..struct_info import StructInfo
 from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES
-from .fastlines import FastLine
+from .fastlines import FastLine, FastRun
 
 # What a parsed assignment contributes: name, name span, annotation (or None),
 # annotation span, value, statement span, and its (line, col) position.
 Parts = tuple[str, Span, "StructInfo | None", "Span | None", Expr, Span, tuple[int, int]]
 
+# A call-shape cache entry: the op, the attrs every call from it shares, whether its inference can be cached.
+Entry = tuple[Op, dict[str, Any], bool]
+
+
+class FastCaches:
+    """The fast path's caches (see above).
+
+    A module shares one among its functions that declare no symbolic dim (their
+    lines read the same in each of them); any other function has its own.
+    """
+
+    __slots__ = ("ann", "shape", "infer", "merge")
+
+    def __init__(self, other: FastCaches | None = None) -> None:
+        """Empty caches, or copies of `other`'s."""
+        self.ann: dict[str, StructInfo] = {} if other is None else dict(other.ann)
+        self.shape: dict[tuple[str, int, str | None], Entry | None] = {} if other is None else dict(other.shape)
+        self.infer: dict[tuple[int, ...], tuple[StructInfo, list[StructInfo]]] = (
+            {} if other is None else dict(other.infer)
+        )
+        self.merge: dict[tuple[int, int], tuple[StructInfo, StructInfo]] = {} if other is None else dict(other.merge)
+
 
 class FastPathParser:
-    """The fast-path half of `FunctionParser` (which sets the attributes and methods used here).
-
-    Keeps two caches per function: annotation text -> struct info, and
-    (op, number of positional args, keyword text) -> (op, attrs), or None
-    when such a call cannot take the fast path.
-    """
+    """The fast-path half of `FunctionParser` (which sets the attributes and methods used here)."""
 
     src: Any
     module: Any
     static: Any
+    df: Any
+    reserved: set[str]
     scope: dict[str, Var]
     ann_cache: dict[str, StructInfo]
-    kw_cache: dict[tuple[str, int, str | None], tuple[Op, dict[str, Any]] | None]
+    shape_cache: dict[tuple[str, int, str | None], Entry | None]  # the call-shape cache
+    infer_cache: dict[tuple[int, ...], tuple[StructInfo, list[StructInfo]]]
+    merge_cache: dict[tuple[int, int], tuple[StructInfo, StructInfo]]
 
-    def _fast_parts(self, line: FastLine) -> Parts | None:
-        """`_assign_parts` for a fast line, without building its AST when possible."""
-        ann = None
-        ann_span = None
-        if line.ann is not None:
-            ann = self.ann_cache.get(line.ann)
-            if ann is None:
-                node = self.module.fragment(line.ann, line.lineno, line.ann_col, "eval").body
-                ann = self.static.struct_info(node)
-                self.ann_cache[line.ann] = ann
-            ann_span = self.src.span_at(line.lineno, line.ann_col, line.ann_col + len(line.ann))
-        scope = self.scope
-        if line.op is None:
-            value: Expr | None = scope.get(line.alias)  # type: ignore[arg-type]
-        else:
-            value = self._fast_call(line)
-        if value is None:
-            return self._slow_parts(line)
-        lineno = line.lineno
-        src = self.src
-        return (
-            line.name,
-            src.span_at(lineno, line.col, line.col + len(line.name)),
-            ann,
-            ann_span,
-            value,
-            src.span_at(lineno, line.col, line.value_end),
-            (lineno, line.col),
-        )
+    def use_caches(self, caches: FastCaches) -> None:
+        """Read and fill `caches` from now on."""
+        self.caches = caches
+        self.ann_cache, self.shape_cache = caches.ann, caches.shape
+        self.infer_cache, self.merge_cache = caches.infer, caches.merge
 
-    def _fast_call(self, line: FastLine) -> Call | None:
-        positional = line.positional
-        key = (line.op, len(positional), line.keywords)
+    def _fast_run(self, run: FastRun, out: list[Binding], ends_branch: bool) -> Parts | None:
+        """Append the bindings of `run`'s lines to `out`.
+
+        With `ends_branch` the last line ends an if branch: its `Parts` are
+        returned unbound (read the ordinary way) instead.
+
+        The hot loop of parsing a big module, so its common case is inlined:
+        a cached annotation, a call of a cached shape whose struct info is
+        cached, no dataflow block.  Anything else goes through the methods below.
+        """
+        append = out.append
+        last = run.first + run.count - 1 if ends_branch else -1
+        file = self.src.filename
+        ann_cache, shape_cache, infer_cache, scope = self.ann_cache, self.shape_cache, self.infer_cache, self.scope
+        get = scope.get
+        plain = self.df is None  # outside a dataflow block every binding makes a Var
+        reserved = self.reserved
+        lineno, m = run.first, None
         try:
-            entry = self.kw_cache[key]
-        except KeyError:
-            # R.const, R.shape, ... are builtins even if an op were registered under that name.
-            builtin = line.op in BUILTINS or line.op in NOT_VALUES
-            op = None if builtin else self.module.op(line.op)  # type: ignore[arg-type]
-            attrs = None if op is None else self._fast_attrs(op, line)
-            entry = None if attrs is None else (op, attrs)
-            self.kw_cache[key] = entry
-        if entry is None:
-            return None
-        op, attrs = entry
-        get = self.scope.get
-        args = [get(name) for name in positional]
-        if None in args:
-            return None  # an unknown name: the ordinary path reports it
-        span = self.src.span_at(line.lineno, line.value_col, line.value_end)
-        attrs = dict(attrs) if attrs else {}
-        return Call(op, args, attrs, self._infer(op, args, attrs, span), span)
+            for lineno, m in enumerate(run.matches(), run.first):
+                if lineno == last:
+                    line = FastLine(lineno, m.group())
+                    return self._branch_tail(  # type: ignore[attr-defined]
+                        self._slow_parts(line), self.src.span_at(lineno, line.col, line.value_end)
+                    )
+                pos = m.start()
+                _, name, ann_text, _, op_name, _, args_text, rest, _ = m.groups()
+                ann = None
+                if ann_text is not None:
+                    ann = ann_cache.get(ann_text)
+                    if ann is None:
+                        ann = self._fast_annotation(ann_text, lineno, m.start(3) - pos)
+                if op_name is None:
+                    value: Expr | None = None
+                else:
+                    if not args_text:
+                        names = []
+                    elif "\t" in args_text:
+                        names = [p.strip() for p in args_text.split(",")]
+                    else:
+                        names = args_text.replace(" ", "").split(",")
+                    key = (op_name, len(names), rest)
+                    try:
+                        entry = shape_cache[key]
+                    except KeyError:
+                        entry = self._fast_entry(key, lineno, m.start(8) - pos)
+                    args = [get(name) for name in names]
+                    if entry is None or None in args:
+                        value = None  # not a call the fast path reads, or an unknown name
+                    else:
+                        start, end = m.span(4)
+                        span = Span(file, lineno, start - pos + 1, lineno, end - pos + 1)
+                        hit = infer_cache.get((id(entry), *[id(a.struct_info) for a in args]))  # type: ignore[union-attr]
+                        sinfo = hit[0] if hit is not None else self._fast_infer(entry, args, span)  # type: ignore[arg-type]
+                        value = Call(entry[0], args, entry[1], sinfo, span)  # type: ignore[arg-type]
+                if value is None:
+                    binding = self._fast_other(m, lineno)
+                    if binding is not None:
+                        append(binding)
+                    continue
+                col = m.end(1) - pos + 1
+                name_span = Span(file, lineno, col, lineno, col + len(name))
+                if name in reserved:  # before the annotation is merged, as `_bind` checks
+                    raise self._reserved(name, name_span)  # type: ignore[attr-defined]
+                sinfo = value.struct_info
+                if ann is not None and ann is not sinfo:
+                    sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
+                if plain:
+                    var = scope[name] = Var(name, sinfo, name_span)
+                else:
+                    var = self._new_var(name, sinfo, name_span, lineno, col - 1)
+                append(Binding(var, value, ann, JOINED_SPAN))
+        except Exception:
+            if m is not None:
+                self.module.where = FastLine(lineno, m.group())
+            raise
+        return None
 
-    def _fast_attrs(self, op: Op, line: FastLine) -> dict[str, Any] | None:
-        """The attrs of a fast call whose positional args are exactly op's leading tensor params, else None."""
+    def _fast_other(self, m: re.Match[str], lineno: int) -> Binding | None:
+        """A fast line the hot loop leaves: ``y = x``, ``y = cls.f(a)``, or one for the ordinary path."""
+        pos = m.start()
+        _, name, ann_text, _, op_name, callee, _, _, alias = m.groups()
+        if op_name is not None:
+            value: Expr | None = None
+        elif callee is not None:
+            value = self._fast_function_call(m, lineno)
+        else:
+            value = self.scope.get(alias)
+        if value is None:
+            parts = self._slow_parts(FastLine(lineno, m.group()))
+            return None if parts is None else self._bind(parts)  # type: ignore[attr-defined]
+        file = self.src.filename
+        col = m.end(1) - pos + 1
+        name_span = Span(file, lineno, col, lineno, col + len(name))
+        if name in self.reserved:
+            raise self._reserved(name, name_span)  # type: ignore[attr-defined]
+        sinfo = value.struct_info
+        ann = None
+        if ann_text is not None:
+            ann = self.ann_cache[ann_text]  # read by the hot loop already
+            if ann is not sinfo:
+                sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
+        var = self._new_var(name, sinfo, name_span, lineno, col - 1)
+        end = m.end(4) if alias is None else m.end(9)
+        return Binding(var, value, ann, Span(file, lineno, col, lineno, end - pos + 1))
+
+    def _fast_function_call(self, m: re.Match[str], lineno: int) -> Call | None:
+        """The value of a fast line ``y = cls.f(a, b)``, as `ExprParser._call` reads it; None for the ordinary path.
+
+        Only a call of a module function through a module alias, with known
+        variables as its only arguments, is read here.
+        """
+        head, _, name = m.group(6).partition(".")
+        args_text, rest = m.group(7, 8)
+        if rest is not None or head not in self.aliases or name not in self.module.signatures:  # type: ignore[attr-defined]
+            return None
+        names = [p.strip() for p in args_text.split(",")] if args_text else []
+        args = [self.scope.get(n) for n in names]
+        if None in args:
+            return None
+        pos, file = m.start(), self.src.filename
+        span = Span(file, lineno, m.start(4) - pos + 1, lineno, m.end(4) - pos + 1)
+        callee = self.module.callee_struct_info(name, span)
+        sinfo = global_call_struct_info(name, callee, args, span)  # type: ignore[arg-type]
+        func = GlobalVar(name, Span(file, lineno, m.start(6) - pos + 1, lineno, m.end(6) - pos + 1))
+        return Call(func, args, None, sinfo, span)  # type: ignore[arg-type]
+
+    def _fast_infer(self, entry: Entry, args: list[Var], span: Span) -> StructInfo:
+        """A fast call's struct info when the hot loop's cache missed; stored there when it may be reused.
+
+        The cache key is the entry and the arguments' struct infos by identity;
+        the value keeps those struct infos alive, so no identity is reused while it stands.
+        """
+        op, attrs, cacheable = entry
+        if not cacheable:
+            return self._infer(op, args, attrs, span)  # type: ignore[attr-defined]
+        sinfos = [a.struct_info for a in args]
+        sinfo = self.module.intern(self._infer(op, args, attrs, span))  # type: ignore[attr-defined]
+        self.infer_cache[(id(entry), *map(id, sinfos))] = (sinfo, sinfos)
+        return sinfo
+
+    def _new_var(self, name: str, sinfo: StructInfo, span: Span, lineno: int, col: int) -> Var:
+        """The variable a binding of `name` at (`lineno`, 0-based `col`) creates; it enters the scope."""
+        if name in self.reserved:
+            raise self._reserved(name, span)  # type: ignore[attr-defined]
+        df = self.df
+        if df is None:
+            var = Var(name, sinfo, span)
+        elif name in df.outputs and df.last_pos.get(name) == (lineno, col):
+            var = Var(name, sinfo, span)  # the block's last binding of an R.output name
+        else:
+            var = DataflowVar(name, sinfo, span)
+        self.scope[name] = var
+        return var
+
+    def _fast_annotation(self, text: str, lineno: int, col: int) -> StructInfo:
+        """The struct info of annotation `text` (at `lineno`, 0-based `col`), stored in the hot loop's cache."""
+        ann = self.ann_cache[text] = self.module.annotation(self.static, text, lineno, col)
+        return ann
+
+    def _fast_merge(self, ann: StructInfo, sinfo: StructInfo, name: str, lineno: int, col: int, size: int):
+        """`merge_annotation(ann, sinfo)`, cached by identity (`sinfo` itself when they are equal)."""
+        key = (id(ann), id(sinfo))
+        hit = self.merge_cache.get(key)
+        if hit is not None:
+            return hit[0]
+        if ann == sinfo:
+            merged = sinfo
+        else:
+            span = self.src.span_at(lineno, col, col + size)
+            merged = self.module.intern(merge_annotation(ann, sinfo, span, repr(name)))
+        self.merge_cache[key] = (merged, sinfo)
+        return merged
+
+    def _fast_entry(self, key: tuple[str, int, str | None], lineno: int, rest_col: int) -> Entry | None:
+        """The call-shape cache entry for `key`: None when such calls cannot take the fast path."""
+        op_name, npos, rest = key
+        entry = None
+        # R.const, R.shape, ... are builtins even if an op were registered under that name.
+        if op_name not in BUILTINS and op_name not in NOT_VALUES:
+            op = self.module.op(op_name)
+            attrs = None if op is None else self._fast_attrs(op, npos, rest, lineno, rest_col)
+            if attrs is not None:
+                # Inference reads only the arguments' struct infos and the attrs, except where
+                # hints add vdevices to the module as it is parsed.
+                cacheable = op.device_rule == "same" or not self.module.implies_vdevices  # type: ignore[union-attr]
+                entry = (op, attrs, cacheable)
+        self.shape_cache[key] = entry
+        return entry
+
+    def _fast_attrs(self, op: Op, npos: int, rest: str | None, lineno: int, rest_col: int) -> dict[str, Any] | None:
+        """The attrs of a fast call, or None when it is not one.
+
+        A fast call's leading variable args are exactly op's leading tensor
+        params; its other args (`rest`, the text after them) fill the
+        following params in order, then by keyword, and all of them are
+        attributes that read without error.  Anything else is for the
+        ordinary path, which reports problems in argument order.
+        """
         params = op.params
-        npos = len(line.positional)
         if npos > len(params) or any(p.kind not in EXPR_KINDS for p in params[:npos]):
             return None
+        extra: list[ast.expr] = []
         given: dict[str, ast.expr] = {}
-        if line.keywords is not None:
-            call = self.module.fragment(f"_f({line.keywords})", line.lineno, line.keywords_col - 3, "eval").body
+        if rest is not None:
+            call = self.module.fragment(f"_f({rest})", lineno, rest_col - 3, "eval").body
+            extra = call.args  # type: ignore[attr-defined]
             for kw in call.keywords:  # type: ignore[attr-defined]
                 given[kw.arg] = kw.value
+        if npos + len(extra) > len(params):
+            return None
         attrs: dict[str, Any] = {}
         for i, param in enumerate(params):
             node = given.pop(param.name, None)
-            if i < npos:
+            if i < npos + len(extra):
                 if node is not None:
-                    return None
-                continue
+                    return None  # a keyword repeats a positional argument
+                if i < npos:
+                    continue
+                node = extra[i - npos]
             if param.kind in EXPR_KINDS:
                 return None
             if node is None:
@@ -118,13 +315,13 @@ class FastPathParser:
                 attrs[param.name] = param.default
                 continue
             try:
-                attrs[param.name] = self._attr(op, param.kind, param.name, node)
+                attrs[param.name] = self._attr(op, param.kind, param.name, node)  # type: ignore[attr-defined]
             except ParseError:
-                return None  # the ordinary path reports it, in argument order
+                return None
         return None if given else attrs
 
     def _slow_parts(self, line: FastLine) -> Parts | None:
         """Handle a fast line the ordinary way, from its own AST."""
         stmt = self.module.fragment(line.text[line.col :], line.lineno, line.col, "exec").body[0]
         self.module.where = stmt
-        return self._assign_parts(stmt)  # type: ignore[arg-type]
+        return self._assign_parts(stmt)  # type: ignore[attr-defined]

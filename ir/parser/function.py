@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InferenceError, ParseError
 from ..expr import Binding, BindingBlock, DataflowBlock, DataflowVar, Expr, Function, If, SeqExpr, Var
 from ..normalize import join, merge_annotation
-from ..op import Op
 from ..span import Span
-from ..struct_info import ObjectStructInfo, PrimStructInfo, StructInfo, TensorStructInfo
+from ..struct_info import ObjectStructInfo, PrimStructInfo, TensorStructInfo
 from .annotations import StaticReader
 from .expressions import ExprParser
-from .fastpath import FastPathParser, Parts
+from .fastlines import FastBlock
+from .fastpath import FastCaches, FastPathParser, Parts
 from .literals import bind_arguments, describe, dotted, literal
 
 if TYPE_CHECKING:
-    from .module import ModuleParser, Signature
+    from .module import ModuleParser
+    from .signatures import Signature
 
 # Names that belong to the TVMScript namespaces; binding them would make the text ambiguous.
 _NAMESPACES = frozenset({"R", "I", "T", "tvm"})
@@ -56,6 +57,10 @@ _STATEMENTS = {
 }
 
 
+# What a function body's statement is replaced with once read (see `FunctionParser._statements`).
+_READ = ast.Pass()
+
+
 def statement_words(stmt: ast.stmt) -> str:
     return _STATEMENTS.get(type(stmt), f"a {type(stmt).__name__} statement")
 
@@ -65,7 +70,7 @@ class _Dataflow:
 
     __slots__ = ("outputs", "last_pos")
 
-    def __init__(self, outputs: dict[str, ast.Name], last_pos: dict[str, tuple[int, int]]) -> None:
+    def __init__(self, outputs: dict[str, ast.AST | Span], last_pos: dict[str, tuple[int, int]]) -> None:
         self.outputs = outputs
         self.last_pos = last_pos
 
@@ -86,18 +91,17 @@ class FunctionParser(FastPathParser, ExprParser):
         self.reserved: set[str] = set(_NAMESPACES) | self.aliases | sig.symbols
         self.attrs: dict[str, Any] = dict(sig.attrs)
         self.runs = module.skeleton.runs if module.skeleton is not None else {}
+        self.blocks = module.skeleton.blocks if module.skeleton is not None else {}
         self.df: _Dataflow | None = None
-        # Per-function caches for the fast path: annotation text -> struct info,
-        # (op, #positional, keyword text) -> attrs (or None: not fast).
-        self.ann_cache: dict[str, StructInfo] = {}
-        self.kw_cache: dict[tuple[str, int, str | None], tuple[Op, dict[str, Any]] | None] = {}
+        # The fast path's caches (see `fastpath`): the module's while no symbolic dim is declared.
+        self.use_caches(module.fast_caches if not sig.symbols else FastCaches())
 
     # -- the function -----------------------------------------------------------
     def run(self) -> Function:
         sig = self.sig
         params = []
         for name, sinfo, span in sig.params:
-            var = Var(name, sinfo, span)
+            var = Var(name, self.module.intern(sinfo), span)
             self.scope[name] = var
             params.append(var)
         node = sig.node
@@ -115,7 +119,12 @@ class FunctionParser(FastPathParser, ExprParser):
 
         Returns the blocks and the tail: the returned expression of a function,
         or the `Parts` of the assignment that ends a branch.
+
+        In a function body each statement but the last is dropped from
+        `stmts` once read: the AST of a big module's statements outweighs
+        the IR built from them, and nothing reads it again.
         """
+        release = mode == "function"
         blocks: list[BindingBlock] = []
         current: list[Binding] = []
         tail: Any = None
@@ -126,27 +135,25 @@ class FunctionParser(FastPathParser, ExprParser):
             t = type(stmt)
             ends_branch = mode == "branch" and i == last
             if t is ast.Pass and stmt.lineno in self.runs:
-                run = module.take_run(stmt.lineno)
-                for j, line in enumerate(run):
-                    module.where = line
-                    parts = self._fast_parts(line)
-                    if ends_branch and j == len(run) - 1:
-                        tail = self._branch_tail(parts, self.src.span_at(line.lineno, line.col, line.value_end))
-                    elif parts is not None:
-                        current.append(self._bind(parts))
+                tail = self._fast_run(module.take_run(stmt.lineno), current, ends_branch)
             elif t is ast.Assign or t is ast.AnnAssign:
                 parts = self._assign_parts(stmt)  # type: ignore[arg-type]
                 if ends_branch:
                     tail = self._branch_tail(parts, stmt)
                 elif parts is not None:
                     current.append(self._bind(parts))
-            elif t is ast.With:
+            elif t is ast.With or (t is ast.Pass and stmt.lineno in self.blocks):
                 if mode != "function":
-                    raise self.src.error("'with R.dataflow()' is not allowed inside an if branch", stmt)
+                    raise self.src.error(
+                        "'with R.dataflow()' is not allowed inside an if branch", self._statement_where(stmt)
+                    )
                 if current:
                     blocks.append(BindingBlock(current))
                     current = []
-                blocks.append(self._dataflow(stmt))  # type: ignore[arg-type]
+                if t is ast.With:
+                    blocks.append(self._dataflow(stmt))  # type: ignore[arg-type]
+                else:
+                    blocks.append(self._fast_dataflow(self.blocks[stmt.lineno]))
             elif t is ast.If:
                 current.append(self._if(stmt))  # type: ignore[arg-type]
             elif t is ast.Return:
@@ -166,6 +173,8 @@ class FunctionParser(FastPathParser, ExprParser):
                     "an if branch must end by assigning its result to a name (the same name in both branches)",
                     stmt,
                 )
+            if release and i < last:
+                stmts[i] = _READ
         if current:
             blocks.append(BindingBlock(current))
         if tail is None:
@@ -234,6 +243,8 @@ class FunctionParser(FastPathParser, ExprParser):
             if value.keywords:
                 raise self.src.error("a symbolic dim declaration takes no arguments: n = T.int64()", value)
             self._declare(name, target)
+            if self.caches is self.module.fast_caches:
+                self.use_caches(FastCaches(self.caches))  # lines may now read differently: stop sharing
             self.sig.symbols.add(name)
             return True
         return False
@@ -252,12 +263,8 @@ class FunctionParser(FastPathParser, ExprParser):
         sinfo = value.struct_info
         if ann is not None and ann is not sinfo and ann != sinfo:
             sinfo = merge_annotation(ann, sinfo, ann_span, repr(name))
-        df = self.df
-        if df is None or name not in df.outputs or df.last_pos.get(name) != pos:
-            var: Var = Var(name, sinfo, name_span) if df is None else DataflowVar(name, sinfo, name_span)
-        else:
-            var = Var(name, sinfo, name_span)
-        self.scope[name] = var
+        # Interned, so that the fast lines that use this variable find their inference cached.
+        var = self._new_var(name, self.module.intern(sinfo), name_span, *pos)
         return Binding(var, value, ann, stmt_span)
 
     def _reserved(self, name: str, span: Span) -> ParseError:
@@ -308,7 +315,7 @@ class FunctionParser(FastPathParser, ExprParser):
         if self.df is not None:
             raise self.src.error("dataflow blocks cannot be nested", stmt)
         body, outputs = self._dataflow_outputs(stmt.body)
-        last_pos = self._last_positions(body)
+        last_pos = self._last_positions(body, outputs)
         self.df = _Dataflow(outputs, last_pos)
         bindings: list[Binding] = []
         module = self.module
@@ -317,11 +324,7 @@ class FunctionParser(FastPathParser, ExprParser):
                 module.where = s
                 t = type(s)
                 if t is ast.Pass and s.lineno in self.runs:
-                    for line in module.take_run(s.lineno):
-                        module.where = line
-                        parts = self._fast_parts(line)
-                        if parts is not None:
-                            bindings.append(self._bind(parts))
+                    self._fast_run(module.take_run(s.lineno), bindings, False)
                 elif t is ast.Assign or t is ast.AnnAssign:
                     parts = self._assign_parts(s)  # type: ignore[arg-type]
                     if parts is not None:
@@ -330,8 +333,8 @@ class FunctionParser(FastPathParser, ExprParser):
                     raise self.src.error("R.output(...) must be the last statement of the dataflow block", s)
                 elif t is ast.If:
                     raise self.src.error("if is not allowed inside a dataflow block", s)
-                elif t is ast.With:
-                    raise self.src.error("dataflow blocks cannot be nested", s)
+                elif t is ast.With or (t is ast.Pass and s.lineno in self.blocks):
+                    raise self.src.error("dataflow blocks cannot be nested", self._statement_where(s))
                 elif t is ast.Return:
                     raise self.src.error("return is not allowed inside a dataflow block: return after it", s)
                 elif t is ast.Expr:
@@ -340,20 +343,57 @@ class FunctionParser(FastPathParser, ExprParser):
                     raise self.src.error(f"{statement_words(s)} is not supported in a dataflow block", s)
         finally:
             self.df = None
+        return self._close_dataflow(bindings, outputs, stmt.lineno, self.src.span(stmt))
+
+    def _fast_dataflow(self, block: FastBlock) -> DataflowBlock:
+        """A dataflow block the skeleton collapsed (see `fastlines.BLOCK`), read as `_dataflow` reads its AST."""
+        outputs: dict[str, ast.AST | Span] = {}
+        for name, col in block.outputs():
+            where = self.src.span_at(block.out_line, col, col + len(name))
+            if name in outputs:
+                raise self.src.error(f"{name!r} is listed twice in R.output", where)
+            outputs[name] = where
+        run = block.run
+        last_pos = {}
+        for name in outputs:
+            pos = run.last_binding(name)
+            if pos is not None:
+                last_pos[name] = pos
+        self.df = _Dataflow(outputs, last_pos)
+        bindings: list[Binding] = []
+        try:
+            self._fast_run(self.module.take_run(run.first), bindings, False)
+        finally:
+            self.df = None
+        return self._close_dataflow(bindings, outputs, block.lineno, self._block_span(block))
+
+    def _close_dataflow(
+        self, bindings: list[Binding], outputs: dict[str, ast.AST | Span], lineno: int, span: Span
+    ) -> DataflowBlock:
+        """The block of `bindings` (the ``with`` at line `lineno`), once every output is bound; its other names die."""
         bound_out = {b.var.name for b in bindings if type(b.var) is Var}
-        for name, node in outputs.items():
+        for name, where in outputs.items():
             if name not in bound_out:
-                raise self.src.error(f"R.output({name}): {name!r} is not bound in this dataflow block", node)
+                raise self.src.error(f"R.output({name}): {name!r} is not bound in this dataflow block", where)
         for b in bindings:
             name = b.var.name
             if type(self.scope.get(name)) is DataflowVar:
                 del self.scope[name]
-                self.dead[name] = stmt.lineno
-        return DataflowBlock(bindings, self.src.span(stmt))
+                self.dead[name] = lineno
+        return DataflowBlock(bindings, span)
 
-    def _dataflow_outputs(self, body: list[ast.stmt]) -> tuple[list[ast.stmt], dict[str, ast.Name]]:
+    def _block_span(self, block: FastBlock) -> Span:
+        """The span of a collapsed block's ``with`` statement: from ``with`` to the end of its ``R.output(...)``."""
+        return Span(self.src.filename, block.lineno, block.col + 1, block.out_line, block.end_col + 1)
+
+    def _statement_where(self, stmt: ast.stmt) -> ast.stmt | Span:
+        """Where to report `stmt`: itself, or for the ``pass`` of a collapsed dataflow block, the block."""
+        block = self.blocks.get(stmt.lineno) if type(stmt) is ast.Pass else None
+        return stmt if block is None else self._block_span(block)
+
+    def _dataflow_outputs(self, body: list[ast.stmt]) -> tuple[list[ast.stmt], dict[str, ast.AST | Span]]:
         """Split off a dataflow block's final ``R.output(a, b)``: the statements before it and its names."""
-        outputs: dict[str, ast.Name] = {}
+        outputs: dict[str, ast.AST | Span] = {}
         last_stmt = body[-1]
         if not _is_call(last_stmt, "R.output"):
             return body, outputs
@@ -368,17 +408,24 @@ class FunctionParser(FastPathParser, ExprParser):
             outputs[arg.id] = arg
         return body[:-1], outputs
 
-    def _last_positions(self, body: list[ast.stmt]) -> dict[str, tuple[int, int]]:
-        """(line, column) of the last binding of each name: only that one is an output `Var`."""
+    def _last_positions(self, body: list[ast.stmt], outputs: dict[str, ast.AST | Span]) -> dict[str, tuple[int, int]]:
+        """(line, column) of the last binding of each name in `outputs`: only that one is an output `Var`."""
         last_pos: dict[str, tuple[int, int]] = {}
+        if not outputs:
+            return last_pos
         for s in body:
             if type(s) is ast.Pass and s.lineno in self.runs:
-                for line in self.runs[s.lineno]:
-                    last_pos[line.name] = (line.lineno, line.col)
+                run = self.runs[s.lineno]
+                for name in outputs:
+                    pos = run.last_binding(name)
+                    if pos is not None:
+                        last_pos[name] = pos
             elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-                last_pos[s.targets[0].id] = (s.lineno, s.col_offset)
+                if s.targets[0].id in outputs:
+                    last_pos[s.targets[0].id] = (s.lineno, s.col_offset)
             elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
-                last_pos[s.target.id] = (s.lineno, s.col_offset)
+                if s.target.id in outputs:
+                    last_pos[s.target.id] = (s.lineno, s.col_offset)
         return last_pos
 
     def _if(self, stmt: ast.If) -> Binding:
@@ -406,7 +453,10 @@ class FunctionParser(FastPathParser, ExprParser):
         if t_ann is not None and f_ann is not None and t_ann != f_ann:
             raise self.src.error(f"the branches annotate {t_name!r} differently", f_ann_span)
         ann, ann_span = (t_ann, t_ann_span) if t_ann is not None else (f_ann, f_ann_span)
-        span = self.src.span(stmt)
+        # The statement ends where its else branch's last line ends: read from that line's span, as
+        # the skeleton's AST ends a branch whose last lines took the fast path at their "pass".
+        start, end = self.src.span(stmt), f_tail[5]
+        span = Span(start.file, start.line, start.col, end.end_line, end.end_col)
         node = If(
             cond,
             SeqExpr(t_blocks, t_value),

@@ -1,11 +1,9 @@
-"""Parsing the file and the ``@I.ir_module`` class: global infos, attributes, signatures.
+"""Parsing the file and the ``@I.ir_module`` class: global infos, attributes, then each function.
 
 Functions may call each other in any order, so every signature is read
-before any body.  A function without a return annotation gets the struct
-info of its body, so its body is parsed before the bodies that call it
-(a cheap scan of the skeleton AST finds those calls); a recursive call to a
-function whose return type is still unknown is an error that asks for the
-annotation.
+before any body (`signatures`), in an order where a function without a
+return annotation comes before those that call it.  Functions are then
+parsed one by one, and the AST under each is dropped once it is parsed.
 """
 
 from __future__ import annotations
@@ -15,41 +13,23 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ParseError
-from ..expr import Function
 from ..fill_vdevice import HOST_VDEVICE
 from ..module import IRModule
 from ..op import Op, all_ops, get_op
-from ..span import Span
-from ..struct_info import FuncStructInfo, StructInfo
+from ..struct_info import FuncStructInfo, StructInfo, TensorStructInfo
 from ..vdevice import DeviceSpec, Target, VDevice, lookup_device
 from .annotations import StaticReader
-from .fastlines import FastLine, Skeleton
-from .function import SYMBOL_DECLS, FunctionParser, statement_words
-from .literals import bind_arguments, bool_literal, describe, dotted, literal
+from .fastlines import FastBlock, FastLine, FastRun, Skeleton
+from .fastpath import FastCaches
+from .function import FunctionParser, statement_words
+from .literals import bind_arguments, describe, dotted, literal
+from .signatures import Signature, SignatureReader
 from .source import Source, quiet_parse
 
 _MODULE_DECORATORS = frozenset({"I.ir_module", "tvm.script.ir_module", "tvm.script.ir.ir_module"})
-_FUNCTION_KEYWORDS = ("private", "pure")
 
 
-class Signature:
-    """What callers need of a function before its body is parsed."""
-
-    __slots__ = ("name", "node", "params", "ret", "ret_span", "attrs", "symbols", "function", "_callee")
-
-    def __init__(self, name: str, node: ast.FunctionDef) -> None:
-        self.name = name
-        self.node = node
-        self.params: list[tuple[str, StructInfo, Span]] = []
-        self.ret: StructInfo | None = None
-        self.ret_span: Span | None = None
-        self.attrs: dict[str, Any] = {}
-        self.symbols: set[str] = set()
-        self.function: Function | None = None
-        self._callee: FuncStructInfo | None = None
-
-
-class ModuleParser:
+class ModuleParser(SignatureReader):
     """Turns the AST of a whole file into an `IRModule`."""
 
     def __init__(self, src: Source, tree: ast.Module, skeleton: Skeleton | None) -> None:
@@ -68,6 +48,14 @@ class ModuleParser:
         self.implies_vdevices = False
         # Symbolic dims declared at the top of the file (`n = TypeVar("n")`), usable in every function.
         self.type_vars: set[str] = set()
+        # One object per distinct tensor struct info of the bindings (struct infos are immutable
+        # values): bindings share them, and the fast path's caches recognise them by identity.
+        self._interned: dict[StructInfo, StructInfo] = {}
+        # Annotation text -> interned struct info, for functions without symbolic dims (`annotation`).
+        self._annotations: dict[str, StructInfo] = {}
+        # The fast path's caches shared by functions without symbolic dims (see `FastCaches`).
+        self.fast_caches = FastCaches()
+        self._run_starts: list[int] | None = None  # first lines of the skeleton's runs, sorted (`_last_line`)
 
     # -- helpers shared with the function parser --------------------------------
     def op(self, name: str) -> Op | None:
@@ -82,6 +70,33 @@ class ModuleParser:
             self._ops[name] = op
             return op
 
+    def intern(self, sinfo: StructInfo) -> StructInfo:
+        """The one shared tensor struct info equal to `sinfo` (`sinfo` itself the first time).
+
+        Only tensors: their fields (int or str dims, dtype, vdevice) are equal
+        only when identical in every way, while a prim value's ``-0.0`` equals ``0.0``.
+        """
+        if type(sinfo) is not TensorStructInfo:
+            return sinfo
+        return self._interned.setdefault(sinfo, sinfo)
+
+    def annotation(self, static: StaticReader, text: str, lineno: int, col: int) -> StructInfo:
+        """The interned struct info of annotation `text` at line `lineno`, 0-based column `col`, read by `static`.
+
+        Shared by all functions while `static` knows no symbolic dim: a text
+        then reads the same everywhere (vdevices are only ever appended, which
+        changes no successful lookup).
+        """
+        shared = not static.symbols
+        if shared:
+            hit = self._annotations.get(text)
+            if hit is not None:
+                return hit
+        sinfo = self.intern(static.struct_info(self.fragment(text, lineno, col, "eval").body))
+        if shared:
+            self._annotations[text] = sinfo
+        return sinfo
+
     def op_names(self) -> list[str]:
         return sorted(all_ops())
 
@@ -92,7 +107,7 @@ class ModuleParser:
             self._param_names[op.name] = names
         return names
 
-    def take_run(self, lineno: int) -> list[FastLine]:
+    def take_run(self, lineno: int) -> FastRun:
         assert self.skeleton is not None
         self.skeleton.consumed += 1
         return self.skeleton.runs[lineno]
@@ -111,12 +126,21 @@ class ModuleParser:
     def statements(self, body: list[ast.stmt]) -> Iterator[ast.stmt]:
         """`body` with fast runs turned back into their real statements (outside functions)."""
         runs = self.skeleton.runs if self.skeleton is not None else {}
+        blocks = self.skeleton.blocks if self.skeleton is not None else {}
         for stmt in body:
             if type(stmt) is ast.Pass and stmt.lineno in runs:
-                for line in self.take_run(stmt.lineno):
+                for line in self.take_run(stmt.lineno).lines():
                     yield from self.fragment(line.text[line.col :], line.lineno, line.col, "exec").body
+            elif type(stmt) is ast.Pass and stmt.lineno in blocks:
+                yield self._block_statement(blocks[stmt.lineno])
             else:
                 yield stmt
+
+    def _block_statement(self, block: FastBlock) -> ast.stmt:
+        """The ``with`` statement of a collapsed dataflow block, from its own lines (outside functions)."""
+        self.take_run(block.run.first)
+        lines = self.src.lines[block.lineno - 1 : block.out_line]
+        return self.fragment("\n".join(line[block.col :] for line in lines), block.lineno, block.col, "exec").body[0]
 
     def callee_struct_info(self, name: str, node: ast.AST) -> FuncStructInfo:
         """The signature a call of `name` sees (its return struct info must be known by now)."""
@@ -150,6 +174,7 @@ class ModuleParser:
         for name in self._order():
             sig = self.signatures[name]
             sig.function = FunctionParser(self, sig).run()
+            _release(sig.node)
         if self.skeleton is not None and self.skeleton.consumed != len(self.skeleton.runs):
             raise ParseError("internal parser error: a fast-path line was not parsed", self.src.start())
         functions = {name: sig.function for name, sig in self.signatures.items()}
@@ -301,140 +326,13 @@ class ModuleParser:
             raise self.src.error("I.module_attrs takes a dict with string keys", arg or call)
         return value
 
-    # -- functions ----------------------------------------------------------------
-    def _signature(self, fdef: ast.FunctionDef) -> None:
-        self.where = fdef
-        name = fdef.name
-        if name in self.signatures:
-            first = self.signatures[name].node.lineno
-            raise self.src.error(f"function {name!r} is defined twice (first at line {first})", fdef)
-        sig = Signature(name, fdef)
-        sig.attrs = self._function_decorator(fdef)
-        args = fdef.args
-        extra = args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg
-        if extra:
-            raise self.src.error(
-                f"function {name!r}: only plain positional parameters are supported", args.vararg or args.kwarg or fdef
-            )
-        if args.defaults:
-            raise self.src.error(f"function {name!r}: parameters cannot have default values", args.defaults[0])
-        sig.symbols = _declared_symbols(fdef) | self.type_vars
-        static = StaticReader(self.src, self.vdevices, sig.symbols)
-        seen: set[str] = set()
-        for arg in args.args:
-            if arg.arg in seen:
-                raise self.src.error(f"function {name!r}: parameter {arg.arg!r} is defined twice", arg)
-            seen.add(arg.arg)
-            if arg.annotation is None:
-                raise self.src.error(f"parameter {arg.arg!r} needs a struct-info annotation such as R.Tensor(...)", arg)
-            if arg.arg in ("R", "I", "T", "tvm") or arg.arg == self.class_name:
-                raise self.src.error(f"cannot name a parameter {arg.arg!r}", arg)
-            sig.params.append((arg.arg, static.struct_info(arg.annotation), self.src.span(arg)))
-        if fdef.returns is not None:
-            sig.ret = static.struct_info(fdef.returns)
-            sig.ret_span = self.src.span(fdef.returns)
-        self.signatures[name] = sig
 
-    def _function_decorator(self, fdef: ast.FunctionDef) -> dict[str, Any]:
-        if not fdef.decorator_list:
-            raise self.src.error(f"function {fdef.name!r} must be decorated with @R.function", fdef)
-        if len(fdef.decorator_list) > 1:
-            raise self.src.error("a function takes exactly one decorator, @R.function", fdef.decorator_list[1])
-        deco = fdef.decorator_list[0]
-        call = deco if isinstance(deco, ast.Call) else None
-        name = dotted(call.func if call is not None else deco)
-        if name == "T.prim_func":
-            raise self.src.error("TIR functions (@T.prim_func) are not supported; only @R.function", deco)
-        if name != "R.function":
-            raise self.src.error(f"the function decorator must be @R.function, got {describe(deco)}", deco)
-        attrs: dict[str, Any] = {}
-        if call is not None:
-            bound = bind_arguments(self.src, call, _FUNCTION_KEYWORDS, "R.function")
-            for key, node in zip(_FUNCTION_KEYWORDS, bound, strict=True):
-                if node is None:
-                    continue
-                value = bool_literal(self.src, node, f"R.function({key}=...)")
-                # private=False is the default and is not printed back, so it is not stored.
-                if key == "private" and not value:
-                    continue
-                attrs[key] = value
-        return attrs
-
-    def _order(self) -> list[str]:
-        """Function names in parse order: a callee with no return annotation before its callers."""
-        names = list(self.signatures)
-        unknown = {n for n in names if self.signatures[n].ret is None}
-        if not unknown:
-            return names
-        deps = {n: self._callees(self.signatures[n].node, unknown) for n in names}
-        order: list[str] = []
-        state: dict[str, int] = {}
-        for root in names:
-            if root in state:
-                continue
-            state[root] = 1
-            stack = [(root, iter(deps[root]))]
-            while stack:
-                node, it = stack[-1]
-                nxt = next(it, None)
-                if nxt is None:
-                    stack.pop()
-                    state[node] = 2
-                    order.append(node)
-                elif nxt not in state:
-                    state[nxt] = 1
-                    stack.append((nxt, iter(deps[nxt])))
-        return order
-
-    def _callees(self, fdef: ast.FunctionDef, candidates: set[str]) -> list[str]:
-        """Functions in `candidates` that `fdef` calls as ``cls.f(...)`` (in order of appearance)."""
-        text = "\n".join(self.src.lines[fdef.lineno - 1 : fdef.end_lineno])
-        if not any(f".{name}" in text for name in candidates):
-            return []  # no call can name them: skip walking a possibly huge body
-        nodes = list(ast.walk(fdef))
-        aliases = {self.class_name}
-        for node in nodes:
-            if (
-                isinstance(node, ast.Assign)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == self.class_name
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-            ):
-                aliases.add(node.targets[0].id)
-        if self.skeleton is not None:  # ``cls = Module`` is a fast line, absent from the skeleton
-            last = fdef.end_lineno or fdef.lineno
-            for first, run in self.skeleton.runs.items():
-                if fdef.lineno <= first <= last:
-                    aliases.update(line.name for line in run if line.alias == self.class_name)
-        out: list[str] = []
-        for node in nodes:
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id in aliases
-                and node.func.attr in candidates
-                and node.func.attr not in out
-            ):
-                out.append(node.func.attr)
-        return out
-
-
-def _declared_symbols(fdef: ast.FunctionDef) -> set[str]:
-    """Names declared ``n = T.int64()`` at the top of a function body (usable in its signature)."""
-    out = set()
-    for stmt in fdef.body:
-        if (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-            and isinstance(stmt.value, ast.Call)
-            and dotted(stmt.value.func) in SYMBOL_DECLS
-            and not stmt.value.args
-        ):
-            out.add(stmt.targets[0].id)
-    return out
+def _release(fdef: ast.FunctionDef) -> None:
+    """Drop the AST under a parsed function, which nothing reads again: a module of many functions
+    would otherwise keep all of it alive while their IR is built."""
+    fdef.body = []
+    fdef.decorator_list = []
+    fdef.returns = None
 
 
 def _describe_statement(stmt: ast.stmt) -> str:

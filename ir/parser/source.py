@@ -9,12 +9,10 @@ non-ASCII text are converted (ASCII text, the common case, needs no work).
 from __future__ import annotations
 
 import ast
-import gc
 import re
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 
+from ..collector import collector_paused
 from ..errors import ParseError
 from ..span import Span
 
@@ -36,15 +34,45 @@ def one_line(reason: str) -> str:
 
 
 class Source:
-    """The text, its file name and its lines; makes spans and errors."""
+    """The text, its file name and its lines; makes spans and errors.
 
-    __slots__ = ("text", "filename", "lines", "_ascii")
+    `lines` is split only when something asks for it (errors, non-ASCII
+    columns): a big module is scanned in place (`lf_text`), never copied line
+    by line.
+    """
+
+    __slots__ = ("text", "filename", "_lines", "_ascii")
 
     def __init__(self, text: str, filename: str | None) -> None:
         self.text = text
         self.filename = filename
-        self.lines = split_lines(text)
+        self._lines: list[str] | None = None
         self._ascii = text.isascii()
+
+    @property
+    def lines(self) -> list[str]:
+        """The lines as Python's tokenizer counts them (see `split_lines`)."""
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
+
+    @property
+    def lf_text(self) -> str:
+        """The text with every line break written ``\\n``: same lines, same columns."""
+        text = self.text
+        if "\r" not in text:
+            return text
+        return "\n".join(split_lines(text))
+
+    def head(self, count: int) -> str | None:
+        """The first `count` lines (``\\n``-separated), or None when the text has no more lines than that."""
+        text = self.lf_text
+        pos = -1
+        for _ in range(count):
+            pos = text.find("\n", pos + 1)
+            if pos < 0:
+                return None
+        return text[:pos]
 
     def _col(self, lineno: int, byte_col: int) -> int:
         """1-based character column of a 0-based UTF-8 byte offset on line `lineno`."""
@@ -86,25 +114,6 @@ class Source:
         return cls(one_line(reason), span)
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a parse builds millions of objects.
-
-    ASTs and IR nodes hold no reference cycles, but every few thousand new
-    objects the collector would walk all live ones again: with a 100k-line
-    AST alive that costs more than the parse itself.  Refcounting still frees
-    everything that is dropped; the collector resumes afterwards.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def quiet_parse(text: str, mode: str = "exec", filename: str = "<unknown>") -> ast.AST:
     """`ast.parse` without the SyntaxWarnings Python prints for odd literals such as ``1if``.
 
@@ -123,7 +132,7 @@ def parse_python(src: Source, text: str, mode: str = "exec") -> ast.AST:
         col = nul - (text.rfind("\n", 0, nul) + 1) + 1
         raise src.error("the text contains a NUL byte", Span(src.filename, line, col))
     try:
-        with paused_gc():
+        with collector_paused():
             return quiet_parse(text, mode, src.filename or "<string>")
     except SyntaxError as err:
         line = err.lineno or 1

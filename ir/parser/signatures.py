@@ -1,0 +1,234 @@
+"""Reading function signatures, and the order in which function bodies are parsed.
+
+`SignatureReader` is the half of `ModuleParser` that reads each
+``@R.function``'s decorator, parameters and return annotation, from its AST
+or, for the plain ``def`` lines the skeleton blanks (`fastlines.FastDef`),
+from the line itself, exactly as from their AST.
+
+A function without a return annotation gets the struct info of its body,
+so its body is parsed before the bodies that call it (a walk of the AST of
+its original lines finds those calls, only when the name of such a function
+appears in its text); a recursive call to a function whose return type is
+still unknown is an error that asks for the annotation.
+"""
+
+from __future__ import annotations
+
+import ast
+from bisect import bisect_right
+from typing import Any
+
+from ..expr import Function
+from ..span import Span
+from ..struct_info import FuncStructInfo, StructInfo
+from ..vdevice import VDevice
+from .annotations import StaticReader
+from .fastlines import FastDef, Skeleton
+from .function import SYMBOL_DECLS
+from .literals import bind_arguments, bool_literal, describe, dotted
+from .source import Source, quiet_parse
+
+_FUNCTION_KEYWORDS = ("private", "pure")
+
+
+class Signature:
+    """What callers need of a function before its body is parsed."""
+
+    __slots__ = ("name", "node", "params", "ret", "ret_span", "attrs", "symbols", "function", "_callee")
+
+    def __init__(self, name: str, node: ast.FunctionDef) -> None:
+        self.name = name
+        self.node = node
+        self.params: list[tuple[str, StructInfo, Span]] = []
+        self.ret: StructInfo | None = None
+        self.ret_span: Span | None = None
+        self.attrs: dict[str, Any] = {}
+        self.symbols: set[str] = set()
+        self.function: Function | None = None
+        self._callee: FuncStructInfo | None = None
+
+
+class SignatureReader:
+    """Signatures and parse order for `ModuleParser` (which sets the attributes and methods used here)."""
+
+    src: Source
+    skeleton: Skeleton | None
+    vdevices: list[VDevice]
+    class_name: str
+    signatures: dict[str, Signature]
+    type_vars: set[str]
+    where: Any
+    _run_starts: list[int] | None
+
+    def _signature(self, fdef: ast.FunctionDef) -> None:
+        self.where = fdef
+        name = fdef.name
+        if name in self.signatures:
+            first = self.signatures[name].node.lineno
+            raise self.src.error(f"function {name!r} is defined twice (first at line {first})", fdef)
+        sig = Signature(name, fdef)
+        sig.attrs = self._function_decorator(fdef)
+        args = fdef.args
+        extra = args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg
+        if extra:
+            raise self.src.error(
+                f"function {name!r}: only plain positional parameters are supported", args.vararg or args.kwarg or fdef
+            )
+        if args.defaults:
+            raise self.src.error(f"function {name!r}: parameters cannot have default values", args.defaults[0])
+        sig.symbols = _declared_symbols(fdef) | self.type_vars
+        static = StaticReader(self.src, self.vdevices, sig.symbols)
+        fast = self.skeleton.defs.get(fdef.lineno) if self.skeleton is not None else None
+        if fast is None:
+            self._parameters(sig, fdef, static)
+        else:
+            self._fast_parameters(sig, fast, static)
+        self.signatures[name] = sig
+
+    def _parameters(self, sig: Signature, fdef: ast.FunctionDef, static: StaticReader) -> None:
+        """Read the parameters and return annotation of `sig` from its AST `fdef`."""
+        seen: set[str] = set()
+        for arg in fdef.args.args:
+            self._check_parameter(sig.name, arg.arg, arg.annotation is not None, seen, arg)
+            sig.params.append((arg.arg, static.struct_info(arg.annotation), self.src.span(arg)))  # type: ignore[arg-type]
+        if fdef.returns is not None:
+            sig.ret = static.struct_info(fdef.returns)
+            sig.ret_span = self.src.span(fdef.returns)
+
+    def _fast_parameters(self, sig: Signature, fast: FastDef, static: StaticReader) -> None:
+        """Read the parameters and return annotation of `sig` from its blanked ``def`` line, as `_parameters` would."""
+        lineno = fast.lineno
+        seen: set[str] = set()
+        for name, col, ann, ann_col in fast.parameters():
+            span = self.src.span_at(lineno, col, ann_col + len(ann))
+            self._check_parameter(sig.name, name, True, seen, span)
+            sig.params.append((name, self.annotation(static, ann, lineno, ann_col), span))  # type: ignore[attr-defined]
+        if fast.ret is not None:
+            start, end = fast.ret
+            sig.ret = self.annotation(static, fast.line[start:end], lineno, start)  # type: ignore[attr-defined]
+            sig.ret_span = self.src.span_at(lineno, start, end)
+
+    def _check_parameter(self, fname: str, name: str, annotated: bool, seen: set[str], where: ast.AST | Span) -> None:
+        """Fail unless parameter `name` of function `fname` (at `where`) is new, annotated and not reserved."""
+        if name in seen:
+            raise self.src.error(f"function {fname!r}: parameter {name!r} is defined twice", where)
+        seen.add(name)
+        if not annotated:
+            raise self.src.error(f"parameter {name!r} needs a struct-info annotation such as R.Tensor(...)", where)
+        if name in ("R", "I", "T", "tvm") or name == self.class_name:
+            raise self.src.error(f"cannot name a parameter {name!r}", where)
+
+    def _function_decorator(self, fdef: ast.FunctionDef) -> dict[str, Any]:
+        if not fdef.decorator_list:
+            raise self.src.error(f"function {fdef.name!r} must be decorated with @R.function", fdef)
+        if len(fdef.decorator_list) > 1:
+            raise self.src.error("a function takes exactly one decorator, @R.function", fdef.decorator_list[1])
+        deco = fdef.decorator_list[0]
+        call = deco if isinstance(deco, ast.Call) else None
+        name = dotted(call.func if call is not None else deco)
+        if name == "T.prim_func":
+            raise self.src.error("TIR functions (@T.prim_func) are not supported; only @R.function", deco)
+        if name != "R.function":
+            raise self.src.error(f"the function decorator must be @R.function, got {describe(deco)}", deco)
+        attrs: dict[str, Any] = {}
+        if call is not None:
+            bound = bind_arguments(self.src, call, _FUNCTION_KEYWORDS, "R.function")
+            for key, node in zip(_FUNCTION_KEYWORDS, bound, strict=True):
+                if node is None:
+                    continue
+                value = bool_literal(self.src, node, f"R.function({key}=...)")
+                # private=False is the default and is not printed back, so it is not stored.
+                if key == "private" and not value:
+                    continue
+                attrs[key] = value
+        return attrs
+
+    def _order(self) -> list[str]:
+        """Function names in parse order: a callee with no return annotation before its callers."""
+        names = list(self.signatures)
+        unknown = {n for n in names if self.signatures[n].ret is None}
+        if not unknown:
+            return names
+        deps = {n: self._callees(self.signatures[n].node, unknown) for n in names}
+        order: list[str] = []
+        state: dict[str, int] = {}
+        for root in names:
+            if root in state:
+                continue
+            state[root] = 1
+            stack = [(root, iter(deps[root]))]
+            while stack:
+                node, it = stack[-1]
+                nxt = next(it, None)
+                if nxt is None:
+                    stack.pop()
+                    state[node] = 2
+                    order.append(node)
+                elif nxt not in state:
+                    state[nxt] = 1
+                    stack.append((nxt, iter(deps[nxt])))
+        return order
+
+    def _callees(self, fdef: ast.FunctionDef, candidates: set[str]) -> list[str]:
+        """Functions in `candidates` that `fdef` calls as ``cls.f(...)`` (in the order `ast.walk` meets them)."""
+        last = self._last_line(fdef)
+        text = "\n".join(self.src.lines[fdef.lineno - 1 : last])
+        if not any(f".{name}" in text for name in candidates):
+            return []  # no call can name them: skip walking a possibly huge body
+        if self.skeleton is not None:  # the skeleton lacks fast lines and signatures: read the original lines
+            fdef = quiet_parse("if 1:\n" + text).body[0].body[0]  # type: ignore[attr-defined]
+        nodes = list(ast.walk(fdef))
+        aliases = {self.class_name}
+        for node in nodes:
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == self.class_name
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
+                aliases.add(node.targets[0].id)
+        out: list[str] = []
+        for node in nodes:
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in aliases
+                and node.func.attr in candidates
+                and node.func.attr not in out
+            ):
+                out.append(node.func.attr)
+        return out
+
+    def _last_line(self, fdef: ast.FunctionDef) -> int:
+        """The last line of `fdef` in the text, counting the fast lines that end it in the skeleton."""
+        last = fdef.end_lineno or fdef.lineno
+        if self.skeleton is None:
+            return last
+        block = self.skeleton.blocks.get(last)
+        if block is not None:
+            last = block.out_line
+        if self._run_starts is None:
+            self._run_starts = sorted(self.skeleton.runs)
+        i = bisect_right(self._run_starts, last) - 1
+        if i >= 0 and self._run_starts[i] >= fdef.lineno:
+            run = self.skeleton.runs[self._run_starts[i]]
+            last = max(last, run.first + run.count - 1)
+        return last
+
+
+def _declared_symbols(fdef: ast.FunctionDef) -> set[str]:
+    """Names declared ``n = T.int64()`` at the top of a function body (usable in its signature)."""
+    out = set()
+    for stmt in fdef.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and dotted(stmt.value.func) in SYMBOL_DECLS
+            and not stmt.value.args
+        ):
+            out.add(stmt.targets[0].id)
+    return out
