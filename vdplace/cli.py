@@ -147,11 +147,7 @@ def cmd_place(args: argparse.Namespace) -> int:
             result = _place(mod, args)
         except PlacementConflict as err:
             return _report_conflict(err, args)
-        if args.report:
-            from vdplace.placement.report.placed_html import placement_html
-
-            with progress.stage("write the report"):
-                _write_file(args.report, placement_html(result, args.file))
+        _report_placement(result, args)
         if args.json:
             _emit(args.output, json.dumps(_placement_json(args.file, result), indent=2), "\n")
             return EXIT_OK
@@ -164,6 +160,15 @@ def cmd_place(args: argparse.Namespace) -> int:
     for clone in clones:
         print(f"# clone: {clone.describe()}", file=sys.stderr)
     return EXIT_OK
+
+
+def _report_placement(result: Placement, args: argparse.Namespace) -> None:
+    """``--report OUT.html`` for a module that places: the placement page (devices, copies, bytes)."""
+    if args.report:
+        from vdplace.placement.report.placed_html import placement_html
+
+        with progress.stage("write the report"):
+            _write_file(args.report, placement_html(result, args.file))
 
 
 def _read_npz(path: str, what: str) -> dict[str, Any]:
@@ -237,11 +242,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             result = _place(mod, args)
         except PlacementConflict as err:
             return _report_conflict(err, args)
-        if args.report:
-            from vdplace.placement.report.placed_html import placement_html
-
-            with progress.stage("write the report"):
-                _write_file(args.report, placement_html(result, args.file))
+        _report_placement(result, args)
     return _execute(result.module, mod, args)
 
 
