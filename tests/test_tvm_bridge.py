@@ -76,3 +76,14 @@ def test_a_conflict_raises_the_conflict_report():
     # TVM's pass machinery turns the exception into its own error; the message is vdplace's report.
     with pytest.raises((placement.PlacementConflict, RuntimeError), match=r"(?s)no placement exists.*must be on"):
         PlaceDevices()(to_tvm(mod, _params(mod, arrays)))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_place_devices_moves_weights_to_a_gpu_in_a_well_formed_module(name):
+    """The hinted models put part of their weights on cuda:0; TVM's parser checks the result is well formed."""
+    mod, arrays = _load(name, "hinted")
+    params = _params(mod, arrays)
+    placed = PlaceDevices()(to_tvm(mod, params))  # to_tvm and PlaceDevices' own to_tvm both pass the check
+    ours = placement.place(mod).module
+    assert any(p.struct_info.vdevice is not None and p.struct_info.vdevice.kind == "cuda" for p in ours["main"].params)
+    assert ir.structural_equal(from_tvm(placed), from_tvm(to_tvm(ours, params)))
