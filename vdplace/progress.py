@@ -77,7 +77,8 @@ class _Display:
             file=self.stream,
             delay=self.delay_s,
             leave=False,
-            ncols=_columns(self.stream),
+            ncols=_size(self.stream).columns,
+            nrows=_size(self.stream).lines,
             mininterval=REFRESH_S,
             bar_format=None if total else "{desc} [{elapsed}]",
         )
@@ -115,13 +116,13 @@ class _Display:
                     self.bar.update(0)
 
 
-def _columns(stream: IO[str]) -> int:
-    """The width of the terminal `stream` writes to; 80 when it reports none (a pty of size 0, a file)."""
+def _size(stream: IO[str]) -> os.terminal_size:
+    """The size of the terminal `stream` writes to; 80 x 24 where it reports none (a pty of size 0, a file)."""
     try:
-        columns = os.get_terminal_size(stream.fileno()).columns
+        columns, lines = os.get_terminal_size(stream.fileno())
     except (AttributeError, OSError, ValueError):
-        columns = 0
-    return columns if columns > 0 else 80
+        columns = lines = 0
+    return os.terminal_size((columns if columns > 0 else 80, lines if lines > 0 else 24))
 
 
 _ACTIVE: ContextVar[_Display | None] = ContextVar("vdplace_progress_display", default=None)
