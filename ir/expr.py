@@ -205,6 +205,15 @@ class Binding:
         self.annotation = annotation
         self._span = span
 
+    def rebuilt(self, var: Var, value: Expr, annotation: StructInfo | None) -> Binding:
+        """This statement with new parts, its span kept as stored.
+
+        When `var` and `value` carry the spans of this binding's variable and
+        value (a rewrite that keeps positions), a span not built yet
+        (`JOINED_SPAN`) stays unbuilt in the new binding too.
+        """
+        return Binding(var, value, annotation, self._span)
+
     @property
     def span(self) -> Span | None:
         span = self._span

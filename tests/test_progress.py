@@ -15,10 +15,12 @@ def _busy(seconds: float) -> None:
         time.sleep(0.01)
 
 
-def test_a_stage_without_display_is_silent_and_ticks_are_no_ops():
+def test_a_stage_without_display_is_silent_and_ticks_are_no_ops(capsys):
     with progress.stage("parse", total=10) as tick:
+        _busy(0.2)
         tick(5)
-    # no display is active: nothing to observe but the absence of errors
+    assert tick is progress._no_tick
+    assert capsys.readouterr() == ("", "")
 
 
 def test_a_long_stage_shows_its_name_and_erases_itself():

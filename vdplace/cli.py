@@ -75,23 +75,19 @@ def _report_conflict(err: PlacementConflict, args: argparse.Namespace) -> int:
         else:
             text = render_text(err, color=None)
     if args.json:
-        _emit(getattr(args, "output", None), document)
+        _emit(document, getattr(args, "output", None))
     else:
         print(text, end="", file=sys.stderr)
     return EXIT_CONFLICT
 
 
-def _write_file(path: str, *parts: str) -> None:
-    """Write `parts` one after the other to `path`; a file that cannot be written is bad input (exit status 2).
-
-    Parts are written, not joined, so a large text is not copied once more.
-    """
+def _write_file(path: str, text: str) -> None:
+    """Write `text` to `path`; a file that cannot be written is bad input (`ParseError`, exit status 2)."""
     from vdplace import ir
 
     try:
         with open(path, "w", encoding="utf-8") as f:
-            for part in parts:
-                f.write(part)
+            f.write(text)
     except OSError as err:
         raise ir.ParseError(f"cannot write {path}: {err}") from None
 
@@ -128,13 +124,12 @@ def _write_module(mod: IRModule, output: str | None) -> None:
             os.unlink(tmp)
 
 
-def _emit(output: str | None, *parts: str) -> None:
-    """The command's result, `parts` one after the other: to the file `output` names (``-o``), else to stdout."""
+def _emit(text: str, output: str | None) -> None:
+    """The command's result: to the file `output` names (``-o``), else to stdout."""
     if output:
-        _write_file(output, *parts)
+        _write_file(output, text)
     else:
-        for part in parts:
-            sys.stdout.write(part)
+        sys.stdout.write(text)
 
 
 def cmd_place(args: argparse.Namespace) -> int:
@@ -149,7 +144,7 @@ def cmd_place(args: argparse.Namespace) -> int:
             return _report_conflict(err, args)
         _report_placement(result, args)
         if args.json:
-            _emit(args.output, json.dumps(_placement_json(args.file, result), indent=2), "\n")
+            _emit(json.dumps(_placement_json(args.file, result), indent=2) + "\n", args.output)
             return EXIT_OK
         placed, copies, clones = result.module, result.copies, result.clones
         del mod, result  # the input module and the solved constraints: freed before the text is written

@@ -52,7 +52,6 @@ from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.extract.extraction import Extraction, Tree
-from vdplace.placement.rewrite.nodes import new_call, rebind
 
 _NO_DEVICE = object()  # `_Realizer.seq`'s last device before it has made a struct info
 
@@ -188,7 +187,7 @@ class _Realizer:
         # bindings of one shape, dtype and device, a lookup of the arguments (unrolled for
         # one and two) that falls back to the general path when one is not a variable (vmap
         # holds only variables, so any other expression raises KeyError), and a rebuilt call's
-        # call and binding made by `nodes` (its binding's span is not built: see there).
+        # binding made by `Binding.rebuilt` (its span, not built yet for a parsed module, stays so).
         # A node whose rebuilt form would equal it field for field is kept as it is (a
         # variable whose struct info stays, a call of kept arguments, a binding of kept parts,
         # a block or sequence of kept ones): placing a placed module again builds almost nothing.
@@ -237,7 +236,7 @@ class _Realizer:
                         self.where = (var.name, b.span or var.span)
                         args = tuple([self.expr(a) for a in value.args])
                     if sinfo is not value.struct_info or args != value.args:  # Exprs compare by identity
-                        value = new_call(op, args, value.attrs, sinfo, value.span)
+                        value = Call(op, args, value.attrs, sinfo, value.span)
                     rebuilt = True  # `value` is the old one or has its span
                 else:
                     self.where = (var.name, b.span or var.span)
@@ -250,7 +249,7 @@ class _Realizer:
                     continue
                 kept = False
                 if rebuilt:
-                    bindings.append(rebind(b, new_var, value, sinfo))
+                    bindings.append(b.rebuilt(new_var, value, sinfo))
                 else:
                     bindings.append(Binding(new_var, value, sinfo, b.span))
             blocks.append(block if kept else type(block)(bindings, block.span))
