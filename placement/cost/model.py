@@ -1,0 +1,166 @@
+"""What cost-aware placement optimizes: the time of each op on each vdevice, of each copy, and memory limits.
+
+A `CostModel` answers three questions, each through one method that the
+solvers call (they never call the user's functions directly):
+
+* `kernel(op, vdevice)`: seconds for the binding `op` (an `OpInfo`) on
+  `vdevice`, or None where it cannot run there (the user's `kernel_time`
+  said None, or the op's registry entry does not support the device type);
+* `copy(nbytes, src, dst)`: seconds to move `nbytes` from `src` to `dst`;
+  always 0 between vdevices on one physical device (`VDevice.physical`);
+* `limit(vdevice, vdevices)`: the bytes available on `vdevice`, or None
+  for no limit.  `memory` is keyed by vdevice names as the module writes
+  them (``"cuda:0"``, ``"cuda:0:global"``; see `ir.vdevice.lookup_vdevice`),
+  with values in bytes or strings such as ``"2GiB"`` / ``"512 MB"``.
+
+The user's functions receive the vdevice as its printed name
+``"kind:ordinal:scope"`` (``"cuda:0:global"``), the same string the placed
+module writes, so that a table keyed by names is easy to write.  They must
+return finite non-negative numbers; anything else is a `ValueError` naming
+the op and the vdevice.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from vdplace.ir.op import NO_WORK, Op, Work
+from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, nbytes, tensor_leaves
+from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
+
+KernelTime = Callable[["OpInfo", str], "float | None"]
+CopyTime = Callable[[int, str, str], float]
+
+
+class OpInfo:
+    """One binding as a cost model sees it.
+
+    function  the global function the binding is in
+    name      the bound variable as written in the text
+    op        the registry name of the called op (``"matmul"``, ``"nn.softmax"``)
+    args      struct infos of the call's arguments, in order
+    result    struct info of the binding's value
+    attrs     the call's attributes as written (defaults not filled in)
+    span      where the binding is in the source, or None
+    registry  the `ir.op.Op`, or None for an op the registry does not know
+    """
+
+    __slots__ = ("function", "name", "op", "args", "result", "attrs", "span", "registry", "_work")
+
+    def __init__(
+        self,
+        function: str,
+        name: str,
+        op: str,
+        args: Sequence[StructInfo],
+        result: StructInfo,
+        attrs: Mapping[str, Any] | None = None,
+        span: Span | None = None,
+        registry: Op | None = None,
+    ) -> None:
+        self.function = function
+        self.name = name
+        self.op = op
+        self.args = tuple(args)
+        self.result = result
+        self.attrs = dict(attrs or {})
+        self.span = span
+        self.registry = registry
+        self._work: Work | None = None
+
+    @property
+    def work(self) -> Work:
+        """FLOPs and bytes read and written, as the op's registry entry estimates them (zero if unknown)."""
+        if self._work is None:
+            self._work = NO_WORK if self.registry is None else self.registry.work(self.args, self.result, self.attrs)
+        return self._work
+
+    @property
+    def result_bytes(self) -> int:
+        """Bytes of every tensor of the result (a tuple's leaves summed)."""
+        return value_bytes(self.result)
+
+    def __repr__(self) -> str:
+        return f"OpInfo({self.function}:{self.name} = {self.op})"
+
+
+def value_bytes(sinfo: StructInfo) -> int:
+    """Bytes of every tensor leaf of `sinfo`; a symbolic dim counts as 1, as `struct_info.nbytes` does."""
+    return sum(nbytes(leaf) for _, leaf in tensor_leaves(sinfo))
+
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+_UNITS.update({"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40})
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*([a-zA-Z]*)\s*$")
+
+
+def parse_bytes(text: str | int) -> int:
+    """``"2GiB"`` -> 2147483648; ``"512 MB"``, ``"1.5gib"``, ``"4096"`` and ints accepted; else `ValueError`."""
+    if isinstance(text, bool):
+        raise ValueError(f"not a size in bytes: {text!r}")
+    if isinstance(text, int):
+        if text < 0:
+            raise ValueError(f"a size in bytes must not be negative: {text}")
+        return text
+    match = _SIZE.match(str(text))
+    unit = match.group(2).lower() if match else None
+    if match is None or unit not in _UNITS:
+        raise ValueError(f"not a size in bytes: {text!r} (write e.g. 2GiB, 512MB, 4096)")
+    return int(float(match.group(1)) * _UNITS[unit])
+
+
+class CostModel:
+    """Kernel times, copy times and memory limits; see the module docstring for the contract."""
+
+    def __init__(
+        self,
+        kernel_time: KernelTime | None = None,
+        copy_time: CopyTime | None = None,
+        memory: Mapping[str, int | str] | None = None,
+    ) -> None:
+        self.kernel_time = kernel_time
+        self.copy_time = copy_time
+        self.memory: dict[str, int] = {name: parse_bytes(size) for name, size in (memory or {}).items()}
+
+    def kernel(self, op: OpInfo, vdevice: VDevice, vdevices: Sequence[VDevice]) -> float | None:
+        """Seconds for `op` on `vdevice` (a member of the module's `vdevices`), or None where it cannot run."""
+        if op.registry is not None and not op.registry.supports(vdevice.device_type):
+            return None
+        if self.kernel_time is None:
+            return 0.0
+        name = vdevice_name(vdevices, vdevice)
+        return _checked(self.kernel_time(op, name), f"kernel_time({op!r}, {name!r})", allow_none=True)
+
+    def copy(self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
+        """Seconds to move `nbytes` from `src` to `dst`: 0 on one physical device."""
+        if src.physical == dst.physical or nbytes == 0:
+            return 0.0
+        if self.copy_time is None:
+            return 0.0
+        names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
+        where = f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})"
+        return _checked(self.copy_time(nbytes, *names), where, allow_none=False)  # type: ignore[return-value]
+
+    def limit(self, vdevice: VDevice, vdevices: Sequence[VDevice]) -> int | None:
+        """Bytes available on `vdevice`, or None; a key naming no vdevice of the module is a `ValueError`."""
+        found: int | None = None
+        for key, size in self.memory.items():
+            try:
+                named = lookup_vdevice(vdevices, key)
+            except Exception as err:
+                raise ValueError(f"memory limit for {key!r}: {err}") from None
+            if named == vdevice:
+                found = size if found is None else min(found, size)
+        return found
+
+
+def _checked(value: object, where: str, *, allow_none: bool) -> float | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{where} returned {value!r}; expected a finite number of seconds >= 0")
+    return float(value)
