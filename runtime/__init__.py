@@ -23,7 +23,9 @@ Modules, one job each:
   `profile` (the report);
 - `reference` (the NumPy oracle), `inputs` (random inputs), `shapes`
   (symbolic dims at run time), `memory` (each tensor checked against its
-  device's memory limit before it is made).
+  device's memory limit before it is made);
+- `ray` (sub-package): `RayExecutor`, one Ray actor per device, across
+  processes and hosts (the ``ray`` extra; Ray is imported on first use).
 """
 
 from .compile import check_placed, compile
@@ -46,6 +48,16 @@ from .profile import Profile
 from .reference import run_reference
 from .torch_device import CUDA, TorchDevice, available_devices
 from .vm import VirtualMachine
+
+
+def __getattr__(name: str) -> object:
+    """`RayExecutor`, imported on first use so that ``import vdplace.runtime`` never imports Ray."""
+    if name == "RayExecutor":
+        from .ray import RayExecutor
+
+        return RayExecutor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CPU",
