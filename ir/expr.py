@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .metadata import MetadataRef
-from .span import Span
+from .span import Span, name_span, statement_span, value_span
 from .struct_info import FuncStructInfo, ObjectStructInfo, StructInfo
 
 if TYPE_CHECKING:
@@ -25,9 +25,15 @@ _OBJECT = ObjectStructInfo()
 
 
 class Expr:
-    """Base class: every expression has a struct info and an optional source span."""
+    """Base class: every expression has a struct info and an optional source span.
 
-    __slots__ = ("struct_info", "span")
+    Each subclass has its own `span`: a slot, or for `Var` and `Call` a
+    property over a slot that may hold a packed position (`ir.span`), which
+    the parser's fast path gives them instead of a `Span` object each.
+    """
+
+    __slots__ = ("struct_info",)
+    span: Span | None
 
     def __init__(self, struct_info: StructInfo | None, span: Span | None) -> None:
         self.struct_info = _OBJECT if struct_info is None else struct_info
@@ -35,15 +41,33 @@ class Expr:
 
 
 class Var(Expr):
-    """A variable bound by a parameter or a binding; identity is the variable."""
+    """A variable bound by a parameter or a binding; identity is the variable.
 
-    __slots__ = ("name",)
+    `span` may be given as a packed position (an int from `ir.span`, which the
+    parser makes): it is kept as it is and read as the span of this variable's
+    name there.
+    """
 
-    def __init__(self, name: str, struct_info: StructInfo | None = None, span: Span | None = None) -> None:
+    __slots__ = ("name", "_span")
+
+    def __init__(self, name: str, struct_info: StructInfo | None = None, span: Span | int | None = None) -> None:
         # Expr.__init__ inlined: millions of variables are built when a big module is parsed.
         self.struct_info = _OBJECT if struct_info is None else struct_info
-        self.span = span
+        self._span = span
         self.name = name
+
+    @property
+    def span(self) -> Span | None:
+        span = self._span
+        return name_span(span, self.name) if type(span) is int else span  # type: ignore[return-value]
+
+    def rebuilt(self, struct_info: StructInfo) -> Var:
+        """A new variable of this one's type, name and span (kept as stored) with another struct info."""
+        return type(self)(self.name, struct_info, self._span)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A packed position means something in this process only: a copy or a pickle carries the `Span`.
+        return type(self), (self.name, self.struct_info, self.span)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name})"
@@ -58,7 +82,7 @@ class DataflowVar(Var):
 class GlobalVar(Expr):
     """The name of a module-level function, as a callee."""
 
-    __slots__ = ("name",)
+    __slots__ = ("span", "name")
 
     def __init__(self, name: str, span: Span | None = None) -> None:
         super().__init__(None, span)
@@ -78,7 +102,7 @@ class Constant(Expr):
     one, and is otherwise a tensor of unknown shape and dtype.
     """
 
-    __slots__ = ("data", "ref")
+    __slots__ = ("span", "data", "ref")
 
     def __init__(
         self,
@@ -105,10 +129,12 @@ class Call(Expr):
 
     `attrs` may be shared between calls (the parser gives the calls of one
     op written with the same attribute arguments one dict): like every node,
-    never mutate it.
+    never mutate it.  `span` may be given as a packed position (an int from
+    `ir.span`, which the parser makes): it is kept as it is and read as the
+    span of the value there.
     """
 
-    __slots__ = ("op", "args", "attrs")
+    __slots__ = ("op", "args", "attrs", "_span")
 
     def __init__(
         self,
@@ -116,14 +142,27 @@ class Call(Expr):
         args: Sequence[Expr],
         attrs: Mapping[str, Any] | None = None,
         struct_info: StructInfo | None = None,
-        span: Span | None = None,
+        span: Span | int | None = None,
     ) -> None:
         # Expr.__init__ inlined: millions of calls are built when a big module is parsed.
         self.struct_info = _OBJECT if struct_info is None else struct_info
-        self.span = span
+        self._span = span
         self.op = op
         self.args = tuple(args)
         self.attrs: Mapping[str, Any] = {} if attrs is None else attrs
+
+    @property
+    def span(self) -> Span | None:
+        span = self._span
+        return value_span(span) if type(span) is int else span  # type: ignore[return-value]
+
+    def rebuilt(self, args: Sequence[Expr], struct_info: StructInfo) -> Call:
+        """This call of the same op and attrs with other arguments and struct info, its span kept as stored."""
+        return Call(self.op, args, self.attrs, struct_info, self._span)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A packed position means something in this process only: a copy or a pickle carries the `Span`.
+        return type(self), (self.op, self.args, self.attrs, self.struct_info, self.span)
 
     def __repr__(self) -> str:
         name = self.op.name
@@ -131,7 +170,7 @@ class Call(Expr):
 
 
 class Tuple(Expr):
-    __slots__ = ("fields",)
+    __slots__ = ("span", "fields")
 
     def __init__(self, fields: Sequence[Expr], struct_info: StructInfo | None = None, span: Span | None = None) -> None:
         super().__init__(struct_info, span)
@@ -139,7 +178,7 @@ class Tuple(Expr):
 
 
 class TupleGetItem(Expr):
-    __slots__ = ("tuple_value", "index")
+    __slots__ = ("span", "tuple_value", "index")
 
     def __init__(
         self, tuple_value: Expr, index: int, struct_info: StructInfo | None = None, span: Span | None = None
@@ -152,7 +191,7 @@ class TupleGetItem(Expr):
 class ShapeExpr(Expr):
     """A shape value such as ``R.shape([2, n])``; carries no device."""
 
-    __slots__ = ("values",)
+    __slots__ = ("span", "values")
 
     def __init__(self, values: Sequence[int | str], struct_info: StructInfo | None = None, span: Span | None = None):
         super().__init__(struct_info, span)
@@ -162,7 +201,7 @@ class ShapeExpr(Expr):
 class PrimValue(Expr):
     """A scalar such as ``R.prim_value(3)``; carries no device."""
 
-    __slots__ = ("value", "dtype")
+    __slots__ = ("span", "value", "dtype")
 
     def __init__(self, value: int | float | bool, dtype: str, struct_info: StructInfo | None = None, span=None):
         super().__init__(struct_info, span)
@@ -171,7 +210,7 @@ class PrimValue(Expr):
 
 
 class StringImm(Expr):
-    __slots__ = ("value",)
+    __slots__ = ("span", "value")
 
     def __init__(self, value: str, span: Span | None = None) -> None:
         super().__init__(None, span)
@@ -218,6 +257,10 @@ class Binding:
     def span(self) -> Span | None:
         span = self._span
         if span is JOINED_SPAN:
+            packed = self.var._span
+            if type(packed) is int and getattr(self.value, "_span", None) is packed:  # one line's shared position
+                self._span = span = statement_span(packed)
+                return span
             start, end = self.var.span, self.value.span
             if start is not None and end is not None:
                 span = Span(start.file, start.line, start.col, end.end_line, end.end_col)
@@ -246,7 +289,7 @@ class DataflowBlock(BindingBlock):
 class SeqExpr(Expr):
     """Blocks of bindings followed by a result expression (a function body or If branch)."""
 
-    __slots__ = ("blocks", "body")
+    __slots__ = ("span", "blocks", "body")
 
     def __init__(
         self, blocks: Sequence[BindingBlock], body: Expr, struct_info: StructInfo | None = None, span=None
@@ -257,7 +300,7 @@ class SeqExpr(Expr):
 
 
 class If(Expr):
-    __slots__ = ("cond", "true_branch", "false_branch")
+    __slots__ = ("span", "cond", "true_branch", "false_branch")
 
     def __init__(
         self,
@@ -276,7 +319,7 @@ class If(Expr):
 class Function(Expr):
     """A module function: parameters, a body, and the return struct info it declares."""
 
-    __slots__ = ("params", "body", "ret_struct_info", "attrs", "ret_span")
+    __slots__ = ("span", "params", "body", "ret_struct_info", "attrs", "ret_span")
 
     def __init__(
         self,

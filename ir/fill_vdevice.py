@@ -67,7 +67,7 @@ class _Filler(ExprMutator):
         sinfo = self.fill(var.struct_info)
         if sinfo is var.struct_info:
             return var
-        return type(var)(var.name, sinfo, var.span)
+        return var.rebuilt(sinfo)
 
     def visit_binding(self, binding: Binding, var: Var, value: Expr) -> Binding | Sequence[Binding]:
         annotation = self.fill(binding.annotation)
@@ -98,7 +98,7 @@ class _Filler(ExprMutator):
         sinfo = self.fill(call.struct_info)
         if args is call.args and sinfo is call.struct_info:
             return call
-        return Call(call.op, args, call.attrs, sinfo, call.span)
+        return call.rebuilt(args, sinfo)
 
     def visit_tuple(self, tup: Tuple, fields: tuple[Expr, ...]) -> Expr:
         sinfo = self.fill(tup.struct_info)

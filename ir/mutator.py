@@ -148,7 +148,7 @@ class ExprMutator:
     def visit_call(self, call: Call, args: tuple[Expr, ...]) -> Expr:
         if args is call.args:
             return call
-        return Call(call.op, args, call.attrs, call.struct_info, call.span)
+        return call.rebuilt(args, call.struct_info)
 
     def visit_tuple(self, tup: Tuple, fields: tuple[Expr, ...]) -> Expr:
         if fields is tup.fields:

@@ -75,7 +75,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dispatch import build_table, overrides
+from .dispatch import DispatchTable, build_table, overrides
 from .expr import (
     Binding,
     BindingBlock,
@@ -110,9 +110,22 @@ class ExprVisitor:
     def __init__(self) -> None:
         self.global_name: str | None = None
         self._stack: list[Any] = []
-        self._table = build_table(self, ExprVisitor)
+        self._hooks()
+
+    def _hooks(self) -> None:
+        """The table of hooks by node type, and the hooks a walk calls per binding (None when not overridden)."""
+        self._table: DispatchTable | None = build_table(self, ExprVisitor)
         self._enter_binding = self.enter_binding if overrides(self, ExprVisitor, "enter_binding") else None
         self._var_def = self.visit_var_def if overrides(self, ExprVisitor, "visit_var_def") else None
+
+    def release(self) -> None:
+        """Drop the walker's references to its own hooks; a later `walk` takes them again.
+
+        They are bound methods of the walker, a reference cycle: while the
+        cyclic collector is paused (`ir.collector`), a walker dropped without
+        `release` stays alive, with all it references, until a collection.
+        """
+        self._table = self._enter_binding = self._var_def = None
 
     # -- entry points -----------------------------------------------------------
     def visit_module(self, mod: IRModule) -> None:
@@ -126,6 +139,8 @@ class ExprVisitor:
 
     def walk(self, node: Node) -> None:
         """Walk `node` and everything below it, calling the hooks in the documented order."""
+        if self._table is None:
+            self._hooks()
         outer = self._stack
         stack: list[Any] = [node]
         self._stack = stack

@@ -491,3 +491,29 @@ def test_write_script_streams_the_same_text_as_script(chunk):
     write_script(mod, out, chunk=chunk)
     assert out.getvalue() == script(mod)
     assert "cls = Module" in out.getvalue().split("def main", 1)[1].splitlines()[1]
+
+
+def test_writing_a_module_frees_each_functions_printer_and_sink_though_the_collector_is_paused():
+    import gc
+    import io
+
+    from vdplace.ir import parse, write_script
+    from vdplace.ir.printer.function import FunctionPrinter
+    from vdplace.ir.printer.sink import SpillingSink
+
+    functions = "".join(
+        f'    @R.function\n    def f{i}(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):\n'
+        "        y = R.add(x, x)\n        return y\n\n"
+        for i in range(3)
+    )
+    mod = parse("@I.ir_module\nclass Module:\n" + functions)
+    gc.collect()
+    gc.disable()
+    try:
+        out = io.StringIO()
+        write_script(mod, out, chunk=1)  # every body spills to its temporary file
+        left = [o for o in gc.get_objects() if isinstance(o, (FunctionPrinter, SpillingSink))]
+    finally:
+        gc.enable()
+    assert not left
+    assert out.getvalue() == script(mod)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -202,6 +203,20 @@ def test_visitor_sees_every_node_in_the_documented_order():
     rec = Recorder()
     rec.visit_module(_sample())
     assert rec.events == EXPECTED
+
+
+def test_a_released_visitor_is_freed_without_the_collector_and_walks_again_when_asked():
+    rec = Recorder()
+    rec.release()
+    rec.visit_module(_sample())  # the hooks are taken again: same events
+    assert rec.events == EXPECTED
+    with no_gc():
+        used = Recorder()
+        used.walk(_sample()["main"])
+        used.release()
+        alive = weakref.ref(used)
+        del used
+        assert alive() is None  # freed by reference counting
 
 
 def test_a_dataflow_var_use_reaches_visit_var_unless_overridden():

@@ -35,7 +35,7 @@ from ..errors import ParseError
 from ..expr import JOINED_SPAN, Binding, Call, DataflowVar, Expr, GlobalVar, Var
 from ..normalize import global_call_struct_info, merge_annotation
 from ..op import REQUIRED, Op
-from ..span import Span
+from ..span import MAX_PACKED_COL, MAX_PACKED_LINE, Span, name_span, packed_file, packed_line, value_span
 from ..struct_info import StructInfo
 from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES
 from .fastlines import FastLine, FastRun
@@ -88,18 +88,16 @@ class FastPathParser:
         self.infer_cache, self.merge_cache = caches.infer, caches.merge
 
     def _fast_run(self, run: FastRun, out: list[Binding], ends_branch: bool) -> Parts | None:
-        """Append the bindings of `run`'s lines to `out`.
+        """Append the bindings of `run`'s lines to `out`; with `ends_branch`, return the last line's `Parts` unbound.
 
-        With `ends_branch` the last line ends an if branch: its `Parts` are
-        returned unbound (read the ordinary way) instead.
-
-        The hot loop of parsing a big module, so its common case is inlined:
-        a cached annotation, a call of a cached shape whose struct info is
-        cached, no dataflow block.  Anything else goes through the methods below.
+        The hot loop of parsing a big module, so its common case is inlined: a cached annotation, a call of a
+        cached shape whose struct info is cached, no dataflow block, one packed position (`ir.span`) for the
+        line's variable and call where it fits.  Anything else goes through the methods below.
         """
         append = out.append
         last = run.first + run.count - 1 if ends_branch else -1
         file = self.src.filename
+        fbase = packed_file(file) if run.first + run.count <= MAX_PACKED_LINE else None
         ann_cache, shape_cache, infer_cache, scope = self.ann_cache, self.shape_cache, self.infer_cache, self.scope
         get = scope.get
         plain = self.df is None  # outside a dataflow block every binding makes a Var
@@ -138,26 +136,29 @@ class FastPathParser:
                         value = None  # not a call the fast path reads, or an unknown name
                     else:
                         start, end = m.span(4)
-                        span = Span(file, lineno, start - pos + 1, lineno, end - pos + 1)
+                        col, vcol, vend = m.end(1) - pos + 1, start - pos + 1, end - pos + 1
+                        if fbase is not None and vend <= MAX_PACKED_COL:
+                            var_pos = value_pos = fbase | packed_line(lineno, col, vcol, vend)
+                        else:
+                            value_pos = Span(file, lineno, vcol, lineno, vend)
+                            var_pos = Span(file, lineno, col, lineno, col + len(name))
                         hit = infer_cache.get((id(entry), *[id(a.struct_info) for a in args]))  # type: ignore[union-attr]
-                        sinfo = hit[0] if hit is not None else self._fast_infer(entry, args, span)  # type: ignore[arg-type]
-                        value = Call(entry[0], args, entry[1], sinfo, span)  # type: ignore[arg-type]
+                        sinfo = hit[0] if hit is not None else self._fast_infer(entry, args, value_pos)  # type: ignore[arg-type]
+                        value = Call(entry[0], args, entry[1], sinfo, value_pos)  # type: ignore[arg-type]
                 if value is None:
                     binding = self._fast_other(m, lineno)
                     if binding is not None:
                         append(binding)
                     continue
-                col = m.end(1) - pos + 1
-                name_span = Span(file, lineno, col, lineno, col + len(name))
                 if name in reserved:  # before the annotation is merged, as `_bind` checks
-                    raise self._reserved(name, name_span)  # type: ignore[attr-defined]
+                    raise self._reserved(name, name_span(var_pos, name) if type(var_pos) is int else var_pos)  # type: ignore[attr-defined]
                 sinfo = value.struct_info
                 if ann is not None and ann is not sinfo:
                     sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
                 if plain:
-                    var = scope[name] = Var(name, sinfo, name_span)
+                    var = scope[name] = Var(name, sinfo, var_pos)
                 else:
-                    var = self._new_var(name, sinfo, name_span, lineno, col - 1)
+                    var = self._new_var(name, sinfo, var_pos, lineno, col - 1)
                 append(Binding(var, value, ann, JOINED_SPAN))
         except Exception:
             if m is not None:
@@ -214,13 +215,16 @@ class FastPathParser:
         func = GlobalVar(name, Span(file, lineno, m.start(6) - pos + 1, lineno, m.end(6) - pos + 1))
         return Call(func, args, None, sinfo, span)  # type: ignore[arg-type]
 
-    def _fast_infer(self, entry: Entry, args: list[Var], span: Span) -> StructInfo:
+    def _fast_infer(self, entry: Entry, args: list[Var], span: Span | int) -> StructInfo:
         """A fast call's struct info when the hot loop's cache missed; stored there when it may be reused.
 
         The cache key is the entry and the arguments' struct infos by identity;
         the value keeps those struct infos alive, so no identity is reused while it stands.
+        `span` is the call's, or its packed position (`ir.span`).
         """
         op, attrs, cacheable = entry
+        if type(span) is int:
+            span = value_span(span)
         if not cacheable:
             return self._infer(op, args, attrs, span)  # type: ignore[attr-defined]
         sinfos = [a.struct_info for a in args]
@@ -228,10 +232,13 @@ class FastPathParser:
         self.infer_cache[(id(entry), *map(id, sinfos))] = (sinfo, sinfos)
         return sinfo
 
-    def _new_var(self, name: str, sinfo: StructInfo, span: Span, lineno: int, col: int) -> Var:
-        """The variable a binding of `name` at (`lineno`, 0-based `col`) creates; it enters the scope."""
+    def _new_var(self, name: str, sinfo: StructInfo, span: Span | int, lineno: int, col: int) -> Var:
+        """The variable a binding of `name` at (`lineno`, 0-based `col`) creates; it enters the scope.
+
+        `span` is the name's, or its line's packed position (`ir.span`).
+        """
         if name in self.reserved:
-            raise self._reserved(name, span)  # type: ignore[attr-defined]
+            raise self._reserved(name, name_span(span, name) if type(span) is int else span)  # type: ignore[attr-defined]
         df = self.df
         if df is None:
             var = Var(name, sinfo, span)

@@ -66,7 +66,9 @@ def _pieces(mod: IRModule, sink: Callable[[], LineSink]) -> Iterator[tuple[list[
         if not gname.isidentifier() or keyword.iskeyword(gname):
             raise PrintError(f"function name {gname!r} is not a Python identifier")
         body = sink()
-        lines = FunctionPrinter(body, sinfo, plans, class_name, gname).print(func)
+        printer = FunctionPrinter(body, sinfo, plans, class_name, gname)
+        lines = printer.print(func)
+        printer.release()  # freed once dropped, though the collector is paused
         yield ([""] + lines if blank else lines), body
         blank = True
 

@@ -28,26 +28,32 @@ class LineSink:
 
 
 class SpillingSink(LineSink):
-    """A `LineSink` that writes every `chunk` lines out to a temporary file, read back in pieces by `chunks`."""
+    """A `LineSink` that writes every `chunk` lines out to a temporary file, read back in pieces by `chunks`.
+
+    Its `append` refers to the lines and the file, never to the sink: no
+    reference cycle, so a sink is freed as soon as it is dropped, even while
+    the cyclic collector is paused (`ir.collector`).
+    """
 
     def __init__(self, chunk: int = 65536) -> None:
         super().__init__()
         self.chunk = chunk
-        self.spill: IO[str] | None = None
-        self.append = self._append
+        self.spill: list[IO[str]] = []  # the temporary file, once there is one
+        lines, spill = self.lines, self.spill
 
-    def _append(self, line: str) -> None:
-        lines = self.lines
-        lines.append(line)
-        if len(lines) >= self.chunk:
-            if self.spill is None:
-                self.spill = tempfile.TemporaryFile("w+", encoding="utf-8")
-            self.spill.write("\n".join(lines) + "\n")
-            lines.clear()
+        def append(line: str) -> None:
+            lines.append(line)
+            if len(lines) >= chunk:
+                if not spill:
+                    spill.append(tempfile.TemporaryFile("w+", encoding="utf-8"))
+                spill[0].write("\n".join(lines) + "\n")
+                lines.clear()
+
+        self.append = append
 
     def chunks(self) -> Iterator[str]:
-        if self.spill is not None:
-            spill, self.spill = self.spill, None
+        if self.spill:
+            spill = self.spill.pop()
             with spill:
                 spill.seek(0)
                 while piece := spill.read(1 << 22):

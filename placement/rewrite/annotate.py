@@ -155,7 +155,7 @@ class _Annotator(ExprMutator):
         sinfo = value.struct_info
         if annotation is not None:
             sinfo = merge_annotation(annotation, sinfo, binding.span, f"variable {var.name}")
-        new_var = type(var)(var.name, sinfo, var.span)
+        new_var = var.rebuilt(sinfo)
         out = [*self.pending, Binding(new_var, value, annotation, binding.span)]
         self.pending = []
         return out
@@ -186,7 +186,7 @@ class _Annotator(ExprMutator):
             sinfo = call_struct_info(op, args, dict(call.attrs), self.vdevices, call.span)
         else:
             sinfo = call.struct_info  # a module function returns its declared struct info
-        return Call(op, args, call.attrs, sinfo, call.span)
+        return call.rebuilt(args, sinfo)
 
     def annotated_call(self, call: Call, args: list[Expr], target: VDevice, top: bool) -> Expr:
         """The call with its tensor inputs moved to `target`.

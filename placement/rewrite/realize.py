@@ -127,7 +127,10 @@ class _Realizer:
         self.var_sites = ex.var_sites
         self.expr_sites = ex.expr_sites
         self.sites = ex.constraints.sites
-        self.vmap: dict[Var, Var] = {}
+        # Each variable's new self: by its site id when its tree is one (every site belongs to one
+        # variable, parameter or return: a list instead of a dict of a million entries), else by itself.
+        self.by_site: list[Var | None] = [None] * len(ex.constraints.sites)
+        self.by_var: dict[Var, Var] = {}
         self.copies: list[Copy] = []
         self.func = ""
         self.where: tuple[str, Span | None] = ("", None)
@@ -142,6 +145,18 @@ class _Realizer:
             self.func = fname
             functions[fname] = self.function(fname, func)
         return mod.replace(functions=functions), self.copies
+
+    def new_var(self, var: Var) -> Var:
+        """`var`'s counterpart in the placed module (KeyError for an expression that is not a variable)."""
+        tree = self.var_sites[var]
+        return self.by_site[tree] if type(tree) is int else self.by_var[var]  # type: ignore[return-value]
+
+    def bind(self, var: Var, tree: Tree, new: Var) -> None:
+        """Record `new` as `var`'s counterpart; `tree` is `var`'s."""
+        if type(tree) is int:
+            self.by_site[tree] = new
+        else:
+            self.by_var[var] = new
 
     # -- struct infos ---------------------------------------------------------
     def sinfo(self, sinfo: StructInfo, tree: Tree) -> StructInfo:
@@ -164,41 +179,47 @@ class _Realizer:
 
     # -- functions and blocks ---------------------------------------------------
     def function(self, fname: str, func: Function) -> Function:
-        vmap = self.vmap
+        # Once per function: a module of many small functions pays it as often as it has
+        # functions, so a tensor parameter's struct info and new self are looked up inline.
+        var_sites, site_dev, shared = self.var_sites, self.site_dev, self.shared
         params = []
+        kept = True  # every parameter kept
         for p in func.params:
-            tree = self.var_sites[p]
+            tree = var_sites[p]
             old = p.struct_info
             if type(tree) is int and type(old) is TensorStructInfo:
-                sinfo = self.tensor_sinfo(old, self.site_dev[tree])
+                dev = site_dev[tree]
+                sinfo = shared.get((old.shape, old.dtype, old.ndim, id(dev)))
+                if sinfo is None:
+                    sinfo = self.tensor_sinfo(old, dev)
             else:
                 sinfo = self.sinfo(old, tree)
-            new = p if sinfo is old else type(p)(p.name, sinfo, p.span)
-            vmap[p] = new
+            new = p
+            if sinfo is not old:
+                new, kept = p.rebuilt(sinfo), False
+            self.bind(p, tree, new)
             params.append(new)
         body = self.seq(func.body)
         ret = self.sinfo(func.ret_struct_info, self.ex.ret_sites[fname])
-        if body is func.body and ret is func.ret_struct_info and params == list(func.params):
+        if kept and body is func.body and ret is func.ret_struct_info:
             return func  # nothing changes: kept as it is, like the nodes `seq` keeps
         return Function(params, body, ret, func.attrs, func.span, func.ret_span)
 
     def seq(self, seq: SeqExpr) -> SeqExpr:
-        # The hot loop: locals instead of attribute lookups, struct infos shared between
-        # bindings of one shape, dtype and device, a lookup of the arguments (unrolled for
-        # one and two) that falls back to the general path when one is not a variable (vmap
-        # holds only variables, so any other expression raises KeyError), and a rebuilt call's
-        # binding made by `Binding.rebuilt` (its span, not built yet for a parsed module, stays so).
-        # A node whose rebuilt form would equal it field for field is kept as it is (a
-        # variable whose struct info stays, a call of kept arguments, a binding of kept parts,
-        # a block or sequence of kept ones): placing a placed module again builds almost nothing.
-        vmap = self.vmap
-        lookup = vmap.__getitem__
+        # The hot loop: locals instead of attribute lookups, struct infos shared between bindings
+        # of one shape, dtype and device, a lookup of the arguments (unrolled for one and two) that
+        # falls back to the general path when one is not a variable with a site id (KeyError from
+        # `var_sites`, or TypeError from a tree that is no site id), nodes rebuilt by their `rebuilt`
+        # (a parsed module's spans stay packed or unbuilt), and a node whose rebuilt form would equal
+        # it field for field kept as it is: placing a placed module again builds almost nothing.
+        by_site = self.by_site
         var_sites = self.var_sites
         site_dev = self.site_dev
         shared = self.shared
         last_old = last_sinfo = None
         last_dev: object = _NO_DEVICE  # no struct info made yet
         blocks = []
+        blocks_kept = True
         for block in seq.blocks:
             bindings = []
             kept = True  # every binding of the block kept
@@ -227,23 +248,26 @@ class _Realizer:
                     try:
                         args = value.args
                         if len(args) == 2:
-                            args = (vmap[args[0]], vmap[args[1]])
+                            args = (by_site[var_sites[args[0]]], by_site[var_sites[args[1]]])
                         elif len(args) == 1:
-                            args = (vmap[args[0]],)
+                            args = (by_site[var_sites[args[0]]],)
                         else:
-                            args = tuple(map(lookup, args))
-                    except KeyError:
+                            args = tuple([by_site[var_sites[a]] for a in args])
+                    except (KeyError, TypeError):
                         self.where = (var.name, b.span or var.span)
                         args = tuple([self.expr(a) for a in value.args])
                     if sinfo is not value.struct_info or args != value.args:  # Exprs compare by identity
-                        value = Call(op, args, value.attrs, sinfo, value.span)
+                        value = value.rebuilt(args, sinfo)
                     rebuilt = True  # `value` is the old one or has its span
                 else:
                     self.where = (var.name, b.span or var.span)
                     value = self.other_value(value, tree, sinfo)
                     rebuilt = False
-                new_var = var if sinfo is old else type(var)(var.name, sinfo, var.span)
-                vmap[var] = new_var
+                new_var = var if sinfo is old else var.rebuilt(sinfo)
+                if type(tree) is int:
+                    by_site[tree] = new_var
+                else:
+                    self.by_var[var] = new_var
                 if new_var is var and value is b.value and b.annotation is sinfo:
                     bindings.append(b)
                     continue
@@ -253,8 +277,11 @@ class _Realizer:
                 else:
                     bindings.append(Binding(new_var, value, sinfo, b.span))
             blocks.append(block if kept else type(block)(bindings, block.span))
-        body = self.expr(seq.body)
-        if body is seq.body and body.struct_info is seq.struct_info and blocks == list(seq.blocks):
+            blocks_kept = blocks_kept and kept
+        body = seq.body  # the usual result, a variable with a site id, is looked up inline
+        tree = var_sites.get(body) if type(body) is Var or type(body) is DataflowVar else None  # type: ignore[call-overload]
+        body = by_site[tree] if type(tree) is int else self.expr(body)  # type: ignore[assignment]
+        if blocks_kept and body is seq.body and body.struct_info is seq.struct_info:
             return seq
         return SeqExpr(blocks, body, None, seq.span)
 
@@ -264,7 +291,7 @@ class _Realizer:
         if vt is Call:
             return self.call(value, tree, sinfo)  # type: ignore[arg-type]
         if vt is Var or vt is DataflowVar:
-            return self.vmap[value]  # type: ignore[index]
+            return self.new_var(value)  # type: ignore[arg-type]
         if vt is If:
             true_branch = self.seq(value.true_branch)  # type: ignore[attr-defined]
             false_branch = self.seq(value.false_branch)  # type: ignore[attr-defined]
@@ -287,7 +314,7 @@ class _Realizer:
     def expr(self, e: Expr) -> Expr:
         t = type(e)
         if t is Var or t is DataflowVar:
-            return self.vmap[e]  # type: ignore[index]
+            return self.new_var(e)  # type: ignore[arg-type]
         if t is Call:
             tree = self.expr_sites.get(id(e))
             return self.call(e, tree, self.sinfo(e.struct_info, tree))  # type: ignore[arg-type]
@@ -307,7 +334,7 @@ class _Realizer:
             tree = self.expr_sites.get(id(e))
             return e.with_struct_info(self.sinfo(e.struct_info, tree))  # type: ignore[attr-defined]
         if isinstance(e, Var):
-            return self.vmap[e]
+            return self.new_var(e)
         return e  # shapes, prim values, strings, global vars: immutable and device-free
 
     def call(self, call: Call, tree: Tree, sinfo: StructInfo) -> Expr:
@@ -315,7 +342,7 @@ class _Realizer:
         args = [self.expr(a) for a in call.args]
         if type(op) is Op and op.device_rule == "explicit":
             return self.copy(call, args, tree, sinfo)
-        return Call(op, args, call.attrs, sinfo, call.span)
+        return call.rebuilt(args, sinfo)
 
     def copy(self, call: Call, args: list[Expr], tree: Tree, sinfo: StructInfo) -> Expr:
         """A copy op: an alias, or ``R.to_vdevice`` from the source its `CopyPlan` names (see `extract.copies`)."""
@@ -330,14 +357,14 @@ class _Realizer:
         source = args[0]
         if plan is not None:
             if plan.reuse is not None:
-                return self.vmap[plan.reuse]
+                return self.new_var(plan.reuse)
             home = None if plan.home is None else site_dev[self.var_sites[plan.home]]  # type: ignore[index]
             if src != dst and home == dst:
-                return self.vmap[plan.home]  # type: ignore[index]
+                return self.new_var(plan.home)  # type: ignore[arg-type]
             if src != dst and plan.near is not None:
-                source, src = self.vmap[plan.near], site_dev[self.var_sites[plan.near]]  # type: ignore[index]
+                source, src = self.new_var(plan.near), site_dev[self.var_sites[plan.near]]  # type: ignore[index]
             elif src != dst and home is not None and home.physical == dst.physical:
-                source, src = self.vmap[plan.home], home  # type: ignore[index]
+                source, src = self.new_var(plan.home), home  # type: ignore[arg-type]
         if src is not None and src == dst:
             return source  # already there: a plain alias
         nbytes = self.sites[src_tree].nbytes if type(src_tree) is int else 0

@@ -70,7 +70,7 @@ class _Remapper(ExprMutator):
     def visit_var_def(self, var: Var) -> Var:
         span = self.binding_spans[-1] if self.binding_spans else var.span  # a parameter: its own span
         sinfo = self.sinfo(var.struct_info, span)
-        return var if sinfo is var.struct_info else type(var)(var.name, sinfo, var.span)
+        return var if sinfo is var.struct_info else var.rebuilt(sinfo)
 
     def enter_binding(self, binding: Binding) -> None:
         self.binding_spans.append(binding.span or binding.var.span)
