@@ -4,6 +4,7 @@ See docs/placement.md for the pipeline, the rules and the solving strategy.
 """
 
 from vdplace.placement.api import Placement, Stats, place, realize_vdevice
+from vdplace.placement.cost import CostModel
 from vdplace.placement.errors import PlacementConflict, PlacementError, PlacementInternalError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin, Prefer, Site
@@ -19,6 +20,7 @@ __all__ = [
     "Backend",
     "BackendResult",
     "ConstraintSet",
+    "CostModel",
     "Copy",
     "Domain",
     "Equal",

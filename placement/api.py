@@ -19,11 +19,13 @@ cost a fifth of `place` (a second at a million bindings).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Any
 
 from vdplace.ir.collector import collector_paused
 from vdplace.ir.fill_vdevice import HOST_VDEVICE
 from vdplace.ir.module import IRModule
 from vdplace.ir.vdevice import VDevice
+from vdplace.placement.cost.model import CostModel
 from vdplace.placement.diagnose import conflict_error
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.extract.extract import extract
@@ -35,6 +37,9 @@ from vdplace.placement.solve.backend import Backend, resolve_backend
 from vdplace.placement.solve.check import check, copy_bytes
 from vdplace.placement.solve.solve import POLICIES, ClassSolution, solve
 from vdplace.placement.specialize.record import Clone
+
+if TYPE_CHECKING:
+    from vdplace.placement.cost.place import PlacementCost
 
 PHASES = ("extract", "collapse", "solve", "check", "realize")
 
@@ -111,9 +116,11 @@ class Placement:
     stats        `Stats`
     clones       every `Clone` of a function that ``place(..., specialize=True)``
                  made (the copy keeping the original name included); empty otherwise
+    cost         ``place(..., cost=model)``: the plan's `placement.cost.place.PlacementCost`
+                 (time, memory, proved optimal or lower bound); None otherwise
     """
 
-    __slots__ = ("module", "assignment", "constraints", "copies", "stats", "clones", "_devices")
+    __slots__ = ("module", "assignment", "constraints", "copies", "stats", "clones", "cost", "_devices")
 
     def __init__(
         self,
@@ -129,6 +136,7 @@ class Placement:
         self.copies = copies
         self.stats = stats
         self.clones: list[Clone] = []
+        self.cost: PlacementCost | None = None
         self._devices: dict[str, VDevice | None] | None = None
 
     @property
@@ -160,6 +168,8 @@ def place(
     propagate: bool = True,
     timeout_ms: int | None = None,
     specialize: bool = False,
+    cost: CostModel | None = None,
+    time_limit_s: float = 60.0,
 ) -> Placement:
     """Place every tensor of `mod` on a vdevice, or raise `PlacementConflict`.
 
@@ -179,9 +189,15 @@ def place(
     specialize    when no placement exists, clone functions per device signature their
                   call sites need (fewest clones, then fewest bytes; `Placement.clones`
                   lists them; docs/placement.md, "Specialization")
+    cost          a `placement.CostModel`: decide where every unpinned op runs so that the
+                  estimated time is least and every memory limit holds (docs/placement.md,
+                  "Cost-aware placement"); `Placement.cost` reports the plan
+    time_limit_s  the cost solvers' time limit: past it, the best plan found and a proved lower bound
     """
     if not isinstance(mod, IRModule):
         raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
+    if cost is not None:
+        return _place_cost(mod, cost, time_limit_s, strict_hints or specialize or default != "none")
     if specialize:
         from vdplace.placement.specialize.search import place_specialized
 
@@ -207,11 +223,38 @@ def place(
         with phase("check"):
             assignment = classes.expand(solution.devices)
             _check(cs, assignment)
+        _fill_stats(stats, cs, classes, solution)
+        del classes, solution  # one entry per site: freed before the placed module is built
         with phase("realize"):
             placed, copies = realize(ex, assignment)
             _check_objective(cs, assignment, copies)
-    _fill_stats(stats, cs, classes, solution, copies)
+    stats.copies = len(copies)
+    stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
     return Placement(placed, assignment, cs, copies, stats)
+
+
+def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, other_options: bool) -> Placement:
+    """`place` with a cost model (`placement.cost.place`); the options of the bytes objective do not apply."""
+    if other_options:
+        raise ValueError("place(..., cost=...) takes no strict_hints, default or specialize option")
+    from vdplace.placement.cost.place import place_cost
+
+    stats = Stats()
+    start = time.perf_counter()
+
+    def make(placed: IRModule, assignment: list, cs: ConstraintSet, copies: list[Copy], plan: PlacementCost) -> Any:
+        stats.times["solve"] = plan.solve_seconds
+        stats.times["other"] = time.perf_counter() - start - plan.solve_seconds
+        stats.sites, stats.pins, stats.equals = len(cs.sites), len(cs.pins), len(cs.equals)
+        stats.copies = len(copies)
+        stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
+        stats.z3_status = plan.status
+        result = Placement(placed, assignment, cs, copies, stats)
+        result.cost = plan
+        return result
+
+    with collector_paused():
+        return place_cost(mod, model, time_limit_s, make)  # type: ignore[return-value]
 
 
 @module_pass("RealizeVDevice")
@@ -257,7 +300,8 @@ def _check_objective(cs: ConstraintSet, assignment: list[int | None], copies: li
         raise PlacementInternalError(f"the objective counted {solved} bytes but the placed module copies {realized}")
 
 
-def _fill_stats(stats: Stats, cs: ConstraintSet, classes: Classes, solution: ClassSolution, copies: list[Copy]) -> None:
+def _fill_stats(stats: Stats, cs: ConstraintSet, classes: Classes, solution: ClassSolution) -> None:
+    """The sizes of the problem and the solver's figures (the copies' are filled once the module is placed)."""
     stats.sites = len(cs.sites)
     stats.classes = len(classes)
     stats.constraints = cs.num_constraints
@@ -268,8 +312,6 @@ def _fill_stats(stats: Stats, cs: ConstraintSet, classes: Classes, solution: Cla
     stats.z3_variables = solution.variables
     stats.z3_soft = solution.soft
     stats.z3_status = solution.status
-    stats.copies = len(copies)
-    stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
 
 
 def _device_map(sites: list[Site], vdevices: list[VDevice], assignment: list[int | None]) -> dict[str, VDevice | None]:

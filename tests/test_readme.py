@@ -63,3 +63,18 @@ def test_the_docs_index_lists_every_page():
     pages = {doc.name for doc in DOCS if doc.parent.name == "docs" and doc.name != "README.md"}
     unlisted = sorted(page for page in pages if f"]({page})" not in index)
     assert pages and not unlisted, f"docs/README.md does not list {unlisted}"
+
+
+def test_the_cost_aware_plan_shown_is_what_the_example_gives(capsys, monkeypatch):
+    """The README's plan for examples/cost_offload.py is the command's stderr (the solve time aside)."""
+    from vdplace.cli import main
+
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text()
+    command = "vdplace place examples/cost_offload.py --cost examples/cost_offload.json --memory cuda:0=16MiB"
+    assert command in readme
+    block = readme.split(command, 1)[1].split("```\n", 2)[1]
+    assert main(command.split()[1:] + ["-o", os.devnull]) == 0
+    shown = re.sub(r"\d+\.\d+ s\)", "S s)", block)
+    printed = re.sub(r"\d+\.\d+ s\)", "S s)", capsys.readouterr().err)
+    assert shown.strip() and shown == printed

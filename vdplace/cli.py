@@ -45,8 +45,33 @@ def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
     """Place `mod` with the placement options of the command line; raises `PlacementConflict`."""
     from vdplace import placement
 
+    model = _cost_model(args)
     with progress.stage("place"):
+        if model is not None:
+            return placement.place(mod, cost=model, time_limit_s=args.time_limit)
         return placement.place(mod, strict_hints=args.strict, default=args.default, specialize=args.specialize)
+
+
+def _cost_model(args: argparse.Namespace) -> Any:
+    """``--cost FILE`` / ``--memory VDEV=SIZE``: the `CostModel` to place with, or None (the bytes objective).
+
+    ``--memory`` without ``--cost`` limits the default roofline model (`CostModel.roofline`).
+    """
+    if getattr(args, "cost", None) is None and not getattr(args, "memory", None):
+        return None
+    from vdplace import ir
+    from vdplace.placement.cost import CostModel, parse_bytes
+
+    try:
+        model = CostModel.from_json(args.cost) if args.cost else CostModel.roofline()
+        for spec in args.memory or ():
+            name, sep, size = spec.partition("=")
+            if not sep or not name.strip():
+                raise ValueError(f"--memory {spec!r}: write VDEVICE=SIZE, e.g. cuda:0=2GiB")
+            model.memory[name.strip()] = parse_bytes(size)
+    except (OSError, ValueError) as err:
+        raise ir.ParseError(f"cannot use the cost model: {err}") from None
+    return model
 
 
 def _placement_json(path: str, result: Placement) -> dict[str, Any]:
@@ -60,6 +85,7 @@ def _placement_json(path: str, result: Placement) -> dict[str, Any]:
         "copies": [copy.as_dict(result.module.vdevices) for copy in result.copies],
         "stats": result.stats.as_dict(),
         "clones": [clone.as_dict() for clone in result.clones],
+        "cost": None if result.cost is None else result.cost.as_dict(),
     }
 
 
@@ -146,12 +172,15 @@ def cmd_place(args: argparse.Namespace) -> int:
         if args.json:
             _emit(json.dumps(_placement_json(args.file, result), indent=2) + "\n", args.output)
             return EXIT_OK
-        placed, copies, clones = result.module, result.copies, result.clones
+        placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost
         del mod, result  # the input module and the solved constraints: freed before the text is written
         with progress.stage("print"):
             _write_module(placed, args.output)
-    for copy in copies:
-        print(f"# copy: {copy.describe(placed.vdevices)}", file=sys.stderr)
+    if plan is not None:  # the plan lists every copy, with its time
+        print("".join(f"# {line}\n" for line in plan.describe().splitlines()), end="", file=sys.stderr)
+    else:
+        for copy in copies:
+            print(f"# copy: {copy.describe(placed.vdevices)}", file=sys.stderr)
     for clone in clones:
         print(f"# clone: {clone.describe()}", file=sys.stderr)
     return EXIT_OK
@@ -188,7 +217,7 @@ def _read_npz(path: str, what: str) -> dict[str, Any]:
         raise ir.ParseError(f"{what} {path}: {err}") from None
 
 
-def _load_inputs(spec: str, mod: IRModule, entry: str) -> list[Any]:
+def _load_inputs(spec: str, mod: IRModule, entry: str, seed: int = 0) -> list[Any]:
     """The arguments of `entry`: random (seeded) or one array per parameter name from an .npz file."""
     import numpy as np
 
@@ -196,7 +225,7 @@ def _load_inputs(spec: str, mod: IRModule, entry: str) -> list[Any]:
     from vdplace.runtime import random_inputs
 
     if spec == "random":
-        return random_inputs(mod, entry, rng=np.random.default_rng(0))
+        return random_inputs(mod, entry, rng=np.random.default_rng(seed))
     data = _read_npz(spec, "cannot load --inputs")
     names = [p.name for p in mod[entry].params]
     missing = [n for n in names if n not in data]
@@ -248,6 +277,8 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
     params = None if args.params is None else _read_npz(args.params, "cannot bind --params")
     try:
         executable = runtime.compile(placed, params=params)
+        if args.ray is not None:
+            return _execute_on_ray(executable, mod, args)
         devices = "cpu" if args.cpu else None
         vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
         inputs = _load_inputs(args.inputs, mod, args.entry)
@@ -263,6 +294,36 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
     if args.profile:
         print()
         print(vm.profile.table())
+    return EXIT_OK
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """`vdplace calibrate`: time the op calls here; the table's JSON to --out (else stdout), a summary on stderr."""
+    from vdplace import ir
+    from vdplace.placement.cost import calibrate
+
+    with progress.display(enabled=True):
+        mod = _read_module(args.file)
+        with progress.stage("calibrate"):
+            try:
+                result = calibrate(mod, repeat=args.repeat)
+            except ValueError as err:
+                raise ir.ParseError(f"cannot calibrate {args.file}: {err}") from None
+    _emit(result.model.to_json(), args.out)
+    print(result.summary(), end="", file=sys.stderr)
+    return EXIT_OK
+
+
+def _execute_on_ray(executable: Any, mod: IRModule, args: argparse.Namespace) -> int:
+    """`vdplace run --ray`: the run on Ray actors (`runtime.ray.cli`); its errors are reported by `_execute`."""
+    from vdplace.runtime.ray.cli import execute
+
+    outputs, table = execute(executable, lambda j: _load_inputs(args.inputs, mod, args.entry, seed=j), args)
+    for line in _summarize(outputs):
+        print(line)
+    if table:
+        print()
+        print(table)
     return EXIT_OK
 
 
@@ -297,8 +358,43 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
     )
 
 
+def _cost_options(p: argparse.ArgumentParser) -> None:
+    """``--cost``, ``--memory`` and ``--time-limit``: cost-aware placement (`_cost_model`)."""
+    p.add_argument("--cost", metavar="COSTS.json", help="place by estimated time with this model (docs/cost.md)")
+    p.add_argument(
+        "--memory",
+        action="append",
+        metavar="VDEV=SIZE",
+        help="a memory limit for cost-aware placement, e.g. cuda:0=2GiB (repeatable)",
+    )
+    p.add_argument(
+        "--time-limit", type=float, default=60.0, metavar="S", help="cost solvers' time limit in seconds (default: 60)"
+    )
+
+
+def _ray_options(run: argparse.ArgumentParser) -> None:
+    """``--ray [ADDRESS]`` and its options (`runtime.ray.cli` runs it; Ray is imported only by a run on it)."""
+    run.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run on Ray, one actor per device: a local cluster, or the cluster at ADDRESS (the ray extra)",
+    )
+    run.add_argument(
+        "--actor",
+        action="append",
+        default=[],
+        metavar="VDEVICE=KIND[@NODE]",
+        help="with --ray: the actor of a vdevice (cpu, sim or gpu), optionally on the node with that IP",
+    )
+    run.add_argument("--microbatches", type=int, default=1, metavar="K", help="with --ray: stream K micro-batches")
+    run.add_argument("--timeout", type=float, default=600.0, metavar="S", help="with --ray: fail after S seconds")
+    run.add_argument("--retries", type=int, default=0, metavar="N", help="with --ray: re-run a failed micro-batch")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The `vdplace` parser: sub-commands place, run and bench."""
+    """The `vdplace` parser: sub-commands place, run, calibrate and bench."""
     from vdplace import __version__
 
     parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
@@ -308,6 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     place = sub.add_parser("place", help="place a module and print it, or explain why no placement exists")
     _placement_options(place, "none")
     place.add_argument("-o", "--output", metavar="FILE", help="write the placed module (or --json) to FILE, not stdout")
+    _cost_options(place)
     place.set_defaults(func=cmd_place)
 
     run = sub.add_parser("run", help="place, compile and run a module")
@@ -324,7 +421,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--simulate", action="store_true", help="simulate devices this machine does not have")
     run.add_argument("--cpu", action="store_true", help="run every vdevice on the CPU (a reference run)")
     run.add_argument("--profile", action="store_true", help="print time, copies and memory per device")
+    _cost_options(run)
+    _ray_options(run)
     run.set_defaults(func=cmd_run)
+
+    calibrate = sub.add_parser("calibrate", help="time a module's op calls on this machine and write a cost table")
+    calibrate.add_argument("file", help="a TVMScript module (.py)")
+    calibrate.add_argument("--out", metavar="COSTS.json", help="write the cost table to this file, not stdout")
+    calibrate.add_argument("--repeat", type=int, default=5, help="timed calls per op after a warm-up (default: 5)")
+    calibrate.set_defaults(func=cmd_calibrate)
 
     # Everything after `bench` belongs to the benchmark's own parser (`vdplace bench --help`).
     bench = sub.add_parser("bench", help="run the placement benchmarks and print the table", add_help=False)

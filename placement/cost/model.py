@@ -13,6 +13,13 @@ solvers call (they never call the user's functions directly):
   them (``"cuda:0"``, ``"cuda:0:global"``; see `ir.vdevice.lookup_vdevice`),
   with values in bytes or strings such as ``"2GiB"`` / ``"512 MB"``.
 
+Ready-made models (docs/cost.md): `CostModel.roofline` (peak FLOP/s and
+bandwidth per device, latency and bandwidth per link: `roofline.Roofline`),
+`CostModel.from_table` (measured seconds per op: `table.Table`, what
+`vdplace calibrate` writes) and `CostModel.from_json` / `to_json` (the file
+format of `jsonfile`).  Such a model keeps its description in `source`; one
+built from Python callables has none and cannot be written as JSON.
+
 The user's functions receive the vdevice as its printed name
 ``"kind:ordinal:scope"`` (``"cuda:0:global"``), the same string the placed
 module writes, so that a table keyed by names is easy to write.  They must
@@ -25,12 +32,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vdplace.ir.op import NO_WORK, Op, Work
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, nbytes, tensor_leaves
 from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
+
+if TYPE_CHECKING:
+    from .roofline import Link, Roof, Roofline
+    from .table import Table
 
 KernelTime = Callable[["OpInfo", str], "float | None"]
 CopyTime = Callable[[int, str, str], float]
@@ -114,7 +125,12 @@ def parse_bytes(text: str | int) -> int:
 
 
 class CostModel:
-    """Kernel times, copy times and memory limits; see the module docstring for the contract."""
+    """Kernel times, copy times and memory limits; see the module docstring for the contract.
+
+    `source` is the `Roofline` or `Table` a ready-made model was built from
+    (None for one built from callables); `about` holds free-form notes that
+    `to_json` writes and `from_json` reads back (who measured a table, how).
+    """
 
     def __init__(
         self,
@@ -125,6 +141,65 @@ class CostModel:
         self.kernel_time = kernel_time
         self.copy_time = copy_time
         self.memory: dict[str, int] = {name: parse_bytes(size) for name, size in (memory or {}).items()}
+        self.source: Roofline | Table | None = None
+        self.about: dict[str, Any] = {}
+
+    @classmethod
+    def roofline(
+        cls,
+        devices: Mapping[str, Roof | Mapping[str, Any] | None] | None = None,
+        links: Mapping[tuple[str, str], Link | Mapping[str, Any]] | None = None,
+        memory: Mapping[str, int | str] | None = None,
+    ) -> CostModel:
+        """The roofline model (`roofline` module) of the default devices and links with these added or replaced.
+
+        `devices`: ``{"cuda": {"flops": 19.5e12, "bandwidth": 1.555e12, "overhead": 5e-6}}``, keyed by
+        device type, target kind or vdevice name; None for a device where nothing runs.  `links`:
+        ``{("cpu", "cuda"): {"latency": 1e-5, "bandwidth": 25e9}}``, ``"*"`` for any device.
+        """
+        from .roofline import Roofline
+
+        return cls.from_source(Roofline.with_defaults(devices, links), memory)
+
+    @classmethod
+    def from_table(cls, table: Table, memory: Mapping[str, int | str] | None = None) -> CostModel:
+        """The model of a measured `Table` (its fallback roofline for what it does not hold)."""
+        return cls.from_source(table, memory)
+
+    @classmethod
+    def from_source(cls, source: Roofline | Table, memory: Mapping[str, int | str] | None = None) -> CostModel:
+        """The model whose kernel and copy times are those of `source`, a `Roofline` or a `Table`."""
+        model = cls(source.kernel_time, source.copy_time, memory)
+        model.source = source
+        return model
+
+    @classmethod
+    def from_json(cls, path: str) -> CostModel:
+        """The model of a cost file (docs/cost.md); `ValueError` naming the file and the JSON location if bad."""
+        from .jsonfile import load
+
+        source, memory, about = load(path)
+        model = cls.from_source(source, memory)
+        model.about = about
+        return model
+
+    def to_json(self, path: str | None = None) -> str:
+        """This model as the JSON text `from_json` reads back; written to `path` too when given.
+
+        A model built from Python callables has no description to write: `ValueError`.
+        """
+        from .jsonfile import dumps
+
+        if self.source is None:
+            raise ValueError(
+                "this CostModel was built from Python callables, which cannot be written as JSON; "
+                "build it with CostModel.roofline(...), CostModel.from_table(...) or CostModel.from_json(...)"
+            )
+        text = dumps(self.source, self.memory, self.about)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
 
     def kernel(self, op: OpInfo, vdevice: VDevice, vdevices: Sequence[VDevice]) -> float | None:
         """Seconds for `op` on `vdevice` (a member of the module's `vdevices`), or None where it cannot run."""

@@ -59,13 +59,14 @@ _NO_DEVICE = object()  # `_Realizer.seq`'s last device before it has made a stru
 class Copy:
     """One explicit copy in the placed module: ``var = R.to_vdevice(...)`` in `function`.
 
-    `inserted` is True when placement made it from a ``hint_on_device`` and
-    False for a ``to_vdevice`` the user wrote; `physical` is False when source
+    `inserted` is True when placement made it (from a ``hint_on_device``, or
+    where a cost plan moves a value: then `why` says so) and False for a
+    ``to_vdevice`` the user wrote; `physical` is False when source
     and destination are the same physical device (then `nbytes` is 0).
     `src` is None when the input's device was left unplaced.
     """
 
-    __slots__ = ("function", "var", "span", "src", "dst", "nbytes", "physical", "inserted")
+    __slots__ = ("function", "var", "span", "src", "dst", "nbytes", "physical", "inserted", "why")
 
     def __init__(
         self,
@@ -86,6 +87,7 @@ class Copy:
         self.nbytes = nbytes
         self.physical = physical
         self.inserted = inserted
+        self.why = "from a hint" if inserted else "written by the user"
 
     def __repr__(self) -> str:
         kind = "inserted" if self.inserted else "user"
@@ -108,7 +110,7 @@ class Copy:
         """One line for a terminal: where, from, to, how many bytes, and why."""
         fields = self.as_dict(vdevices)
         where = f"{self.function}:{self.var}" + (f" (line {fields['line']})" if fields["line"] else "")
-        why = "from a hint" if self.inserted else "written by the user"
+        why = self.why
         moved = f"{self.nbytes} bytes" if self.physical else "same physical device, no bytes"
         return f"{where}: {fields['src'] or 'unplaced'} -> {fields['dst']}, {moved}, {why}"
 

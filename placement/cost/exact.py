@@ -1,0 +1,158 @@
+"""Memory limits and/or three or more vdevices: a weighted MaxSAT / pseudo-Boolean problem for Z3.
+
+Variables: ``x[u, d]`` (unit u on device d; exactly one per unit, only for
+the devices u may go on; a unit with one such device is a constant) and
+``y[v, d]`` (value v is copied to d), defined exactly:
+``y[v, d] == (home not on d) and (some consumer on d)``.
+
+Soft clauses (the objective, each paid when violated):
+* ``not x[u, d]`` weighs u's compute on d less its cheapest device (the
+  cheapest is a constant, added back);
+* ``not (x[home, h] and y[v, d] and not y[v, d'] for every earlier d' on
+  d's physical device)`` weighs the copy from h to d: the first copy into a
+  physical device pays, the others come from it (`CostProblem.transfer_time`).
+
+Hard pseudo-Boolean constraints: for every limited device d,
+``sum(memory[u] x[u, d]) + sum(bytes[v] y[v, d]) <= limit``.
+
+Weights are integers: seconds divided by a quantum of 2**-48 of the largest
+possible total, so a plan's objective is exact to that quantum; the plan's
+reported cost is recomputed from the plan in floats (`objective.plan_cost`).
+Z3's MaxSAT (MaxRes) improves a lower bound and an upper bound; at the time
+limit the best model found so far is returned with the lower bound proved so
+far.  No model within the limit leaves the caller to its own plan.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import z3
+
+from vdplace.placement.cost.objective import allowed
+from vdplace.placement.cost.problem import CostProblem
+
+
+class ExactResult:
+    """`plan` (None: no model within the limit), `optimal`, `lower_bound` (seconds), `infeasible` (proved)."""
+
+    __slots__ = ("plan", "optimal", "lower_bound", "infeasible")
+
+    def __init__(self, plan: list[int] | None, optimal: bool, lower_bound: float, infeasible: bool = False) -> None:
+        self.plan = plan
+        self.optimal = optimal
+        self.lower_bound = lower_bound
+        self.infeasible = infeasible
+
+
+class _Encoding:
+    def __init__(self, p: CostProblem) -> None:
+        self.p = p
+        self.opt = z3.Optimize()
+        self.allowed = [allowed(p, u) for u in range(p.num_units)]
+        self.x: dict[tuple[int, int], z3.BoolRef] = {}
+        self.y: dict[tuple[int, int], z3.BoolRef] = {}
+        self.offset = sum(min(p.compute[u][d] for d in a) for u, a in enumerate(self.allowed))  # type: ignore[type-var]
+        worst = sum(max(p.compute[u][d] for d in a) for u, a in enumerate(self.allowed))  # type: ignore[type-var]
+        worst += sum(max(max(row) for row in p.copy[v]) * p.num_devices for v in range(len(p.values)))
+        self.quantum = max(worst, 1e-300) / 2.0**48
+        self.handle: object = None
+
+    def on(self, u: int, d: int) -> z3.BoolRef:
+        a = self.allowed[u]
+        if len(a) == 1:
+            return z3.BoolVal(a[0] == d)
+        return self.x.get((u, d), z3.BoolVal(False))
+
+    def soft(self, clause: z3.BoolRef, seconds: float) -> None:
+        weight = round(seconds / self.quantum)
+        if weight > 0:
+            self.handle = self.opt.add_soft(clause, weight)
+
+    def units(self) -> None:
+        p, opt = self.p, self.opt
+        for u, a in enumerate(self.allowed):
+            if len(a) < 2:
+                continue
+            cheapest = min(p.compute[u][d] for d in a)  # type: ignore[type-var]
+            for d in a:
+                self.x[u, d] = z3.Bool(f"x{u}_{d}")
+            opt.add(z3.PbEq([(self.x[u, d], 1) for d in a], 1))
+            for d in a:
+                self.soft(z3.Not(self.x[u, d]), p.compute[u][d] - cheapest)  # type: ignore[operator]
+
+    def values(self) -> None:
+        p, opt = self.p, self.opt
+        k = p.num_devices
+        for v, value in enumerate(p.values):
+            for d in range(k):
+                need = z3.Or([self.on(c, d) for c in value.consumers])
+                y = z3.Bool(f"y{v}_{d}")
+                opt.add(y == z3.And(z3.Not(self.on(value.unit, d)), need))
+                self.y[v, d] = y
+            for h in self.allowed[value.unit]:
+                for d in range(k):
+                    cost = p.copy[v][h][d]
+                    if d == h or cost <= 0:
+                        continue
+                    earlier = [self.y[v, e] for e in range(d) if e != h and p.physical[e] == p.physical[d]]
+                    paid = z3.And([self.on(value.unit, h), self.y[v, d]] + [z3.Not(e) for e in earlier])
+                    self.soft(z3.Not(paid), cost)
+
+    def limits(self) -> None:
+        p, opt = self.p, self.opt
+        for d, limit in enumerate(p.limits):
+            if limit is None:
+                continue
+            fixed = sum(p.memory[u] for u, a in enumerate(self.allowed) if a == [d])
+            terms = [(self.x[u, d], p.memory[u]) for u in range(p.num_units) if (u, d) in self.x and p.memory[u]]
+            terms += [(self.y[v, d], val.nbytes) for v, val in enumerate(p.values) if val.nbytes]
+            if fixed > limit:
+                opt.add(z3.BoolVal(False))
+            elif terms:
+                opt.add(z3.PbLe(terms, limit - fixed))
+
+    def plan(self, model: z3.ModelRef) -> list[int]:
+        out = []
+        for u, a in enumerate(self.allowed):
+            chosen = a[0]
+            for d in a:
+                if (u, d) in self.x and z3.is_true(model.eval(self.x[u, d], model_completion=True)):
+                    chosen = d
+            out.append(chosen)
+        return out
+
+
+def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None = None) -> ExactResult:
+    """The optimal plan, or the best within `time_limit_s` with a proved lower bound.
+
+    Building the encoding counts against the limit: a problem too large to encode in time returns
+    no plan and the trivial bound (every unit on its cheapest device, no copy).
+    """
+    deadline = time.perf_counter() + time_limit_s
+    enc = _Encoding(p)
+    if any(not a for a in enc.allowed):
+        return ExactResult(None, False, float("inf"), infeasible=True)
+    for step in (enc.units, enc.values, enc.limits):
+        step()
+        if time.perf_counter() > deadline:
+            return ExactResult(None, False, enc.offset)
+    opt = enc.opt
+    opt.set("timeout", max(1, int((deadline - time.perf_counter()) * 1000)))
+    if hint is not None:
+        for (u, d), var in enc.x.items():
+            opt.set_initial_value(var, hint[u] == d)
+    status = opt.check()
+    if status == z3.unsat:
+        return ExactResult(None, True, float("inf"), infeasible=True)
+    lower = enc.offset
+    if enc.handle is not None:
+        bound = opt.lower(enc.handle)
+        if z3.is_rational_value(bound):
+            lower += bound.as_fraction() * enc.quantum  # type: ignore[union-attr]
+    try:
+        model = opt.model()
+    except z3.Z3Exception:
+        return ExactResult(None, False, float(lower))
+    return ExactResult(enc.plan(model), status == z3.sat, float(lower))
