@@ -403,3 +403,26 @@ def test_lagrangian_bound_and_repaired_plans(data) -> None:
         assert plan_cost(p, fitted).feasible
         better = improve(p, fitted, deadline=float("inf"))
         assert plan_cost(p, better).feasible and plan_cost(p, better).total <= plan_cost(p, fitted).total + 1e-12
+
+
+def test_cli_adds_vdevices_to_frontend_output(tmp_path, capsys) -> None:
+    """Frontend output declares no vdevice: --vdevice adds them; without, a one-line error naming the file."""
+    from vdplace.cli import main
+
+    source = tmp_path / "m.py"
+    source.write_text(
+        "\n".join(line for line in HEADER.splitlines() if "module_global_infos" not in line)
+        + """
+    @R.function
+    def main(x: R.Tensor((64, 64), "float32"), w: R.Tensor((64, 64), "float32")):
+        a = R.matmul(x, w)
+        return a
+"""
+    )
+    assert main(["place", str(source), "--memory", "cuda:0=1MiB"]) == 2
+    assert f"error: {source}: cost-aware placement needs the module to declare its vdevices" in capsys.readouterr().err
+    assert main(["place", str(source), "--vdevice", "llvm:0", "--vdevice", "cuda:0", "--memory", "cuda:0=1MiB"]) == 0
+    out = capsys.readouterr()
+    assert 'I.vdevice("cuda", 0, "global")' in out.out and "proved optimal" in out.err
+    assert main(["place", str(source), "--vdevice", "cuda:x"]) == 2
+    assert "--vdevice 'cuda:x'" in capsys.readouterr().err

@@ -45,11 +45,29 @@ def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
     """Place `mod` with the placement options of the command line; raises `PlacementConflict`."""
     from vdplace import placement
 
+    mod = _with_vdevices(mod, args.vdevice)
     model = _cost_model(args)
     with progress.stage("place"):
         if model is not None:
             return placement.place(mod, cost=model, time_limit_s=args.time_limit)
         return placement.place(mod, strict_hints=args.strict, default=args.default, specialize=args.specialize)
+
+
+def _with_vdevices(mod: IRModule, specs: Sequence[str]) -> IRModule:
+    """`mod` with the ``--vdevice KIND[:ID[:SCOPE]]`` vdevices it does not declare appended to its list."""
+    from vdplace import ir
+
+    added = list(mod.vdevices)
+    for spec in specs:
+        kind, _, rest = spec.partition(":")
+        index, _, scope = rest.partition(":")
+        try:
+            vdevice = ir.VDevice(kind, int(index or 0), scope or "global")
+        except ValueError as err:
+            raise ir.ParseError(f"--vdevice {spec!r}: {err} (write KIND[:ID[:SCOPE]], e.g. cuda:0)") from None
+        if vdevice not in added:
+            added.append(vdevice)
+    return mod if len(added) == len(mod.vdevices) else mod.replace(vdevices=added)
 
 
 def _cost_model(args: argparse.Namespace) -> Any:
@@ -350,6 +368,13 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
         help="device for tensors nothing constrains: leave unannotated (TVM's behaviour), the first vdevice "
         f"(the RFC's), or the host (default: {default_policy})",
     )
+    p.add_argument(
+        "--vdevice",
+        action="append",
+        default=[],
+        metavar="KIND[:ID[:SCOPE]]",
+        help="add a vdevice the module does not declare, e.g. cuda:0 (repeatable; frontend output declares none)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument(
         "--report",
@@ -448,8 +473,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         return args.func(args)
-    except ir.ParseError as err:
-        print(f"error: {err}", file=sys.stderr)
+    except ir.IRError as err:  # bad input; an error with no position names the file
+        where = f"{args.file}: " if err.span is None and getattr(args, "file", None) else ""
+        print(f"error: {where}{err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK

@@ -137,7 +137,11 @@ def place_cost(mod: IRModule, model: CostModel, time_limit_s: float, make: Calla
     if not (isinstance(time_limit_s, (int, float)) and math.isfinite(time_limit_s) and time_limit_s > 0):
         raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
     if not mod.vdevices:
-        raise PlacementError("cost-aware placement needs the module to declare its vdevices (I.module_global_infos)")
+        raise PlacementError(
+            "cost-aware placement needs the module to declare its vdevices: add "
+            "I.module_global_infos({'vdevice': [...]}) to it, or pass them as mod.replace(vdevices=[...]) "
+            "(on the command line: --vdevice llvm:0 --vdevice cuda:0)"
+        )
     try:
         limits = {vdevice_name(mod.vdevices, v): model.limit(v, mod.vdevices) for v in mod.vdevices}
     except ValueError as err:
