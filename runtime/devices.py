@@ -212,6 +212,14 @@ class Device:
         return f"{type(self).__name__}({self.name!r})"
 
 
+def upload_constant(device: Device, index: int, value: Any) -> Any:
+    """Constant `index` of an executable on `device`: checked against its memory limit, read-only, uploaded."""
+    device.check_fits(f"constant {index}", np.shape(value), str(np.asarray(value).dtype))
+    array = np.array(value, copy=True)
+    array.setflags(write=False)
+    return device.upload(array)
+
+
 def _numpy_owner(data: np.ndarray) -> tuple[Any, Any, int]:
     owner = data
     base = data.base

@@ -21,14 +21,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import numpy as np
-
 from vdplace.ir.collector import collector_paused
 
 from .accounting import RunRecord
 from .arguments import input_plan, load_arguments, to_host
 from .callstack import CALL, DEFAULT_MAX_CALL_DEPTH, CallerFrame, PendingCall, depth_error
-from .devices import Device
+from .devices import Device, upload_constant
 from .diagnostics import Diagnostics
 from .errors import InputError, VMError
 from .executable import CompiledFunction, DeviceTree, Executable
@@ -134,11 +132,7 @@ class VirtualMachine:
         constants: list[Any] = []
         for index, value in enumerate(self.executable.constants):
             if index in devices:
-                device = self.device_map[devices[index]]
-                device.check_fits(f"constant {index}", np.shape(value), str(np.asarray(value).dtype))
-                array = np.array(value, copy=True)
-                array.setflags(write=False)
-                value = device.upload(array)
+                value = upload_constant(self.device_map[devices[index]], index, value)
             constants.append(value)
         return constants
 

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ..devices import CPU, Device, Simulated
+from ..devices import CPU, Device, Simulated, upload_constant
 from ..diagnostics import Diagnostics
 from ..executable import Executable
 from ..frame import Frame
@@ -100,9 +98,6 @@ def _load_constants(executable: Executable, actor_of: list[int], me: int, device
             if actor_of[devices[index]] != me:
                 constants.append(None)
                 continue
-            device.check_fits(f"constant {index}", np.shape(value), str(np.asarray(value).dtype))
-            array = np.array(value, copy=True)
-            array.setflags(write=False)
-            value = device.upload(array)
+            value = upload_constant(device, index, value)
         constants.append(value)
     return constants
