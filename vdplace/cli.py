@@ -473,8 +473,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         return args.func(args)
-    except ir.IRError as err:  # bad input; an error with no position names the file
-        where = f"{args.file}: " if err.span is None and getattr(args, "file", None) else ""
+    except ir.IRError as err:  # bad input; a placement error with no position gets the module's file name
+        named = err.span is not None or isinstance(err, ir.ParseError)  # the command line's own errors name theirs
+        where = "" if named or not getattr(args, "file", None) else f"{args.file}: "
         print(f"error: {where}{err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
