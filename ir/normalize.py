@@ -194,5 +194,7 @@ def global_call_struct_info(name: str, callee: FuncStructInfo, args: Sequence[Ex
     if len(args) != len(callee.params):
         raise InferenceError(f"cls.{name} takes {len(callee.params)} argument(s) but {len(args)} were given", span)
     for i, (param, arg) in enumerate(zip(callee.params, args, strict=True)):
-        merge_annotation(param, arg.struct_info, span, f"argument {i} of cls.{name}")
+        sinfo = arg.struct_info
+        if sinfo is not param:  # one struct info agrees with itself (a parsed module shares them)
+            merge_annotation(param, sinfo, span, f"argument {i} of cls.{name}")
     return callee.ret

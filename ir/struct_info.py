@@ -56,7 +56,7 @@ class StructInfo:
         raise NotImplementedError
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self._key() == other._key()  # type: ignore[attr-defined]
+        return self is other or (type(self) is type(other) and self._key() == other._key())  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._key()))
@@ -176,16 +176,17 @@ class PrimStructInfo(StructInfo):
 
 
 class FuncStructInfo(StructInfo):
-    __slots__ = ("params", "ret", "_nesting")
+    __slots__ = ("params", "ret")
 
     def __init__(self, params: Sequence[StructInfo], ret: StructInfo) -> None:
         self.params = tuple(params)
         self.ret = ret
-        self._nesting = max((p.nesting for p in (*self.params, ret)), default=0)
 
     @property
     def nesting(self) -> int:
-        return self._nesting
+        # Read on demand (only a tuple that holds this one asks): every function of a module
+        # builds one, and each part keeps its own nesting, so this never recurses.
+        return max([self.ret.nesting, *[p.nesting for p in self.params]])
 
     def _key(self) -> tuple:
         return (self.params, self.ret)

@@ -27,8 +27,10 @@ from .source import Source, one_line, parse_python, quiet_parse
 
 __all__ = ["parse", "parse_vdevice"]
 
-# Texts longer than this many lines are first probed from their beginning (see `_probe`).
+# Texts longer than this many lines are first probed from their beginning (see `_probe`), at most
+# this many characters of it: a `def` line of 400k parameters would otherwise be read twice.
 _PROBE_LINES = 2000
+_PROBE_CHARS = 1 << 20
 
 
 def parse(text: str | bytes, filename: str | None = None) -> IRModule:
@@ -76,7 +78,7 @@ def parse_vdevice(text: str) -> VDevice:
 
 def _python_tree(src: Source) -> tuple[ast.Module, Skeleton | None]:
     """The AST to walk: the fast-path skeleton's when it is faithful, else the whole text's."""
-    head = src.head(_PROBE_LINES)
+    head = src.head(_PROBE_LINES, _PROBE_CHARS)
     if head is not None:
         _probe(src, head)
     skeleton = build_skeleton(src)

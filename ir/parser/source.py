@@ -64,15 +64,20 @@ class Source:
             return text
         return "\n".join(split_lines(text))
 
-    def head(self, count: int) -> str | None:
-        """The first `count` lines (``\\n``-separated), or None when the text has no more lines than that."""
+    def head(self, count: int, max_chars: int) -> str | None:
+        """The first `count` lines (``\\n``-separated), fewer where those are longer than `max_chars`.
+
+        None when the text has no more lines than `count`, or its first line is longer than `max_chars`.
+        """
         text = self.lf_text
         pos = -1
         for _ in range(count):
             pos = text.find("\n", pos + 1)
             if pos < 0:
                 return None
-        return text[:pos]
+        if pos > max_chars:
+            pos = text.rfind("\n", 0, max_chars + 1)
+        return text[:pos] if pos > 0 else None
 
     def _col(self, lineno: int, byte_col: int) -> int:
         """1-based character column of a 0-based UTF-8 byte offset on line `lineno`."""

@@ -31,6 +31,7 @@ from .sinfo import SInfoFormatter
 
 # (name, kind, positional) per parameter of an op; see `call_plan`.
 CallPlan = list[tuple[str, str, bool]]
+_LAYOUTS = 1024  # call layouts a printer keeps (`ValuePrinter.layouts`); past it, it starts again
 
 
 def call_plan(op: Op, plans: dict[str, CallPlan]) -> CallPlan:
@@ -70,6 +71,8 @@ class ValuePrinter(ExprVisitor):
         self.texts: list[str] = []
         self.uses_cls = False
         self.symbols: set[str] = set()
+        # id(attrs) -> (attrs, op, argument count, layout): see `call_layout`.
+        self.layouts: dict[int, tuple[dict, Op, int, tuple[int | str, ...]]] = {}
 
     # -- leaves -------------------------------------------------------------------
     def visit_var(self, var: Var) -> None:
@@ -148,25 +151,39 @@ class ValuePrinter(ExprVisitor):
         if not attrs:  # every argument in order, as the plan would lay them out: the usual call
             texts.append(f"R.{op.name}(" + ", ".join(args) + ")")
             return
-        parts: list[str] = []
+        entry = self.layouts.get(id(attrs))
+        if entry is None or entry[0] is not attrs or entry[1] is not op or entry[2] != n:
+            if len(self.layouts) >= _LAYOUTS:
+                self.layouts.clear()
+            entry = self.layouts[id(attrs)] = (attrs, op, n, self.call_layout(op, attrs, n))  # type: ignore[assignment]
+        parts = [args[x] if type(x) is int else x for x in entry[3]]  # type: ignore[assignment]
+        texts.append(f"R.{op.name}(" + ", ".join(parts) + ")")
+
+    def call_layout(self, op: Op, attrs: dict[str, Any], n: int) -> tuple[int | str, ...]:
+        """A call's parts in order for `n` arguments: an argument's index, or an attribute's text.
+
+        Nodes are immutable, so a parsed module's calls that share one attributes
+        dict (one per distinct attribute text) share one layout (`layouts`).
+        """
+        parts: list[int | str] = []
         next_arg = 0
         known = 0
         plan = self.plans.get(op.name) or call_plan(op, self.plans)
         for name, kind, positional in plan:
             if kind in (TENSOR, TENSORS, SHAPE):
-                if next_arg < len(args):
-                    parts.append(args[next_arg])
+                if next_arg < n:
+                    parts.append(next_arg)
                     next_arg += 1
             elif name in attrs:
                 known += 1
                 text = self.attr(op, kind, name, attrs[name])
                 parts.append(text if positional else f"{name}={text}")
         # Arguments or attributes the op does not declare (malformed IR): print them anyway.
-        parts.extend(args[next_arg:])
+        parts.extend(range(next_arg, n))
         if known < len(attrs):
             declared = {p.name for p in op.params}
             parts.extend(f"{k}={self.attr(op, ATTR, k, v)}" for k, v in attrs.items() if k not in declared)
-        self.texts.append(f"R.{op.name}(" + ", ".join(parts) + ")")
+        return tuple(parts)
 
     def attr(self, op: Op, kind: str, name: str, value: Any) -> str:
         """One attribute value of a call of `op`, by the kind of its parameter."""

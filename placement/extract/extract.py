@@ -143,6 +143,7 @@ class _Extractor:
     # -- the walk ---------------------------------------------------------------
     def run(self) -> Extraction:
         ex = self.ex
+        var_sites = ex.var_sites
         records = self.sites.records
         funcs = self.sites.funcs
         for fname, func in self.mod.functions.items():
@@ -158,7 +159,7 @@ class _Extractor:
                 else:
                     tree = self.new_tree(sinfo, param.name, param.span, "param")
                     self.pin_tree(sinfo, tree, _PARAM, param.span, param)
-                ex.var_sites[param] = tree
+                var_sites[param] = tree
             ret_span = func.ret_span or func.span
             if type(func) is Function and type(func.ret_struct_info) is TensorStructInfo:
                 tree = len(records)
@@ -167,16 +168,22 @@ class _Extractor:
             else:
                 tree = self.new_tree(func.ret_struct_info, "<ret>", ret_span, "return")
             ex.ret_sites[fname] = tree
-            self.pin_tree(declared_return(func), tree, _RETURN, ret_span, func)
+            declared = declared_return(func)
+            if declared is not None and (type(declared) is not TensorStructInfo or declared.vdevice is not None):
+                self.pin_tree(declared, tree, _RETURN, ret_span, func)
         for fname, func in self.mod.functions.items():
             self.func = fname
             if not isinstance(func, Function):
                 raise PlacementError(f"module entry {fname!r} is not a Relax function")
             body = func.body
-            self.copy_scopes = CopyScopes()
-            self.seq(body)
-            span = body.body.span or func.ret_span or func.span
-            self.tie(ex.ret_sites[fname], self.expr(body.body, span, func), _FUNC_RESULT, span, func)
+            self.seq(body)  # leaves `copy_scopes` as it found it: empty
+            result = body.body
+            span = result.span or func.ret_span or func.span
+            rt = type(result)
+            tree = var_sites.get(result) if rt is Var or rt is DataflowVar else None  # type: ignore[call-overload]
+            if tree is None:
+                tree = self.expr(result, span, func)
+            self.tie(ex.ret_sites[fname], tree, _FUNC_RESULT, span, func)
         return ex
 
     def seq(self, seq: SeqExpr) -> None:
@@ -478,8 +485,12 @@ class _Extractor:
         if len(params) != len(call.args):
             raise PlacementError(f"cls.{name} takes {len(params)} argument(s) but {len(call.args)} were given", span)
         var_sites = self.ex.var_sites
-        for i, (param, arg) in enumerate(zip(params, call.args, strict=True)):
+        func_field = ("func", name)
+        for i, param in enumerate(params):  # once per call: a variable argument is looked up inline
+            arg = call.args[i]
             ta = type(arg)
-            tree = self.var(arg, span) if ta is Var or ta is DataflowVar else self.expr(arg, span, origin)
-            self.tie(tree, var_sites[param], (_CALL_ARG, (("index", i), ("func", name))), span, origin)
-        self.tie(res, self.ex.ret_sites[name], (_CALL_RESULT, (("func", name),)), span, origin)
+            tree = var_sites.get(arg) if ta is Var or ta is DataflowVar else None  # type: ignore[call-overload]
+            if tree is None:
+                tree = self.var(arg, span) if ta is Var or ta is DataflowVar else self.expr(arg, span, origin)
+            self.tie(tree, var_sites[param], (_CALL_ARG, (("index", i), func_field)), span, origin)
+        self.tie(res, self.ex.ret_sites[name], (_CALL_RESULT, (func_field,)), span, origin)

@@ -183,7 +183,7 @@ class _Realizer:
     def function(self, fname: str, func: Function) -> Function:
         # Once per function: a module of many small functions pays it as often as it has
         # functions, so a tensor parameter's struct info and new self are looked up inline.
-        var_sites, site_dev, shared = self.var_sites, self.site_dev, self.shared
+        var_sites, site_dev, shared, by_site = self.var_sites, self.site_dev, self.shared, self.by_site
         params = []
         kept = True  # every parameter kept
         for p in func.params:
@@ -194,16 +194,23 @@ class _Realizer:
                 sinfo = shared.get((old.shape, old.dtype, old.ndim, id(dev)))
                 if sinfo is None:
                     sinfo = self.tensor_sinfo(old, dev)
+                new = p if sinfo is old else p.rebuilt(sinfo)
+                by_site[tree] = new
             else:
                 sinfo = self.sinfo(old, tree)
-            new = p
-            if sinfo is not old:
-                new, kept = p.rebuilt(sinfo), False
-            self.bind(p, tree, new)
+                new = p if sinfo is old else p.rebuilt(sinfo)
+                self.bind(p, tree, new)
+            kept = kept and new is p
             params.append(new)
         body = self.seq(func.body)
-        ret = self.sinfo(func.ret_struct_info, self.ex.ret_sites[fname])
-        if kept and body is func.body and ret is func.ret_struct_info:
+        old = func.ret_struct_info
+        tree = self.ex.ret_sites[fname]
+        if type(tree) is int and type(old) is TensorStructInfo:
+            dev = site_dev[tree]
+            ret = shared.get((old.shape, old.dtype, old.ndim, id(dev))) or self.tensor_sinfo(old, dev)
+        else:
+            ret = self.sinfo(old, tree)
+        if kept and body is func.body and ret is old:
             return func  # nothing changes: kept as it is, like the nodes `seq` keeps
         return Function(params, body, ret, func.attrs, func.span, func.ret_span)
 
