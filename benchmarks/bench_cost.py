@@ -8,8 +8,9 @@ Scenarios (each on every module):
 
 * ``2dev``: llvm + cuda, no memory limit (the min-cut solver: exact);
 * ``2dev-mem``: llvm + cuda, the GPU limited to half the bytes that the
-  all-on-GPU plan needs there (weighted MaxSAT, time-limited);
-* ``3dev``: llvm + two cuda devices, no limit (weighted MaxSAT).
+  all-on-GPU plan needs there (Lagrangian bound, then the exact solver, time-limited);
+* ``3dev``: llvm + two cuda devices, no limit (the exact solver: ``--solver
+  highs``, the MILP, by default, or ``z3``, weighted MaxSAT).
 
 Cost model: `CostModel.roofline(DEVICES)` (the op registry's FLOPs and
 bytes; a small CPU with 5 us per kernel, a GPU with 2 us, the default link of
@@ -45,7 +46,7 @@ from vdplace.placement.cost import CostModel
 from vdplace.placement.cost.baselines import greedy, prefer_device
 from vdplace.placement.cost.objective import plan_cost
 from vdplace.placement.cost.problem import coarsen
-from vdplace.placement.cost.solve import solve_cost
+from vdplace.placement.cost.solve import SOLVERS, solve_cost
 from vdplace.placement.extract.extract import extract
 
 HERE = Path(__file__).resolve().parent
@@ -97,7 +98,7 @@ def real_models() -> dict[str, IRModule]:
     return out
 
 
-def measure(label: str, mod: IRModule, scenario: str, time_limit: float) -> dict[str, object]:
+def measure(label: str, mod: IRModule, scenario: str, time_limit: float, solver: str) -> dict[str, object]:
     if scenario == "3dev":
         mod = mod.replace(vdevices=[*mod.vdevices, GPU1])
     model = cost_model()
@@ -114,7 +115,7 @@ def measure(label: str, mod: IRModule, scenario: str, time_limit: float) -> dict
     if any(all(t is None for t in r) for r in p.compute):
         row["vdplace"] = "no device"
         return row
-    sol = solve_cost(p, time_limit)
+    sol = solve_cost(p, time_limit, solver)
     row["solve s"] = sol.seconds
     row["vdplace"] = sol.cost.total if sol.cost else sol.status
     row["gap"] = sol.gap if sol.cost else None
@@ -175,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", nargs="*", default=list(FAMILIES), choices=list(FAMILIES))
     parser.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=SCENARIOS)
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default: 60)")
+    parser.add_argument("--solver", choices=list(SOLVERS), default="highs", help="exact solver (default: highs)")
     parser.add_argument("--no-models", action="store_true", help="skip the real models of tests/models/")
     parser.add_argument("--plot", metavar="OUT.png", help="write a bar chart of estimated times (needs matplotlib)")
     args = parser.parse_args(argv)
@@ -183,12 +185,12 @@ def main(argv: list[str] | None = None) -> int:
     for label, build, n in modules:
         mod = build(n)
         for scenario in args.scenarios:
-            rows.append(measure(label, mod, scenario, args.time_limit))
+            rows.append(measure(label, mod, scenario, args.time_limit, args.solver))
             print(render(rows[-1:]).splitlines()[-1], flush=True)
     if not args.no_models:
         for label, mod in real_models().items():
             for scenario in args.scenarios:
-                rows.append(measure(label, mod, scenario, args.time_limit))
+                rows.append(measure(label, mod, scenario, args.time_limit, args.solver))
     print(render(rows))
     if args.plot:
         plot(rows, args.plot)

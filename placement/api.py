@@ -170,6 +170,7 @@ def place(
     specialize: bool = False,
     cost: CostModel | None = None,
     time_limit_s: float = 60.0,
+    cost_solver: str = "highs",
 ) -> Placement:
     """Place every tensor of `mod` on a vdevice, or raise `PlacementConflict`.
 
@@ -193,11 +194,13 @@ def place(
                   estimated time is least and every memory limit holds (docs/placement.md,
                   "Cost-aware placement"); `Placement.cost` reports the plan
     time_limit_s  the cost solvers' time limit: past it, the best plan found and a proved lower bound
+    cost_solver   the exact solver for limits or three vdevices: ``"highs"`` (a MILP) or ``"z3"`` (MaxSAT)
     """
     if not isinstance(mod, IRModule):
         raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
     if cost is not None:
-        return _place_cost(mod, cost, time_limit_s, strict_hints or specialize or default != "none")
+        other_options = strict_hints or specialize or default != "none"
+        return _place_cost(mod, cost, time_limit_s, cost_solver, other_options)
     if specialize:
         from vdplace.placement.specialize.search import place_specialized
 
@@ -233,7 +236,7 @@ def place(
     return Placement(placed, assignment, cs, copies, stats)
 
 
-def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, other_options: bool) -> Placement:
+def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, solver: str, other_options: bool) -> Placement:
     """`place` with a cost model (`placement.cost.place`); the options of the bytes objective do not apply."""
     if other_options:
         raise ValueError("place(..., cost=...) takes no strict_hints, default or specialize option")
@@ -254,7 +257,7 @@ def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, other_opti
         return result
 
     with collector_paused():
-        return place_cost(mod, model, time_limit_s, make)  # type: ignore[return-value]
+        return place_cost(mod, model, time_limit_s, make, solver)  # type: ignore[return-value]
 
 
 @module_pass("RealizeVDevice")

@@ -111,23 +111,26 @@ def cases(draw: st.DrawFn, limits: bool = True):
     return mod, random_model(draw(st.integers(0, 10**6)), vdevices, limits)
 
 
+@pytest.mark.parametrize("solver", ["highs", "z3"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
-def test_plan_is_the_brute_force_optimum(case) -> None:
+def test_plan_is_the_brute_force_optimum(solver, case) -> None:
     mod, model = case
     try:
         want = brute_force(mod, model)
     except PlacementError:
         with pytest.raises(PlacementError):
-            placement.place(mod, cost=model)
+            placement.place(mod, cost=model, cost_solver=solver)
         return
     if want is None:
         with pytest.raises((PlacementConflict, PlacementError)):
-            placement.place(mod, cost=model)
+            placement.place(mod, cost=model, cost_solver=solver)
         return
-    result = placement.place(mod, cost=model, time_limit_s=30)
+    result = placement.place(mod, cost=model, time_limit_s=30, cost_solver=solver)
     cost = result.cost
     assert cost.optimal
+    if result.cost.method not in ("trivial", "mincut", "lagrange"):
+        assert result.cost.method.endswith({"highs": "milp", "z3": "maxsat"}[solver])
     assert cost.total == pytest.approx(want, rel=1e-9, abs=1e-12)
     assert cost.lower_bound <= cost.total + 1e-12
     for name, limit in cost.limits.items():
@@ -312,7 +315,8 @@ def test_a_value_that_a_pin_reads_counts_where_the_pin_is() -> None:
     assert "main:a" in render_text(info.value) and "<title>" in render_html(info.value)
 
 
-def test_time_limit_gives_a_fitting_plan_and_a_bound() -> None:
+@pytest.mark.parametrize("solver", ["highs", "z3"])
+def test_time_limit_gives_a_fitting_plan_and_a_bound(solver) -> None:
     lines = ["    @R.function", '    def main(x: R.Tensor((64,), "float32")) -> R.Tensor((64,), "float32"):']
     prev = "x"
     for i in range(300):
@@ -327,7 +331,7 @@ def test_time_limit_gives_a_fitting_plan_and_a_bound() -> None:
         return [3.0, 1.0, 1.5][zlib.crc32(f"{op.name}{vdevice}".encode()) % 3]
 
     model = CostModel(kernel_time=kernel, copy_time=lambda n, s, d: 0.7, memory={"cuda:0": 20000})
-    result = placement.place(mod, cost=model, time_limit_s=1.0)
+    result = placement.place(mod, cost=model, time_limit_s=1.0, cost_solver=solver)
     cost = result.cost
     assert cost.lower_bound <= cost.total and cost.memory["cuda:0:global"] <= 20000
     assert cost.optimal or cost.gap > 0
@@ -346,6 +350,8 @@ def test_cost_options_are_checked() -> None:
         placement.place(mod, cost=CostModel(), time_limit_s=0)
     with pytest.raises(ValueError):
         placement.place(mod, cost=CostModel(), strict_hints=True)
+    with pytest.raises(ValueError, match="unknown cost solver 'gurobi'"):
+        placement.place(mod, cost=CostModel(), cost_solver="gurobi")
     with pytest.raises(PlacementError):
         placement.place(mod, cost=CostModel(memory={"tpu:0": 10}))
 

@@ -21,7 +21,7 @@ from vdplace.placement.cost.evaluate import Evaluation, Transfer, evaluate
 from vdplace.placement.cost.model import CostModel
 from vdplace.placement.cost.problem import coarsen
 from vdplace.placement.cost.rewrite import rewrite, site_devices
-from vdplace.placement.cost.solve import CostSolution, solve_cost
+from vdplace.placement.cost.solve import SOLVERS, CostSolution, solve_cost
 from vdplace.placement.errors import PlacementError, PlacementInternalError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.model.classes import collapse
@@ -42,7 +42,7 @@ class PlacementCost:
     transfers                  every copy (`evaluate.Transfer`), in program order
     optimal                    the plan is proved optimal
     lower_bound                seconds no plan can beat (proved); equals `total` when optimal
-    method, status             the solver (``"mincut"``, ``"maxsat"``, ``"trivial"``) and how it ended
+    method, status             the solver (`solve.CostSolution.method`: ``"mincut"``, ``"milp"``, ...) and how it ended
     solve_seconds              the solver's wall time
     """
 
@@ -130,12 +130,19 @@ def _b(n: int) -> str:
     return f"{value:.1f} {unit}"
 
 
-def place_cost(mod: IRModule, model: CostModel, time_limit_s: float, make: Callable[..., object]) -> object:
-    """The placement of `mod` under `model`; `make(module, assignment, cs, copies, phases)` builds the `Placement`."""
+def place_cost(
+    mod: IRModule, model: CostModel, time_limit_s: float, make: Callable[..., object], solver: str = "highs"
+) -> object:
+    """The placement of `mod` under `model`; `make(module, assignment, cs, copies, phases)` builds the `Placement`.
+
+    `solver` names the exact solver (`solve.SOLVERS`).
+    """
     if not isinstance(model, CostModel):
         raise TypeError(f"cost must be a placement.CostModel, not {type(model).__name__}")
     if not (isinstance(time_limit_s, (int, float)) and math.isfinite(time_limit_s) and time_limit_s > 0):
         raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
+    if solver not in SOLVERS:
+        raise ValueError(f"unknown cost solver {solver!r}; use one of {', '.join(SOLVERS)}")
     if not mod.vdevices:
         raise PlacementError(
             "cost-aware placement needs the module to declare its vdevices: add "
@@ -152,7 +159,7 @@ def place_cost(mod: IRModule, model: CostModel, time_limit_s: float, make: Calla
     stuck = [u for u in range(p.num_units) if all(t is None for t in p.compute[u])]
     if stuck:
         raise no_device_error(co, stuck, mod)
-    solution = solve_cost(p, time_limit_s)
+    solution = solve_cost(p, time_limit_s, solver)
     if solution.plan is None:
         raise memory_conflict(co, mod, proved=solution.infeasible)
     placed_input, inserted = rewrite(co, solution.plan)
