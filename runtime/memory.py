@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 
 from vdplace.ir.dtype import itemsize
+from vdplace.ir.units import format_bytes
 
 from .errors import DeviceMemoryError
 
@@ -53,15 +54,6 @@ def resolve_limit(memory_limit: int | str | None) -> MemoryLimit:
 def tensor_nbytes(shape: Sequence[int], dtype: str) -> int:
     """Bytes of a tensor (exact: Python ints do not overflow)."""
     return math.prod(int(d) for d in shape) * itemsize(dtype)
-
-
-def format_bytes(n: float) -> str:
-    """``1.5 GiB``: `n` bytes in the largest binary unit that keeps it at least 1."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024:
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} EiB"
 
 
 def check_fits(device: str, limit: MemoryLimit, tensor: str, shape: Sequence[int], dtype: str) -> None:

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 
 from vdplace.ir.module import IRModule
+from vdplace.ir.units import format_bytes
 from vdplace.ir.vdevice import vdevice_name
 from vdplace.placement.cost.conflict import memory_conflict, no_device_error
 from vdplace.placement.cost.evaluate import Evaluation, Transfer, evaluate
@@ -87,14 +88,14 @@ class PlacementCost:
         lines = [f"estimated time {_s(self.total)} = compute {_s(self.compute)} + transfers {_s(self.transfer)}"]
         for name, seconds in self.device_compute.items():
             limit = self.limits.get(name)
-            cap = f" of {_b(limit)} limit" if limit is not None else ""
-            lines.append(f"  {name}: compute {_s(seconds)}, memory {_b(self.memory.get(name, 0))}{cap}")
+            cap = f" of {format_bytes(limit)} limit" if limit is not None else ""
+            lines.append(f"  {name}: compute {_s(seconds)}, memory {format_bytes(self.memory.get(name, 0))}{cap}")
         for t in self.transfers[:SHOWN_TRANSFERS]:
-            lines.append(f"  copy {t.function}:{t.var}: {t.src} -> {t.dst}, {_b(t.nbytes)}, {_s(t.seconds)}")
+            lines.append(f"  copy {t.function}:{t.var}: {t.src} -> {t.dst}, {format_bytes(t.nbytes)}, {_s(t.seconds)}")
         if len(self.transfers) > SHOWN_TRANSFERS:
             rest = self.transfers[SHOWN_TRANSFERS:]
             moved = sum(t.nbytes for t in rest)
-            lines.append(f"  … {len(rest)} more copies, {_b(moved)}, {_s(sum(t.seconds for t in rest))}")
+            lines.append(f"  … {len(rest)} more copies, {format_bytes(moved)}, {_s(sum(t.seconds for t in rest))}")
         if self.optimal:
             lines.append(f"proved optimal ({self.method}, {self.solve_seconds:.2f} s)")
         else:
@@ -116,18 +117,6 @@ class PlacementCost:
 
 def _s(seconds: float) -> str:
     return f"{seconds * 1e3:.3f} ms"
-
-
-def _b(n: int) -> str:
-    """``12.8 MiB``: bytes in the largest binary unit (up to GiB) that keeps the number at least 1."""
-    if n < 1024:
-        return f"{n} B"
-    value, unit = n / 1024, "KiB"
-    for bigger in ("MiB", "GiB"):
-        if value < 1024:
-            break
-        value, unit = value / 1024, bigger
-    return f"{value:.1f} {unit}"
 
 
 def place_cost(
