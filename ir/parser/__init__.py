@@ -21,8 +21,9 @@ from ..errors import ParseError
 from ..module import IRModule
 from ..vdevice import VDevice
 from .annotations import StaticReader
-from .fastlines import FastLine, Skeleton, build_skeleton
+from .fastlines import FastLine, SkeletonMismatch
 from .module import ModuleParser
+from .skeleton import Skeleton, build_skeleton
 from .source import Source, one_line, parse_python, quiet_parse
 
 __all__ = ["parse", "parse_vdevice"]
@@ -50,6 +51,15 @@ def parse(text: str | bytes, filename: str | None = None) -> IRModule:
         with collector_paused():
             tree, skeleton = _python_tree(src)
             parser = ModuleParser(src, tree, skeleton)
+            try:
+                return parser.run()
+            except SkeletonMismatch:
+                pass
+            except Exception:
+                if skeleton is None or skeleton.runs_read_alone():
+                    raise
+            # A candidate line is not what the skeleton took it for: read the whole original text.
+            parser = ModuleParser(src, parse_python(src, src.text), None)  # type: ignore[arg-type]
             return parser.run()
     except ParseError as err:
         raise _located(err, src, parser) from None
@@ -106,7 +116,13 @@ def _probe(src: Source, head: str) -> None:
         return  # the cut may fall inside a statement: let the whole text decide
     if skeleton is not None and skeleton.inside_multiline_string(tree, head):
         return
-    ModuleParser(src, tree, skeleton).probe()
+    try:
+        ModuleParser(src, tree, skeleton).probe()
+    except SkeletonMismatch:
+        return  # a candidate line at the top of the text is not one assignment: let the whole text decide
+    except ParseError:
+        if skeleton is None or skeleton.runs_read_alone():
+            raise
 
 
 def _where(src: Source, parser: ModuleParser | None):

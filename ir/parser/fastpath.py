@@ -38,7 +38,7 @@ from ..op import REQUIRED, Op
 from ..span import MAX_PACKED_COL, MAX_PACKED_LINE, Span, name_span, packed_file, packed_line, value_span
 from ..struct_info import StructInfo
 from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES
-from .fastlines import FastLine, FastRun
+from .fastlines import FastLine, FastRun, SkeletonMismatch, _parses_alone, _parses_as_arguments
 
 # What a parsed assignment contributes: name, name span, annotation (or None),
 # annotation span, value, statement span, and its (line, col) position.
@@ -55,7 +55,7 @@ class FastCaches:
     lines read the same in each of them); any other function has its own.
     """
 
-    __slots__ = ("ann", "shape", "infer", "merge")
+    __slots__ = ("ann", "shape", "infer", "merge", "rejected")
 
     def __init__(self, other: FastCaches | None = None) -> None:
         """Empty caches, or copies of `other`'s."""
@@ -65,6 +65,8 @@ class FastCaches:
             {} if other is None else dict(other.infer)
         )
         self.merge: dict[tuple[int, int], tuple[StructInfo, StructInfo]] = {} if other is None else dict(other.merge)
+        # Annotation texts that are not one expression on their own.
+        self.rejected: set[str] = set() if other is None else set(other.rejected)
 
 
 class FastPathParser:
@@ -93,6 +95,9 @@ class FastPathParser:
         The hot loop of parsing a big module, so its common case is inlined: a cached annotation, a call of a
         cached shape whose struct info is cached, no dataflow block, one packed position (`ir.span`) for the
         line's variable and call where it fits.  Anything else goes through the methods below.
+
+        Long because: the common case is one inlined loop body; a method call per line would cost a tenth
+        of the parse.
         """
         append = out.append
         last = run.first + run.count - 1 if ends_branch else -1
@@ -102,21 +107,27 @@ class FastPathParser:
         get = scope.get
         plain = self.df is None  # outside a dataflow block every binding makes a Var
         reserved = self.reserved
+        nxt, expected = run.first, run.start  # the number and offset of the next line to read
         lineno, m = run.first, None
         try:
-            for lineno, m in enumerate(run.matches(), run.first):
-                if lineno == last:
-                    line = FastLine(lineno, m.group())
-                    return self._branch_tail(  # type: ignore[attr-defined]
-                        self._slow_parts(line), self.src.span_at(lineno, line.col, line.value_end)
-                    )
+            for m in run.matches():
                 pos = m.start()
+                if pos != expected:  # candidate lines that `LINE` skipped
+                    nxt = self._other_lines(run, expected, pos, nxt, out, -1)[0]
+                lineno = nxt
+                nxt += 1
+                expected = m.end() + 1
+                if lineno == last:
+                    return self._other_lines(run, pos, expected, lineno, out, last)[1]
                 _, name, ann_text, _, op_name, _, args_text, rest, _ = m.groups()
                 ann = None
                 if ann_text is not None:
                     ann = ann_cache.get(ann_text)
                     if ann is None:
                         ann = self._fast_annotation(ann_text, lineno, m.start(3) - pos)
+                        if ann is None:  # not an annotation on its own
+                            self._other_lines(run, pos, expected, lineno, out, -1)
+                            continue
                 if op_name is None:
                     value: Expr | None = None
                 else:
@@ -160,11 +171,34 @@ class FastPathParser:
                 else:
                     var = self._new_var(name, sinfo, var_pos, lineno, col - 1)
                 append(Binding(var, value, ann, JOINED_SPAN))
+            if expected <= run.end:
+                m = None  # `_slow_parts` locates the lines after the last match
+                return self._other_lines(run, expected, run.end + 1, nxt, out, last)[1]
         except Exception:
-            if m is not None:
+            if m is not None and expected == m.end() + 1:  # failed on the line of `m`, not on one before it
                 self.module.where = FastLine(lineno, m.group())
             raise
         return None
+
+    def _other_lines(
+        self, run: FastRun, start: int, stop: int, lineno: int, out: list[Binding], last: int
+    ) -> tuple[int, Parts | None]:
+        """Bind the lines of `run` from offset `start` to `stop` (line `lineno` on) the ordinary way, into `out`.
+
+        Returns the next line's number, and for line `last` (the end of a
+        branch) its `Parts`, unbound.
+        """
+        while start < stop:
+            line = run.line_at(start, lineno)
+            parts = self._slow_parts(line)
+            if lineno == last:
+                span = self.src.span_at(lineno, line.col, line.value_end)
+                return lineno + 1, self._branch_tail(parts, span)  # type: ignore[attr-defined]
+            if parts is not None:
+                out.append(self._bind(parts))  # type: ignore[attr-defined]
+            start += len(line.text) + 1
+            lineno += 1
+        return lineno, None
 
     def _fast_other(self, m: re.Match[str], lineno: int) -> Binding | None:
         """A fast line the hot loop leaves: ``y = x``, ``y = cls.f(a)``, or one for the ordinary path."""
@@ -249,8 +283,13 @@ class FastPathParser:
         self.scope[name] = var
         return var
 
-    def _fast_annotation(self, text: str, lineno: int, col: int) -> StructInfo:
-        """The struct info of annotation `text` (at `lineno`, 0-based `col`), stored in the hot loop's cache."""
+    def _fast_annotation(self, text: str, lineno: int, col: int) -> StructInfo | None:
+        """The struct info of annotation `text` (at `lineno`, 0-based `col`), stored in the hot loop's cache;
+        None when `text` is not one expression on its own (the line is then read the ordinary way)."""
+        rejected = self.caches.rejected
+        if text in rejected or not _parses_alone(text):
+            rejected.add(text)
+            return None
         ann = self.ann_cache[text] = self.module.annotation(self.static, text, lineno, col)
         return ann
 
@@ -272,6 +311,9 @@ class FastPathParser:
         """The call-shape cache entry for `key`: None when such calls cannot take the fast path."""
         op_name, npos, rest = key
         entry = None
+        if rest is not None and not _parses_as_arguments(rest):
+            self.shape_cache[key] = None
+            return None
         # R.const, R.shape, ... are builtins even if an op were registered under that name.
         if op_name not in BUILTINS and op_name not in NOT_VALUES:
             op = self.module.op(op_name)
@@ -328,7 +370,16 @@ class FastPathParser:
         return None if given else attrs
 
     def _slow_parts(self, line: FastLine) -> Parts | None:
-        """Handle a fast line the ordinary way, from its own AST."""
-        stmt = self.module.fragment(line.text[line.col :], line.lineno, line.col, "exec").body[0]
+        """Handle a candidate line the ordinary way, from its own AST.
+
+        Raises `SkeletonMismatch` unless the line is one assignment on its own.
+        """
+        try:
+            body = self.module.fragment(line.text[line.col :], line.lineno, line.col, "exec").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            raise SkeletonMismatch from None
+        if len(body) != 1 or type(body[0]) not in (ast.Assign, ast.AnnAssign):
+            raise SkeletonMismatch
+        stmt = body[0]
         self.module.where = stmt
         return self._assign_parts(stmt)  # type: ignore[attr-defined]

@@ -22,9 +22,10 @@ from ..span import Span
 from ..struct_info import ObjectStructInfo, PrimStructInfo, TensorStructInfo
 from .annotations import StaticReader
 from .expressions import ExprParser
-from .fastlines import FastBlock
+from .fastfunctions import FastFunction
 from .fastpath import FastCaches, FastPathParser, Parts
 from .literals import bind_arguments, describe, dotted, literal
+from .skeleton import FastBlock
 
 if TYPE_CHECKING:
     from .module import ModuleParser
@@ -61,7 +62,9 @@ _STATEMENTS = {
 _READ = ast.Pass()
 
 
-def statement_words(stmt: ast.stmt) -> str:
+def statement_words(stmt: ast.stmt | FastFunction) -> str:
+    if type(stmt) is FastFunction:
+        return _STATEMENTS[ast.FunctionDef]
     return _STATEMENTS.get(type(stmt), f"a {type(stmt).__name__} statement")
 
 
@@ -105,13 +108,14 @@ class FunctionParser(FastPathParser, ExprParser):
             self.scope[name] = var
             params.append(var)
         node = sig.node
-        blocks, body = self._statements(node.body, "function", node)
+        stmts = node.statements() if type(node) is FastFunction else node.body
+        blocks, body = self._statements(stmts, "function", node)
         ret = sig.ret
         if ret is None:
             ret = body.struct_info
         else:
             merge_annotation(ret, body.struct_info, sig.ret_span, f"the return value of {sig.name!r}")
-        seq = SeqExpr(blocks, body, span=self.src.span(node.body[-1]))
+        seq = SeqExpr(blocks, body, span=self.src.span(stmts[-1]))
         return Function(params, seq, ret, self.attrs, self.src.span(node), sig.ret_span)
 
     def _statements(self, stmts: list[ast.stmt], mode: str, owner: ast.AST) -> tuple[list, Any]:
@@ -167,6 +171,7 @@ class FunctionParser(FastPathParser, ExprParser):
             elif t is ast.Expr:
                 self._expr_statement(stmt, i == 0 and mode == "function")  # type: ignore[arg-type]
             else:
+                stmt = self._unfolded(stmt)
                 raise self.src.error(f"{statement_words(stmt)} is not supported in a function body", stmt)
             if ends_branch and tail is None:
                 raise self.src.error(
@@ -340,6 +345,7 @@ class FunctionParser(FastPathParser, ExprParser):
                 elif t is ast.Expr:
                     self._expr_statement(s, False)  # type: ignore[arg-type]
                 else:
+                    s = self._unfolded(s)
                     raise self.src.error(f"{statement_words(s)} is not supported in a dataflow block", s)
         finally:
             self.df = None
@@ -385,6 +391,13 @@ class FunctionParser(FastPathParser, ExprParser):
     def _block_span(self, block: FastBlock) -> Span:
         """The span of a collapsed block's ``with`` statement: from ``with`` to the end of its ``R.output(...)``."""
         return Span(self.src.filename, block.lineno, block.col + 1, block.out_line, block.end_col + 1)
+
+    def _unfolded(self, stmt: ast.stmt) -> ast.stmt | FastFunction:
+        """`stmt`, or for the ``pass`` of a group of collapsed functions, the first function it stands for."""
+        functions = self.module.skeleton.functions if self.module.skeleton is not None else {}
+        if type(stmt) is ast.Pass and stmt.lineno in functions:
+            return functions[stmt.lineno][0]
+        return stmt
 
     def _statement_where(self, stmt: ast.stmt) -> ast.stmt | Span:
         """Where to report `stmt`: itself, or for the ``pass`` of a collapsed dataflow block, the block."""

@@ -19,11 +19,13 @@ from ..op import Op, all_ops, get_op
 from ..struct_info import FuncStructInfo, StructInfo, TensorStructInfo
 from ..vdevice import DeviceSpec, Target, VDevice, lookup_device
 from .annotations import StaticReader
-from .fastlines import FastBlock, FastLine, FastRun, Skeleton
+from .fastfunctions import FastFunction
+from .fastlines import FastLine, FastRun, SkeletonMismatch, reads_alone
 from .fastpath import FastCaches
 from .function import FunctionParser, statement_words
 from .literals import bind_arguments, describe, dotted, literal
 from .signatures import Signature, SignatureReader
+from .skeleton import FastBlock, Skeleton
 from .source import Source, quiet_parse
 
 _MODULE_DECORATORS = frozenset({"I.ir_module", "tvm.script.ir_module", "tvm.script.ir.ir_module"})
@@ -56,6 +58,7 @@ class ModuleParser(SignatureReader):
         # The fast path's caches shared by functions without symbolic dims (see `FastCaches`).
         self.fast_caches = FastCaches()
         self._run_starts: list[int] | None = None  # first lines of the skeleton's runs, sorted (`_last_line`)
+        self._decorators: dict[str, dict[str, Any]] = {}  # a collapsed function's decorator text -> its attributes
 
     # -- helpers shared with the function parser --------------------------------
     def op(self, name: str) -> Op | None:
@@ -123,15 +126,26 @@ class ModuleParser(SignatureReader):
                 node.end_col_offset = (node.end_col_offset or 0) + col  # type: ignore[attr-defined]
         return tree
 
-    def statements(self, body: list[ast.stmt]) -> Iterator[ast.stmt]:
-        """`body` with fast runs turned back into their real statements (outside functions)."""
-        runs = self.skeleton.runs if self.skeleton is not None else {}
-        blocks = self.skeleton.blocks if self.skeleton is not None else {}
+    def statements(self, body: list[ast.stmt]) -> Iterator[ast.stmt | FastFunction]:
+        """`body` with collapsed pieces turned back into their statements (outside functions).
+
+        A group of collapsed functions yields its `FastFunction`s, which stand for their ``ast.FunctionDef``.
+        """
+        skeleton = self.skeleton
+        runs = skeleton.runs if skeleton is not None else {}
+        blocks = skeleton.blocks if skeleton is not None else {}
+        functions = skeleton.functions if skeleton is not None else {}
         for stmt in body:
-            if type(stmt) is ast.Pass and stmt.lineno in runs:
+            if type(stmt) is not ast.Pass:
+                yield stmt
+            elif stmt.lineno in functions:
+                yield from functions[stmt.lineno]
+            elif stmt.lineno in runs:
                 for line in self.take_run(stmt.lineno).lines():
+                    if not reads_alone(line.text[line.col :]):
+                        raise SkeletonMismatch
                     yield from self.fragment(line.text[line.col :], line.lineno, line.col, "exec").body
-            elif type(stmt) is ast.Pass and stmt.lineno in blocks:
+            elif stmt.lineno in blocks:
                 yield self._block_statement(blocks[stmt.lineno])
             else:
                 yield stmt
@@ -248,14 +262,14 @@ class ModuleParser(SignatureReader):
 
     def _class_body(
         self, cls: ast.ClassDef, complete: bool = True
-    ) -> tuple[ast.Call | None, ast.Call | None, list[ast.FunctionDef]]:
+    ) -> tuple[ast.Call | None, ast.Call | None, list[ast.FunctionDef | FastFunction]]:
         attrs_call: ast.Call | None = None
         infos_call: ast.Call | None = None
-        defs: list[ast.FunctionDef] = []
+        defs: list[ast.FunctionDef | FastFunction] = []
         body = cls.body if complete else cls.body[:-1]
         for i, stmt in enumerate(self.statements(body)):
             self.where = stmt
-            if isinstance(stmt, ast.FunctionDef):
+            if isinstance(stmt, (ast.FunctionDef, FastFunction)):
                 defs.append(stmt)
                 continue
             if isinstance(stmt, ast.Pass):
@@ -327,9 +341,11 @@ class ModuleParser(SignatureReader):
         return value
 
 
-def _release(fdef: ast.FunctionDef) -> None:
+def _release(fdef: ast.FunctionDef | FastFunction) -> None:
     """Drop the AST under a parsed function, which nothing reads again: a module of many functions
-    would otherwise keep all of it alive while their IR is built."""
+    would otherwise keep all of it alive while their IR is built (a `FastFunction` holds none)."""
+    if type(fdef) is FastFunction:
+        return
     fdef.body = []
     fdef.decorator_list = []
     fdef.returns = None

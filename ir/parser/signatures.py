@@ -23,9 +23,10 @@ from ..span import Span
 from ..struct_info import FuncStructInfo, StructInfo
 from ..vdevice import VDevice
 from .annotations import StaticReader
-from .fastlines import FastDef, Skeleton
+from .fastfunctions import FastFunction
 from .function import SYMBOL_DECLS
 from .literals import bind_arguments, bool_literal, describe, dotted
+from .skeleton import FastDef, Skeleton
 from .source import Source, quiet_parse
 
 _FUNCTION_KEYWORDS = ("private", "pure")
@@ -36,7 +37,7 @@ class Signature:
 
     __slots__ = ("name", "node", "params", "ret", "ret_span", "attrs", "symbols", "function", "_callee")
 
-    def __init__(self, name: str, node: ast.FunctionDef) -> None:
+    def __init__(self, name: str, node: ast.FunctionDef | FastFunction) -> None:
         self.name = name
         self.node = node
         self.params: list[tuple[str, StructInfo, Span]] = []
@@ -59,15 +60,23 @@ class SignatureReader:
     type_vars: set[str]
     where: Any
     _run_starts: list[int] | None
+    _decorators: dict[str, dict[str, Any]]  # a collapsed function's decorator text -> its attributes
 
-    def _signature(self, fdef: ast.FunctionDef) -> None:
+    def _signature(self, fdef: ast.FunctionDef | FastFunction) -> None:
         self.where = fdef
         name = fdef.name
         if name in self.signatures:
             first = self.signatures[name].node.lineno
             raise self.src.error(f"function {name!r} is defined twice (first at line {first})", fdef)
         sig = Signature(name, fdef)
-        sig.attrs = self._function_decorator(fdef)
+        if type(fdef) is FastFunction:
+            sig.attrs = self._fast_decorator(fdef)
+            sig.symbols = set(self.type_vars)  # its body declares none
+            static = StaticReader(self.src, self.vdevices, sig.symbols)
+            self._fast_parameters(sig, self.skeleton.defs[fdef.lineno], static)  # type: ignore[union-attr]
+            self.signatures[name] = sig
+            return
+        sig.attrs = self._function_decorator(fdef)  # type: ignore[arg-type]
         args = fdef.args
         extra = args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg
         if extra:
@@ -104,9 +113,9 @@ class SignatureReader:
             self._check_parameter(sig.name, name, True, seen, span)
             sig.params.append((name, self.annotation(static, ann, lineno, ann_col), span))  # type: ignore[attr-defined]
         if fast.ret is not None:
-            start, end = fast.ret
-            sig.ret = self.annotation(static, fast.line[start:end], lineno, start)  # type: ignore[attr-defined]
-            sig.ret_span = self.src.span_at(lineno, start, end)
+            start = fast.ret_col
+            sig.ret = self.annotation(static, fast.ret, lineno, start)  # type: ignore[attr-defined]
+            sig.ret_span = self.src.span_at(lineno, start, start + len(fast.ret))
 
     def _check_parameter(self, fname: str, name: str, annotated: bool, seen: set[str], where: ast.AST | Span) -> None:
         """Fail unless parameter `name` of function `fname` (at `where`) is new, annotated and not reserved."""
@@ -118,12 +127,26 @@ class SignatureReader:
         if name in ("R", "I", "T", "tvm") or name == self.class_name:
             raise self.src.error(f"cannot name a parameter {name!r}", where)
 
+    def _fast_decorator(self, fn: FastFunction) -> dict[str, Any]:
+        """The attributes the decorator of a collapsed function sets, read from its text as from its AST."""
+        text = fn.decorator
+        if text == "@R.function":
+            return {}
+        cached = self._decorators.get(text)
+        if cached is None:
+            deco = self.fragment(text[1:], fn.lineno - 1, fn.col_offset + 1, "eval").body  # type: ignore[attr-defined]
+            cached = self._decorators[text] = self._decorator_attrs(deco)
+        return dict(cached)
+
     def _function_decorator(self, fdef: ast.FunctionDef) -> dict[str, Any]:
         if not fdef.decorator_list:
             raise self.src.error(f"function {fdef.name!r} must be decorated with @R.function", fdef)
         if len(fdef.decorator_list) > 1:
             raise self.src.error("a function takes exactly one decorator, @R.function", fdef.decorator_list[1])
-        deco = fdef.decorator_list[0]
+        return self._decorator_attrs(fdef.decorator_list[0])
+
+    def _decorator_attrs(self, deco: ast.expr) -> dict[str, Any]:
+        """The attributes a function's one decorator `deco` sets (it must be ``R.function`` or a call of it)."""
         call = deco if isinstance(deco, ast.Call) else None
         name = dotted(call.func if call is not None else deco)
         if name == "T.prim_func":

@@ -1,0 +1,196 @@
+"""The parser's skeleton: collapsed functions and candidate lines read exactly as the whole text's AST.
+
+Every case is parsed twice, with the skeleton and without it (every
+statement read from `ast`), and must give the same module, spans and
+printed text, or the same error at the same place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import vdplace.ir.parser as parser_pkg
+from vdplace import ir
+from vdplace.bench.generators import GENERATORS
+from vdplace.ir.module import iter_bindings
+from vdplace.ir.parser.fastlines import CANDIDATE, LINE
+from vdplace.ir.parser.skeleton import build_skeleton
+from vdplace.ir.parser.source import Source
+
+HEADER = """from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 0)]})
+"""
+T = 'R.Tensor((2, 3), dtype="float32")'
+
+
+def fn(name: str, body: list[str], decorator: str = "@R.function", ret: str | None = T, indent: str = "    ") -> str:
+    """The text of a function `name(x, w)` with `body` one level deeper than `indent`."""
+    arrow = "" if ret is None else f" -> {ret}"
+    lines = "".join(f"{indent}    {line}\n" if line else "\n" for line in body)
+    return f"{indent}{decorator}\n{indent}def {name}(x: {T}, w: {T}){arrow}:\n{lines}"
+
+
+SMALL = ["a = R.add(x, w)", "b: " + T + " = R.multiply(a, w)", "return b"]
+DATAFLOW = ["with R.dataflow():", "    a = R.add(x, w)", "    b = R.nn.relu(a)", "    R.output(b)", "return b"]
+
+
+def parsed_both_ways(text: str, monkeypatch) -> tuple[object, object]:
+    """What parsing `text` gives with the skeleton and without it: a summary with every span, or the error."""
+
+    def summary() -> object:
+        try:
+            mod = ir.parse(text, "t.py")
+        except ir.ParseError as err:
+            return type(err).__name__, str(err)
+        spans = [
+            (name, f.span, f.ret_span, f.attrs, f.body.span, [p.span for p in f.params])
+            + tuple((b.span, b.var.span, b.value.span) for b in iter_bindings(f))
+            for name, f in mod.functions.items()
+        ]
+        return spans, mod.vdevices, ir.script(mod)
+
+    fast = summary()
+    with monkeypatch.context() as m:
+        m.setattr(parser_pkg, "build_skeleton", lambda src: None)
+        slow = summary()
+    return fast, slow
+
+
+def collapsed(text: str) -> list[str]:
+    """The names of the functions the skeleton of `text` collapses, in order."""
+    skeleton = build_skeleton(Source(text, "t.py"))
+    assert skeleton is not None
+    return [f.name for group in skeleton.functions.values() for f in group]
+
+
+def test_a_module_of_small_functions_collapses_into_one_group_and_reads_the_same(monkeypatch):
+    text = HEADER + "\n".join(
+        [
+            fn("f", SMALL),
+            fn("g", DATAFLOW, decorator="@R.function(private=True)"),
+            fn("h", ["cls = Module", "y = cls.f(x, w)", "z = cls.g(y, w)", "return z"], ret=None),
+            fn("main", ["cls = Module", "y = cls.h(x, w)", "return y"], decorator="@R.function(pure=False)  "),
+        ]
+    )
+    assert collapsed(text) == ["f", "g", "h", "main"]
+    skeleton = build_skeleton(Source(text, "t.py"))
+    assert len(skeleton.functions) == 1  # one pass for the four
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+    assert fast[0][1][3] == {"private": True}
+
+
+@pytest.mark.parametrize(
+    ("body", "decorator"),
+    [
+        (["a = R.add(x, w)", "pass", "return a"], "@R.function"),  # a pass of its own
+        (["a = R.add(x, w)  # note", "return a"], "@R.function"),  # a comment
+        (["a = R.add(x, w)", "return (a,)"], "@R.function"),  # not `return name`
+        (SMALL, "@R.function(foo=1)"),  # a bad decorator, read from its text
+        (SMALL, "@R.function(private=2)"),
+        (SMALL, "@R.function(private=True, private=True)"),
+        (SMALL, "@R.function()"),
+    ],
+)
+def test_functions_read_the_same_whether_collapsed_or_not(body, decorator, monkeypatch):
+    text = HEADER + fn("f", body, decorator=decorator) + "\n" + fn("main", SMALL)
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a function nested in a function body, in a dataflow block and at the top of the file
+        HEADER + fn("main", ["a = R.add(x, w)", *fn("inner", SMALL, indent="").splitlines(), "return a"]),
+        HEADER + fn("main", ["with R.dataflow():", *fn("inner", SMALL, indent="    ").splitlines(), "return x"]),
+        HEADER + fn("main", SMALL) + fn("top", SMALL, indent=""),
+        # a function inside a string, inside brackets, or defined twice
+        HEADER + '    s = """\n' + fn("f", SMALL) + '"""\n' + fn("main", SMALL),
+        HEADER + "    x = (\n" + fn("f", SMALL) + ")\n" + fn("main", SMALL),
+        HEADER + fn("main", SMALL) + "\n" + fn("main", SMALL),
+        # a wrong indentation right after a collapsed function
+        HEADER + fn("f", SMALL) + "      y = 1\n" + fn("main", SMALL),
+        HEADER + fn("f", SMALL) + "            y = 1\n" + fn("main", SMALL),
+        (HEADER + fn("f", SMALL) + fn("main", SMALL)).replace("    ", "\t"),
+    ],
+    ids=["nested", "in-dataflow", "top-level", "in-string", "in-brackets", "twice", "dedent", "indent", "tabs"],
+)
+def test_misplaced_functions_read_the_same_as_their_ast(text, monkeypatch):
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "c = 1",
+        "c: R.Tensor((2, 3), dtype='float32') = a",
+        f"c: {T}",  # no value
+        "c = d = a",  # chained
+        "c = (a, (b, a))",
+        "c = R.add(a, b) + 1",
+        "c = R.add(*a)",
+        "c = R.nn.relu(a, foo=)",
+        "c = R.add(a, b))",  # a syntax error
+        "c: R.Tensor((2,) = R.add(a, b)",
+        "c = R.f(\n            d=R.add(a, b))",  # a candidate inside brackets
+        'c = R.f("""x\n        d = R.add(a, b)\n        e = R.g(1, """)',  # candidates inside a string
+        "c = R.add(a, b)\n        c == a",
+        "c = R.add(a, b)   ",  # trailing blanks
+        "c = lambda_",
+        "n = T.int64()",
+    ],
+)
+def test_candidate_lines_that_are_not_fast_read_the_same_as_their_ast(line, monkeypatch):
+    body = ["a = R.add(x, w)", "b = R.multiply(a, w)", *line.split("\n        "), "return b"]
+    text = HEADER + fn("f", body) + "\n" + fn("main", SMALL)
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+
+
+def test_a_syntax_error_in_a_candidate_line_is_reported_before_an_earlier_functions_error(monkeypatch):
+    text = HEADER + fn("f", ["a = R.no_such_op(x, w)", "return a"]) + fn("g", ["a = R.add(x, w))", "return a"])
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+    assert fast[1] == "t.py:13:24: invalid syntax: unmatched ')'"
+
+
+def test_a_deep_tuple_chain_of_candidate_lines_is_located_at_its_line(monkeypatch):
+    chain = ["t0 = (x,)"] + [f"t{i} = (t{i - 1},)" for i in range(1, 70)]
+    text = HEADER + fn("main", [*chain, "return t69"], ret=None)
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+    assert "tuples nested 65 levels deep" in fast[1]
+
+
+def test_a_long_text_whose_head_holds_a_broken_candidate_reports_the_syntax_error(monkeypatch):
+    body = ["a = R.add(x, w))"] + [f"a{i} = R.add(x, w)" for i in range(2500)] + ["return a"]
+    fast, slow = parsed_both_ways(HEADER + fn("main", body), monkeypatch)
+    assert fast == slow
+    assert "invalid syntax" in fast[1]
+
+
+@pytest.mark.parametrize("family", sorted(GENERATORS))
+def test_generated_modules_read_the_same_with_the_skeleton(family, monkeypatch):
+    text = ir.script(GENERATORS[family](400))
+    fast, slow = parsed_both_ways(text, monkeypatch)
+    assert fast == slow
+
+
+def test_every_fast_line_is_a_candidate():
+    root = Path(__file__).parent.parent
+    texts = [p.read_text() for p in sorted((root / "examples").glob("*.py"))]
+    texts += [ir.script(build(300)) for build in GENERATORS.values()]
+    fast = 0
+    for text in texts:
+        for m in LINE.finditer(text):
+            fast += 1
+            assert CANDIDATE.fullmatch(m.group()), m.group()
+    assert fast > 1000
