@@ -16,9 +16,9 @@ the arguments of a call (no ``*`` or ``**``).  Such a line is a complete
 simple statement whenever it *starts* a logical line.
 
 `find_runs` does not check all that: it takes *candidate* lines
-(`CANDIDATE`: ``name: ...`` or ``name = ...`` with no ``#``, ``'``,
-backslash or ``;``, ending in a name or ``)``, the value not ``T.``, ``I.``
-or ``tvm.``, which every fast line is) and turns each run of them at one
+(`CANDIDATE`: ``name: ...``, or ``name = `` and a name that is not
+``T.``, ``I.`` or ``tvm.``, with no ``#``, ``'``, backslash or ``;``, ending
+in a name or ``)``, which every fast line is) and turns each run of them at one
 indentation into ``pass`` followed by blank lines, so line numbers do not
 move.  The function parser matches `LINE` as it consumes a run; a candidate
 that is not fast is read from its own text with `ast`, and must read there
@@ -81,11 +81,11 @@ LINE = re.compile(
     r"[ \t]*+$",
     re.ASCII | re.MULTILINE,
 )
-# A candidate line (MULTILINE), a superset of `LINE`: ``name:`` or ``name =`` (not ``==``, the value not ``T.``,
-# ``I.`` or ``tvm.``, which a symbol declaration ``n = T.int64()`` starts with), then no ``#``, ``'``, backslash or
-# ``;``; `find_runs` also wants it to end in a name or ``)``.  Group 1: the indentation.
+# A candidate line (MULTILINE), a superset of `LINE`: ``name:`` or ``name = `` and a name (not ``T.``, ``I.`` or
+# ``tvm.``, which a symbol declaration ``n = T.int64()`` starts with), then no ``#``, ``'``, backslash or ``;``;
+# `find_runs` also wants it to end in a name or ``)``.  Group 1: the indentation.
 CANDIDATE = re.compile(
-    rf"^([ \t]*+){_IDENT}[ \t]*+(?::|=(?![ \t]*+(?:T|I|tvm)\.|=))[^\n#'\\;]*+$",
+    rf"^([ \t]*+){_IDENT}[ \t]*+(?::|=(?![ \t]*+(?:T|I|tvm)\.)[ \t]*+[A-Za-z_])[^\n#'\\;]*+$",
     re.ASCII | re.MULTILINE,
 )
 

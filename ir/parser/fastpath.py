@@ -185,18 +185,30 @@ class FastPathParser:
     ) -> tuple[int, Parts | None]:
         """Bind the lines of `run` from offset `start` to `stop` (line `lineno` on) the ordinary way, into `out`.
 
-        Returns the next line's number, and for line `last` (the end of a
-        branch) its `Parts`, unbound.
+        The lines are read with one `ast.parse`, and each must be one
+        assignment on its own line (else `SkeletonMismatch`): exactly what
+        reading each apart would give.  Returns the next line's number, and
+        for line `last` (the end of a branch) its `Parts`, unbound.
         """
-        while start < stop:
-            line = run.line_at(start, lineno)
-            parts = self._slow_parts(line)
+        texts = run.text[start:stop].split("\n")
+        if not texts[-1]:
+            texts.pop()  # the line break before `stop`
+        col = len(texts[0]) - len(texts[0].lstrip(" \t"))  # the run's indentation
+        try:
+            body = self.module.fragment("\n".join([t[col:] for t in texts]), lineno, col, "exec").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            raise SkeletonMismatch from None
+        if len(body) != len(texts):
+            raise SkeletonMismatch
+        for stmt in body:
+            if type(stmt) not in (ast.Assign, ast.AnnAssign) or not stmt.lineno == stmt.end_lineno == lineno:
+                raise SkeletonMismatch
+            self.module.where = stmt
+            parts = self._assign_parts(stmt)  # type: ignore[attr-defined]
             if lineno == last:
-                span = self.src.span_at(lineno, line.col, line.value_end)
-                return lineno + 1, self._branch_tail(parts, span)  # type: ignore[attr-defined]
+                return lineno + 1, self._branch_tail(parts, stmt)  # type: ignore[attr-defined]
             if parts is not None:
                 out.append(self._bind(parts))  # type: ignore[attr-defined]
-            start += len(line.text) + 1
             lineno += 1
         return lineno, None
 
