@@ -163,11 +163,22 @@ def test_a_syntax_error_in_a_candidate_line_is_reported_before_an_earlier_functi
 
 
 def test_a_deep_tuple_chain_of_candidate_lines_is_located_at_its_line(monkeypatch):
-    chain = ["t0 = (x,)"] + [f"t{i} = (t{i - 1},)" for i in range(1, 70)]
-    text = HEADER + fn("main", [*chain, "return t69"], ret=None)
+    chain = ["t0: R.Object = (x,)"] + [f"t{i}: R.Object = (t{i - 1},)" for i in range(1, 70)]
+    text = HEADER + fn("main", ["a = R.add(x, w)", *chain, "return t69"], ret=None)
     fast, slow = parsed_both_ways(text, monkeypatch)
     assert fast == slow
     assert "tuples nested 65 levels deep" in fast[1]
+
+
+@pytest.mark.parametrize("before", [0, 5, 3000])  # lines read in place, or moved to where they are
+def test_candidate_lines_far_down_a_run_read_the_same_as_their_ast(before, monkeypatch):
+    pair = f"R.Tuple({T}, {T})"
+    body = [f"a{i} = R.add(x, w)" for i in range(before)]
+    body += [f"p: {pair} = (x, w)", "b = R.add(x, w)", f"q: {pair} = (b, x)", f"r: {pair} = (x, b)"]
+    body += ["s: R.Object = (p, q, r)", "return s"]
+    fast, slow = parsed_both_ways(HEADER + fn("main", body, ret=None), monkeypatch)
+    assert fast == slow
+    assert fast[0][0][-1][1].line == 13 + before  # the span of `s`, read off the fast path
 
 
 def test_a_long_text_whose_head_holds_a_broken_candidate_reports_the_syntax_error(monkeypatch):

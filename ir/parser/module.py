@@ -118,12 +118,22 @@ class ModuleParser(SignatureReader):
     def fragment(self, text: str, lineno: int, col: int, mode: str) -> Any:
         """Parse a piece of one line with `ast`, moved to where it sits in the file."""
         tree = quiet_parse(text, mode)
-        for node in ast.walk(tree):
+        lines = lineno - 1
+        todo: list[ast.AST] = [tree]
+        pop, push, extend = todo.pop, todo.append, todo.extend
+        while todo:  # `ast.walk`, without its generators: this runs for every line off the fast path
+            node = pop()
             if hasattr(node, "lineno"):
-                node.lineno += lineno - 1  # type: ignore[attr-defined]
-                node.end_lineno = (node.end_lineno or 1) + lineno - 1  # type: ignore[attr-defined]
+                node.lineno += lines  # type: ignore[attr-defined]
+                node.end_lineno = (node.end_lineno or 1) + lines  # type: ignore[attr-defined]
                 node.col_offset += col  # type: ignore[attr-defined]
                 node.end_col_offset = (node.end_col_offset or 0) + col  # type: ignore[attr-defined]
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    extend([item for item in value if isinstance(item, ast.AST)])
+                elif isinstance(value, ast.AST):
+                    push(value)
         return tree
 
     def statements(self, body: list[ast.stmt]) -> Iterator[ast.stmt | FastFunction]:
