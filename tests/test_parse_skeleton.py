@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import vdplace.ir.parser as parser_pkg
+from tests.test_parser import parsed_both_ways
 from vdplace import ir
 from vdplace.bench.generators import GENERATORS
-from vdplace.ir.module import iter_bindings
 from vdplace.ir.parser.fastlines import CANDIDATE, LINE
 from vdplace.ir.parser.skeleton import build_skeleton
 from vdplace.ir.parser.source import Source
@@ -40,28 +39,6 @@ SMALL = ["a = R.add(x, w)", "b: " + T + " = R.multiply(a, w)", "return b"]
 DATAFLOW = ["with R.dataflow():", "    a = R.add(x, w)", "    b = R.nn.relu(a)", "    R.output(b)", "return b"]
 
 
-def parsed_both_ways(text: str, monkeypatch) -> tuple[object, object]:
-    """What parsing `text` gives with the skeleton and without it: a summary with every span, or the error."""
-
-    def summary() -> object:
-        try:
-            mod = ir.parse(text, "t.py")
-        except ir.ParseError as err:
-            return type(err).__name__, str(err)
-        spans = [
-            (name, f.span, f.ret_span, f.attrs, f.body.span, [p.span for p in f.params])
-            + tuple((b.span, b.var.span, b.value.span) for b in iter_bindings(f))
-            for name, f in mod.functions.items()
-        ]
-        return spans, mod.vdevices, ir.script(mod)
-
-    fast = summary()
-    with monkeypatch.context() as m:
-        m.setattr(parser_pkg, "build_skeleton", lambda src: None)
-        slow = summary()
-    return fast, slow
-
-
 def collapsed(text: str) -> list[str]:
     """The names of the functions the skeleton of `text` collapses, in order."""
     skeleton = build_skeleton(Source(text, "t.py"))
@@ -83,7 +60,7 @@ def test_a_module_of_small_functions_collapses_into_one_group_and_reads_the_same
     assert len(skeleton.functions) == 1  # one pass for the four
     fast, slow = parsed_both_ways(text, monkeypatch)
     assert fast == slow
-    assert fast[0][1][3] == {"private": True}
+    assert fast[0][1][5] == {"private": True}  # g's attributes
 
 
 @pytest.mark.parametrize(
@@ -178,7 +155,7 @@ def test_candidate_lines_far_down_a_run_read_the_same_as_their_ast(before, monke
     body += ["s: R.Object = (p, q, r)", "return s"]
     fast, slow = parsed_both_ways(HEADER + fn("main", body, ret=None), monkeypatch)
     assert fast == slow
-    assert fast[0][0][-1][1].line == 13 + before  # the span of `s`, read off the fast path
+    assert fast[0][0][4][-1][1].line == 13 + before  # the span of `s`, read off the fast path
 
 
 def test_a_long_text_whose_head_holds_a_broken_candidate_reports_the_syntax_error(monkeypatch):

@@ -804,6 +804,8 @@ def parsed_both_ways(text: str, monkeypatch) -> tuple[object, object]:
                 f.ret_span,
                 [p.span for p in f.params],
                 [(b.span, b.var.span, b.value.span) for b in iter_bindings(f)],
+                f.attrs,
+                f.body.span,
             )
             for name, f in mod.functions.items()
         ]
