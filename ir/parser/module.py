@@ -116,7 +116,8 @@ class ModuleParser(SignatureReader):
         return self.skeleton.runs[lineno]
 
     def fragment(self, text: str, lineno: int, col: int, mode: str) -> Any:
-        """Parse a piece of one line with `ast`, moved to where it sits in the file."""
+        """Parse `text` with `ast`, moved to where it sits in the file: its first line at line `lineno`,
+        each of its lines `col` characters right of where it starts in `text`."""
         tree = quiet_parse(text, mode)
         lines = lineno - 1
         todo: list[ast.AST] = [tree]
