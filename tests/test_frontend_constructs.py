@@ -237,6 +237,22 @@ class Module:
     assert int(np.asarray(runtime.VirtualMachine(runtime.compile(placed)).run("main", x))) == 5
 
 
+@pytest.mark.parametrize(("index", "expected"), [(10**18, 5), (-(10**18), 8), (-1, 8)])
+def test_take_wraps_a_huge_index_at_once(index, expected):
+    """Found by the fuzzer: NumPy's own "wrap" mode subtracts the axis length until an index of 1e18 fits."""
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), dtype="int64")) -> R.Tensor((), dtype="int64"):
+        y: R.Tensor((), dtype="int64") = R.take(x, R.const(INDEX, "int64"), axis=0, mode="wrap")
+        return y
+""".replace("INDEX", str(index))
+    placed = placement.place(ir.parse(text), default="host").module
+    x = np.array([1, 5, 8], "int64")
+    assert int(np.asarray(runtime.VirtualMachine(runtime.compile(placed)).run("main", x))) == expected
+
+
 def test_a_prim_value_out_of_its_dtype_range_is_a_located_error():
     """Found by the fuzzer: R.arange(..., R.prim_value(2**63)) placed, then crashed the compiler."""
     text = FRONTEND_MLP.replace("R.nn.relu(lv2)", "R.clip(lv2, 0, 9223372036854775808)")
