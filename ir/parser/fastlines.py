@@ -242,12 +242,10 @@ def find_runs(text: str) -> tuple[str, dict[int, FastRun]]:
     for m in CANDIDATE.finditer(text):
         pos, end = m.span()
         last = text[end - 1]
-        if not (last.isalnum() or last == "_" or last == ")"):
-            if last not in " \t":
-                continue
+        if last in " \t":
             last = text[pos:end].rstrip(" \t")[-1:]
-            if not (last.isalnum() or last == "_" or last == ")"):
-                continue
+        if not (last.isalnum() or last == "_" or last == ")"):
+            continue
         if not ascii_text and not text[pos:end].isascii():
             continue
         follows = pos == last_end + 1  # the line right after the last candidate

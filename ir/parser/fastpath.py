@@ -38,8 +38,7 @@ from ..op import REQUIRED, Op
 from ..span import MAX_PACKED_COL, MAX_PACKED_LINE, Span, name_span, packed_file, packed_line, value_span
 from ..struct_info import StructInfo
 from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES
-from .fastlines import FastLine, FastRun, SkeletonMismatch, _parses_alone, _parses_as_arguments
-from .source import quiet_parse
+from .fastlines import FastLine, FastRun, _parses_alone, _parses_as_arguments
 
 # What a parsed assignment contributes: name, name span, annotation (or None),
 # annotation span, value, statement span, and its (line, col) position.
@@ -47,11 +46,6 @@ Parts = tuple[str, Span, "StructInfo | None", "Span | None", Expr, Span, tuple[i
 
 # A call-shape cache entry: the op, the attrs every call from it shares, whether its inference can be cached.
 Entry = tuple[Op, dict[str, Any], bool]
-
-# `_other_lines` parses lines in place (after blank lines) rather than moving their nodes when there are at most
-# this many blank lines per line read: a blank line costs the tokenizer about a nanosecond, moving a line's
-# nodes some microseconds.
-_PAD_PER_LINE = 1000
 
 
 class FastCaches:
@@ -191,28 +185,15 @@ class FastPathParser:
     ) -> tuple[int, Parts | None]:
         """Bind the lines of `run` from offset `start` to `stop` (line `lineno` on) the ordinary way, into `out`.
 
-        The lines are read with one `ast.parse`, and each must be one
-        assignment on its own line (else `SkeletonMismatch`): exactly what
-        reading each apart would give.  Returns the next line's number, and
+        The lines are read together (`ModuleParser.assignments`), exactly as
+        reading each apart would read them.  Returns the next line's number, and
         for line `last` (the end of a branch) its `Parts`, unbound.
         """
         texts = run.text[start:stop].split("\n")
         if not texts[-1]:
             texts.pop()  # the line break before `stop`
         col = len(texts[0]) - len(texts[0].lstrip(" \t"))  # the run's indentation
-        try:
-            if col and 2 <= lineno <= _PAD_PER_LINE * len(texts):
-                # Blank lines above an ``if 1:`` put every node where it is in the file: no walk to move them.
-                body = quiet_parse("\n" * (lineno - 2) + "if 1:\n" + "\n".join(texts)).body[0].body  # type: ignore[attr-defined]
-            else:
-                body = self.module.fragment("\n".join([t[col:] for t in texts]), lineno, col, "exec").body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            raise SkeletonMismatch from None
-        if len(body) != len(texts):
-            raise SkeletonMismatch
-        for stmt in body:
-            if type(stmt) not in (ast.Assign, ast.AnnAssign) or not stmt.lineno == stmt.end_lineno == lineno:
-                raise SkeletonMismatch
+        for stmt in self.module.assignments(texts, lineno, col):
             self.module.where = stmt
             parts = self._assign_parts(stmt)  # type: ignore[attr-defined]
             if lineno == last:
@@ -396,12 +377,6 @@ class FastPathParser:
 
         Raises `SkeletonMismatch` unless the line is one assignment on its own.
         """
-        try:
-            body = self.module.fragment(line.text[line.col :], line.lineno, line.col, "exec").body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            raise SkeletonMismatch from None
-        if len(body) != 1 or type(body[0]) not in (ast.Assign, ast.AnnAssign):
-            raise SkeletonMismatch
-        stmt = body[0]
+        (stmt,) = self.module.assignments([line.text], line.lineno, line.col)
         self.module.where = stmt
         return self._assign_parts(stmt)  # type: ignore[attr-defined]

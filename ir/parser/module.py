@@ -20,13 +20,18 @@ from ..struct_info import FuncStructInfo, StructInfo, TensorStructInfo
 from ..vdevice import DeviceSpec, Target, VDevice, lookup_device
 from .annotations import StaticReader
 from .fastfunctions import FastFunction
-from .fastlines import FastLine, FastRun, SkeletonMismatch, reads_alone
+from .fastlines import FastLine, FastRun, SkeletonMismatch
 from .fastpath import FastCaches
 from .function import FunctionParser, statement_words
 from .literals import bind_arguments, describe, dotted, literal
 from .signatures import Signature, SignatureReader
 from .skeleton import FastBlock, Skeleton
 from .source import Source, quiet_parse
+
+# `assignments` parses lines in place (after blank lines) rather than moving their nodes when there are at most
+# this many blank lines per line read: a blank line costs the tokenizer about 20 ns, moving a line's nodes about
+# 20 us.
+_PAD_PER_LINE = 1000
 
 _MODULE_DECORATORS = frozenset({"I.ir_module", "tvm.script.ir_module", "tvm.script.ir.ir_module"})
 
@@ -137,6 +142,25 @@ class ModuleParser(SignatureReader):
                     push(value)
         return tree
 
+    def assignments(self, lines: list[str], lineno: int, col: int) -> list[ast.stmt]:
+        """The statements of candidate `lines` (whole lines, from line `lineno`, indented `col` characters), one
+        assignment on each line as each reads on its own; `SkeletonMismatch` when they are not that."""
+        try:
+            if col and 2 <= lineno <= _PAD_PER_LINE * len(lines):
+                # Blank lines above an ``if 1:`` put every node where it is in the file: no walk to move them.
+                padded = "\n" * (lineno - 2) + "if 1:\n" + "\n".join(lines)
+                body = quiet_parse(padded).body[0].body  # type: ignore[attr-defined]
+            else:
+                body = self.fragment("\n".join([line[col:] for line in lines]), lineno, col, "exec").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            raise SkeletonMismatch from None
+        if len(body) != len(lines):
+            raise SkeletonMismatch
+        for i, stmt in enumerate(body, lineno):
+            if type(stmt) not in (ast.Assign, ast.AnnAssign) or not stmt.lineno == stmt.end_lineno == i:
+                raise SkeletonMismatch
+        return body
+
     def statements(self, body: list[ast.stmt]) -> Iterator[ast.stmt | FastFunction]:
         """`body` with collapsed pieces turned back into their statements (outside functions).
 
@@ -152,10 +176,8 @@ class ModuleParser(SignatureReader):
             elif stmt.lineno in functions:
                 yield from functions[stmt.lineno]
             elif stmt.lineno in runs:
-                for line in self.take_run(stmt.lineno).lines():
-                    if not reads_alone(line.text[line.col :]):
-                        raise SkeletonMismatch
-                    yield from self.fragment(line.text[line.col :], line.lineno, line.col, "exec").body
+                run = self.take_run(stmt.lineno)
+                yield from self.assignments(run.text[run.start : run.end].split("\n"), run.first, stmt.col_offset)
             elif stmt.lineno in blocks:
                 yield self._block_statement(blocks[stmt.lineno])
             else:
