@@ -7,13 +7,19 @@ from itertools import chain
 from typing import Any
 
 from .expr import Binding, Function, If, SeqExpr
+from .source_file import SourceFile
 from .vdevice import VDevice
 
 
 class IRModule:
-    """Functions by global name, in source order, and ``global_infos["vdevice"]``."""
+    """Functions by global name, in source order, and ``global_infos["vdevice"]``.
 
-    __slots__ = ("functions", "global_infos", "attrs", "name", "source", "filename")
+    `source` is the text the module was parsed from (for diagnostics to
+    quote), or None; a module read by `ir.parse_file` keeps it as a
+    `SourceFile` and reads it back on each access of `source`.
+    """
+
+    __slots__ = ("functions", "global_infos", "attrs", "name", "_source", "filename")
 
     def __init__(
         self,
@@ -21,7 +27,7 @@ class IRModule:
         vdevices: Sequence[VDevice] = (),
         attrs: Mapping[str, Any] | None = None,
         name: str = "Module",
-        source: str | None = None,
+        source: str | SourceFile | None = None,
         filename: str | None = None,
         global_infos: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
@@ -31,9 +37,17 @@ class IRModule:
         self.global_infos: dict[str, list[Any]] = infos
         self.attrs: dict[str, Any] = dict(attrs or {})
         self.name = name
-        # The text the module was parsed from, so diagnostics can quote it.
-        self.source = source
+        self._source = source
         self.filename = filename
+
+    @property
+    def source(self) -> str | None:
+        source = self._source
+        return source.text() if type(source) is SourceFile else source
+
+    @source.setter
+    def source(self, source: str | SourceFile | None) -> None:
+        self._source = source
 
     @property
     def vdevices(self) -> list[VDevice]:
@@ -55,7 +69,7 @@ class IRModule:
             vdevices=changes.get("vdevices", self.vdevices),
             attrs=changes.get("attrs", self.attrs),
             name=changes.get("name", self.name),
-            source=changes.get("source", self.source),
+            source=changes.get("source", self._source),
             filename=changes.get("filename", self.filename),
             global_infos={k: v for k, v in self.global_infos.items() if k != "vdevice"},
         )

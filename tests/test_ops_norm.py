@@ -336,7 +336,8 @@ def test_tvm_printed_forms_parse_print_place_and_run():
     s = np.einsum("bihd,bjhd->bhij", q, k) / np.sqrt(8)
     s = np.where(np.tril(np.ones((5, 6), bool)), s, -np.inf)
     p = np.exp(s - s.max(-1, keepdims=True))
-    np.testing.assert_allclose(causal, np.einsum("bhij,bjhd->bihd", p / p.sum(-1, keepdims=True), v), rtol=1e-5)
+    # float32 attention against a float64 reference: 1e-5 is too tight for some draws of the shared RNG
+    np.testing.assert_allclose(causal, np.einsum("bhij,bjhd->bihd", p / p.sum(-1, keepdims=True), v), rtol=1e-4)
     np.testing.assert_allclose(np.sqrt(np.mean(last.astype(np.float64) ** 2, axis=-1)), 1.0, rtol=1e-3)
 
 

@@ -50,6 +50,7 @@ PUBLIC_API = {
     "VirtualMachine",
     "compile",
     "parse",
+    "parse_file",
     "place",
     "realize_vdevice",
     "script",
@@ -164,7 +165,7 @@ def test_import_vdplace_offers_the_public_api():
     assert set(vdplace.__all__) == PUBLIC_API
     for name in PUBLIC_API:
         assert getattr(vdplace, name) is not None, name
-    assert vdplace.parse is vdplace.ir.parse
+    assert vdplace.parse is vdplace.ir.parse and vdplace.parse_file is vdplace.ir.parse_file
     assert vdplace.place is vdplace.placement.place
     assert vdplace.compile is vdplace.runtime.compile
     assert vdplace.__version__ == PYPROJECT["project"]["version"]

@@ -4,6 +4,7 @@ The public API::
 
     import vdplace
     mod = vdplace.parse(text)                 # TVMScript -> IRModule (never executes the text)
+    mod = vdplace.parse_file("model.py")      # the same from a file, its text left on disk
     result = vdplace.place(mod)               # solve; raises vdplace.PlacementConflict
     print(vdplace.script(result.module))      # the placed module as TVMScript
     exe = vdplace.compile(result.module)      # VM instructions
@@ -34,6 +35,7 @@ __all__ = [
     "VirtualMachine",
     "compile",
     "parse",
+    "parse_file",
     "place",
     "realize_vdevice",
     "script",

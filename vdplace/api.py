@@ -1,6 +1,6 @@
 """The names `import vdplace` offers at the top: the one-line path from text to a run."""
 
-from vdplace.ir import parse, script, structural_equal
+from vdplace.ir import parse, parse_file, script, structural_equal
 from vdplace.placement import Placement, PlacementConflict, place, realize_vdevice
 from vdplace.runtime import VirtualMachine, compile
 
@@ -10,6 +10,7 @@ __all__ = [
     "VirtualMachine",
     "compile",
     "parse",
+    "parse_file",
     "place",
     "realize_vdevice",
     "script",

@@ -32,13 +32,8 @@ def _read_module(path: str) -> IRModule:
     """Parse FILE, turning every way it can be unreadable into one `ParseError`."""
     from vdplace import ir
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ir.ParseError(f"cannot read {path}: {err}") from None
     with progress.stage(f"parse {path}"):
-        return ir.parse(text, filename=path)
+        return ir.parse_file(path)
 
 
 def _place(mod: IRModule, args: argparse.Namespace) -> Placement:

@@ -15,10 +15,12 @@ second one is an error rather than silently ignored.
 from __future__ import annotations
 
 import ast
+import os
 
 from ..collector import collector_paused
 from ..errors import ParseError
 from ..module import IRModule
+from ..source_file import SourceFile
 from ..vdevice import VDevice
 from .annotations import StaticReader
 from .fastlines import FastLine, SkeletonMismatch
@@ -26,7 +28,7 @@ from .module import ModuleParser
 from .skeleton import Skeleton, build_skeleton
 from .source import Source, one_line, parse_python, quiet_parse
 
-__all__ = ["parse", "parse_vdevice"]
+__all__ = ["parse", "parse_file", "parse_vdevice"]
 
 # Texts longer than this many lines are first probed from their beginning (see `_probe`), at most
 # this many characters of it: a `def` line of 400k parameters would otherwise be read twice.
@@ -37,12 +39,7 @@ _PROBE_CHARS = 1 << 20
 def parse(text: str | bytes, filename: str | None = None) -> IRModule:
     """Parse TVMScript `text` (the contents of `filename`, used in messages) into an `IRModule`."""
     if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise ParseError(
-                f"the file is not UTF-8 text ({err.reason} at byte {err.start})", Source("", filename).start()
-            ) from None
+        text = _decoded(text, filename)
     if not isinstance(text, str):
         raise TypeError(f"ir.parse takes the text of a module (str), got {type(text).__name__}")
     src = Source(text, filename)
@@ -69,6 +66,36 @@ def parse(text: str | bytes, filename: str | None = None) -> IRModule:
         ) from None
     except Exception as err:  # a bug in the parser: still report it at the text, in one line
         raise src.error(f"internal parser error ({type(err).__name__}: {err})", _where(src, parser)) from None
+
+
+def parse_file(path: str | os.PathLike[str]) -> IRModule:
+    """Parse the TVMScript file at `path` (UTF-8); messages name it as given.
+
+    The module's `source` is a `SourceFile`: the text is not kept in memory
+    but read back when a diagnostic quotes it.  An unreadable file is a
+    `ParseError` too.
+    """
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
+    source = SourceFile(name, data)
+    text = _decoded(data, name)
+    del data  # the text alone while parsing
+    mod = parse(text, filename=name)
+    mod.source = source
+    return mod
+
+
+def _decoded(data: bytes, filename: str | None) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ParseError(
+            f"the file is not UTF-8 text ({err.reason} at byte {err.start})", Source("", filename).start()
+        ) from None
 
 
 def parse_vdevice(text: str) -> VDevice:

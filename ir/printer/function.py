@@ -57,8 +57,8 @@ class FunctionPrinter(ValuePrinter):
         self.lines = lines
         self.class_name = class_name
         self.gname = gname
-        self.taken: set[str] = set(RESERVED)
-        self.taken.add(class_name)
+        self.taken.update(dict.fromkeys(RESERVED))
+        self.taken[class_name] = None
         self.suffixes: dict[str, int] = {}
         self.indent = INDENT * 2
         self.body: SeqExpr | None = None
@@ -69,25 +69,27 @@ class FunctionPrinter(ValuePrinter):
     def define(self, var: Var) -> str:
         """Give `var` a name unique in the function: its own if free, else TVM's ``name_1``, ``name_2``..."""
         base = var.name
-        if base not in self.taken and base.isidentifier():
-            self.taken.add(base)
-            self.names[var] = base
+        taken = self.taken
+        if taken.get(base) is var:  # defined again: the new name is the one its uses print from now on
+            taken[base] = None
+        if base not in taken and base.isidentifier():
+            taken[base] = var
             return base
         if not base.isidentifier():
             base = _NOT_IDENT_CHAR.sub("_", base) or "v"
             if base[0].isdigit():
                 base = "v" + base
         name = base
-        if name in self.taken:
+        if name in taken:
             # Remember the next suffix per stem so thousands of equal names stay linear.
             k = self.suffixes.get(base, 1)
             name = f"{base}_{k}"
-            while name in self.taken:
+            while name in taken:
                 k += 1
                 name = f"{base}_{k}"
             self.suffixes[base] = k + 1
-        self.taken.add(name)
-        self.names[var] = name
+        taken[name] = None
+        self.renamed[var] = name
         return name
 
     def fmt_sinfo(self, sinfo: StructInfo, var: Var | None) -> str:
@@ -137,7 +139,7 @@ class FunctionPrinter(ValuePrinter):
 
     def visit_block(self, block: BindingBlock) -> None:
         if block.is_dataflow:
-            outputs = ", ".join(self.names[b.var] for b in block.bindings if not isinstance(b.var, DataflowVar))
+            outputs = ", ".join(self.name_of(b.var) for b in block.bindings if not isinstance(b.var, DataflowVar))
             self.lines.append(f"{self.indent}R.output({outputs})")
             self.indent = self.indent[: -len(INDENT)]
 
@@ -154,8 +156,7 @@ class FunctionPrinter(ValuePrinter):
         if name in self.taken or not name.isidentifier():  # `define` inlined for the usual, free name
             name = self.define(var)
         else:
-            self.taken.add(name)
-            self.names[var] = name
+            self.taken[name] = var
         try:  # `fmt_sinfo` inlined: this runs once per binding
             sinfo = self.sinfo.format(var.struct_info)
         except PrintError as err:
@@ -195,7 +196,7 @@ class FunctionPrinter(ValuePrinter):
             self.lines.append(f"{self.indent}return {value}")
             return
         var = self.ifs[-1].var
-        self.lines.append(f"{self.indent}{self.names[var]}: {self.fmt_sinfo(var.struct_info, var)} = {value}")
+        self.lines.append(f"{self.indent}{self.name_of(var)}: {self.fmt_sinfo(var.struct_info, var)} = {value}")
 
     def enter_function(self, func: Function) -> None:
         raise self.not_a_value(func)

@@ -55,8 +55,12 @@ def call_plan(op: Op, plans: dict[str, CallPlan]) -> CallPlan:
 class ValuePrinter(ExprVisitor):
     """Expression hooks of the function printer: texts of values, pushed on `texts`.
 
-    `names` maps each defined variable to its printed name (filled by the
-    subclass as variables are defined); `where` prefixes error messages;
+    `taken` maps each printed name to the variable defined under it (None
+    for a name no variable may take), `renamed` each variable printed under
+    another name than its own to that name; the subclass fills both as
+    variables are defined (one table entry per variable: a function of a
+    million bindings keeps one dict of names, not a set and a dict).
+    `name_of(var)` is a defined variable's printed name; `where` prefixes error messages;
     `uses_cls` turns True once a ``cls.`` reference is written;
     `symbols` collects the dims a symbolic prim value names (the function
     declares them, ``n = T.int64()``).
@@ -67,7 +71,8 @@ class ValuePrinter(ExprVisitor):
         self.sinfo = sinfo
         self.plans = plans
         self.where = where
-        self.names: dict[Var, str] = {}
+        self.taken: dict[str, Var | None] = {}
+        self.renamed: dict[Var, str] = {}
         self.texts: list[str] = []
         self.uses_cls = False
         self.symbols: set[str] = set()
@@ -75,11 +80,19 @@ class ValuePrinter(ExprVisitor):
         self.layouts: dict[int, tuple[dict, Op, int, tuple[int | str, ...]]] = {}
 
     # -- leaves -------------------------------------------------------------------
-    def visit_var(self, var: Var) -> None:
+    def name_of(self, var: Var) -> str:
+        """The name `var` was defined under; PrintError when it was not defined."""
+        name = var.name
+        if self.taken.get(name) is var:
+            return name
         try:
-            self.texts.append(self.names[var])
+            return self.renamed[var]
         except KeyError:
             raise PrintError(f"{self.where}: variable {var.name!r} is used but never defined") from None
+
+    def visit_var(self, var: Var) -> None:
+        name = var.name
+        self.texts.append(name if self.taken.get(name) is var else self.name_of(var))
 
     def visit_global_var(self, gvar: GlobalVar) -> None:
         self.uses_cls = True

@@ -485,12 +485,11 @@ class _Extractor:
         if len(params) != len(call.args):
             raise PlacementError(f"cls.{name} takes {len(params)} argument(s) but {len(call.args)} were given", span)
         var_sites = self.ex.var_sites
-        func_field = ("func", name)
         for i, param in enumerate(params):  # once per call: a variable argument is looked up inline
             arg = call.args[i]
             ta = type(arg)
             tree = var_sites.get(arg) if ta is Var or ta is DataflowVar else None  # type: ignore[call-overload]
             if tree is None:
                 tree = self.var(arg, span) if ta is Var or ta is DataflowVar else self.expr(arg, span, origin)
-            self.tie(tree, var_sites[param], (_CALL_ARG, (("index", i), func_field)), span, origin)
-        self.tie(res, self.ex.ret_sites[name], (_CALL_RESULT, (func_field,)), span, origin)
+            self.tie(tree, var_sites[param], (_CALL_ARG, i, name), span, origin)
+        self.tie(res, self.ex.ret_sites[name], (_CALL_RESULT, name), span, origin)

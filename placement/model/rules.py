@@ -173,13 +173,21 @@ def rule_text(rule: Rule) -> str:
     return _TEXT[rule.kind].format(**dict(rule.params))
 
 
-RuleSpec = tuple[RuleKind, tuple[tuple[str, Any], ...]]
-"""A rule not built yet: its kind and its params as `Rule.params` holds them (see `built`)."""
+RuleSpec = tuple[Any, ...]
+"""A rule not built yet, one tuple: its kind, then its params' values in the order `SPEC_PARAMS` names them.
+
+A million call arguments each carry one; the `Rule` is built only if a report asks (`built`).
+"""
+
+SPEC_PARAMS: dict[RuleKind, tuple[str, ...]] = {
+    RuleKind.CALL_ARG: ("index", "func"),
+    RuleKind.CALL_RESULT: ("func",),
+}
 
 
 def built(rule: Rule | RuleSpec) -> Rule:
     """`rule` itself, or the `Rule` a `RuleSpec` stands for (``Rule.of(kind, **params)``)."""
     if type(rule) is Rule:
         return rule
-    kind, params = rule  # type: ignore[misc]
-    return Rule.of(kind, **dict(params))
+    kind = rule[0]
+    return Rule.of(kind, **dict(zip(SPEC_PARAMS[kind], rule[1:], strict=True)))
