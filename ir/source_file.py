@@ -32,7 +32,14 @@ class SourceFile:
             return None
         if len(data) != self.size or zlib.crc32(data) != self.crc:
             return None
-        return data.decode("utf-8")
+        return universal_newlines(data.decode("utf-8"))
 
     def __repr__(self) -> str:
         return f"SourceFile({self.path!r}, {self.size} bytes)"
+
+
+def universal_newlines(text: str) -> str:
+    """`text` with ``\r\n`` and ``\r`` line ends written ``\n``, as a file opened in text mode reads."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -65,3 +65,11 @@ def test_unreadable_and_non_utf8_files_are_parse_errors(tmp_path):
     bad.write_bytes(b"\xff\xfe@I.ir_module")
     with pytest.raises(ParseError, match=rf"^{bad}:1:1: the file is not UTF-8 text"):
         ir.parse_file(bad)
+
+
+def test_windows_line_ends_read_as_text_mode_reads_them(conflict_file):
+    text = conflict_file.read_text()
+    conflict_file.write_bytes(text.replace("\n", "\r\n").encode())
+    mod = ir.parse_file(conflict_file)
+    assert mod.source == text and ir.script(mod) == ir.script(ir.parse(text))
+    assert EXCERPT in conflict_report(mod)

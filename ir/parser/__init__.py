@@ -20,7 +20,7 @@ import os
 from ..collector import collector_paused
 from ..errors import ParseError
 from ..module import IRModule
-from ..source_file import SourceFile
+from ..source_file import SourceFile, universal_newlines
 from ..vdevice import VDevice
 from .annotations import StaticReader
 from .fastlines import FastLine, SkeletonMismatch
@@ -69,7 +69,7 @@ def parse(text: str | bytes, filename: str | None = None) -> IRModule:
 
 
 def parse_file(path: str | os.PathLike[str]) -> IRModule:
-    """Parse the TVMScript file at `path` (UTF-8); messages name it as given.
+    """Parse the TVMScript file at `path` (UTF-8, any line ends, read as text mode reads); messages name it as given.
 
     The module's `source` is a `SourceFile`: the text is not kept in memory
     but read back when a diagnostic quotes it.  An unreadable file is a
@@ -82,7 +82,7 @@ def parse_file(path: str | os.PathLike[str]) -> IRModule:
     except OSError as err:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     source = SourceFile(name, data)
-    text = _decoded(data, name)
+    text = universal_newlines(_decoded(data, name))
     del data  # the text alone while parsing
     mod = parse(text, filename=name)
     mod.source = source
