@@ -30,6 +30,7 @@ from .values import CallPlan, ValuePrinter
 INDENT = "    "
 # Names a local variable must not take: they would shadow what the text refers to.
 RESERVED = frozenset({"R", "I", "T", "tvm", "cls", "metadata"}) | frozenset(keyword.kwlist)
+_RESERVED_TAKEN: dict[str, Var | None] = dict.fromkeys(RESERVED)  # copied as each function's `taken`
 _NOT_IDENT_CHAR = re.compile(r"[^A-Za-z0-9_]")
 # Function attributes written in the decorator; the others go to R.func_attr.
 DECORATOR_ATTRS = ("private", "pure")
@@ -57,7 +58,7 @@ class FunctionPrinter(ValuePrinter):
         self.lines = lines
         self.class_name = class_name
         self.gname = gname
-        self.taken.update(dict.fromkeys(RESERVED))
+        self.taken = _RESERVED_TAKEN.copy()
         self.taken[class_name] = None
         self.suffixes: dict[str, int] = {}
         self.indent = INDENT * 2
