@@ -1,5 +1,6 @@
 """`ir.parse_file`: a module read from a file keeps its text on disk, and reports still quote it."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,12 @@ def test_windows_line_ends_read_as_text_mode_reads_them(conflict_file):
     mod = ir.parse_file(conflict_file)
     assert mod.source == text and ir.script(mod) == ir.script(ir.parse(text))
     assert EXCERPT in conflict_report(mod)
+
+
+def test_a_pipe_keeps_its_text(conflict_file):
+    read, write = os.pipe()
+    with os.fdopen(write, "wb") as w:
+        w.write(conflict_file.read_bytes())
+    mod = ir.parse_file(f"/dev/fd/{read}")
+    os.close(read)
+    assert mod.source == conflict_file.read_text() and EXCERPT in conflict_report(mod)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+import stat
 
 from ..collector import collector_paused
 from ..errors import ParseError
@@ -71,21 +72,24 @@ def parse(text: str | bytes, filename: str | None = None) -> IRModule:
 def parse_file(path: str | os.PathLike[str]) -> IRModule:
     """Parse the TVMScript file at `path` (UTF-8, any line ends, read as text mode reads); messages name it as given.
 
-    The module's `source` is a `SourceFile`: the text is not kept in memory
-    but read back when a diagnostic quotes it.  An unreadable file is a
-    `ParseError` too.
+    The module's `source` is a `SourceFile` when `path` is a regular file:
+    the text is not kept in memory but read back when a diagnostic quotes
+    it.  What cannot be read twice (a pipe, ``/dev/stdin``) keeps its text.
+    An unreadable file is a `ParseError` too.
     """
     name = os.fspath(path)
     try:
         with open(name, "rb") as f:
+            regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
             data = f.read()
     except OSError as err:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
-    source = SourceFile(name, data)
+    source = SourceFile(name, data) if regular else None
     text = universal_newlines(_decoded(data, name))
     del data  # the text alone while parsing
     mod = parse(text, filename=name)
-    mod.source = source
+    if source is not None:
+        mod.source = source
     return mod
 
 
