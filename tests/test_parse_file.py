@@ -83,3 +83,18 @@ def test_a_pipe_keeps_its_text(conflict_file):
     mod = ir.parse_file(f"/dev/fd/{read}")
     os.close(read)
     assert mod.source == conflict_file.read_text() and EXCERPT in conflict_report(mod)
+
+
+def test_one_conflict_reads_the_file_once_for_all_its_reports(conflict_file, monkeypatch):
+    from vdplace.ir.source_file import SourceFile
+    from vdplace.placement.report import render_html, render_json
+
+    reads = []
+    text = SourceFile.text
+    monkeypatch.setattr(SourceFile, "text", lambda self: reads.append(1) or text(self))
+    with pytest.raises(PlacementConflict) as info:
+        placement.place(ir.parse_file(conflict_file))
+    err = info.value
+    assert EXCERPT in render_text(err, color=False) and render_json(err)["conflicts"]
+    assert "R.exp(x)" in render_html(err) and str(err)
+    assert len(reads) == 1

@@ -80,8 +80,10 @@ class Diagnosis:
     @property
     def lines(self) -> list[str] | None:
         """The source text's lines (split once, on first use), or None without source."""
-        if self._lines is None and self.source is not None:
-            self._lines = self.source.splitlines()
+        if self._lines is None:
+            source = self.source  # a `SourceFile`-backed module reads its file here: once
+            if source is not None:
+                self._lines = source.splitlines()
         return self._lines
 
     @property
