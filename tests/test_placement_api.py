@@ -503,3 +503,50 @@ def test_benchmark_families_build_and_place(family):
         assert p.stats.z3_variables == 0
         assert place(mod, propagate=False).stats.bytes_copied == p.stats.bytes_copied
         assert p.copies and all(c.inserted for c in p.copies)
+
+
+SITES_OF_THREE_FUNCTIONS = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
+
+    @R.function
+    def helper(p: R.Tensor((2,), "float32"), q: R.Tuple(R.Tensor((2,), "float32"), R.Tensor((2,), "float32"))):
+        h = R.exp(p)
+        return h
+
+    @R.function
+    def empty() -> R.Shape([2]):
+        return R.shape([2])
+
+    @R.function
+    def main(x: R.Tensor((2,), "float32", "cuda")):
+        cls = Module
+        t = (x, x)
+        m = cls.helper(x, t)
+        return m
+"""
+
+
+def test_every_site_names_its_function():
+    cs = place(ir.parse(SITES_OF_THREE_FUNCTIONS)).constraints
+    where = {(s.name, s.kind): s.func for s in cs.sites}
+    assert where[("p", "param")] == where[("h", "binding")] == where[("q", "param")] == "helper"
+    assert where[("x", "param")] == where[("m", "binding")] == where[("<ret>", "return")] == "main"
+    assert [s.func for s in cs.sites if s.name == "<ret>"] == ["helper", "main"]
+
+
+def test_site_table_keeps_functions_by_runs():
+    from vdplace.placement.model.constraints import Site, SiteTable
+
+    table = SiteTable()
+    table.enter("f")
+    table.records.extend(["a", "b"])  # as extraction records the common sites
+    table.enter("g")  # a run with no site
+    table.enter("h")
+    table.append(Site(2, "h", "c", (), None, 4, "binding"))
+    table.append(Site(3, "f", "d", (), None, 4, "binding"))
+    table.enter("f")
+    table.records.append("e")
+    assert [table.func_of(i) for i in range(5)] == ["f", "f", "h", "f", "f"]
+    assert table._run_funcs == ["f", "h", "f"]

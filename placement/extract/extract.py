@@ -144,16 +144,16 @@ class _Extractor:
     def run(self) -> Extraction:
         ex = self.ex
         var_sites = ex.var_sites
-        records = self.sites.records
-        funcs = self.sites.funcs
+        sites = self.sites
+        records = sites.records
         for fname, func in self.mod.functions.items():
             self.func = fname
+            sites.enter(fname)
             for param in func.params:
                 sinfo = param.struct_info
                 if type(sinfo) is TensorStructInfo:  # a plain tensor: recorded, built on demand
                     tree = len(records)
                     records.append(param)
-                    funcs.append(fname)
                     if sinfo.vdevice is not None:
                         self.pin_tree(sinfo, tree, _PARAM, param.span, param)
                 else:
@@ -164,7 +164,6 @@ class _Extractor:
             if type(func) is Function and type(func.ret_struct_info) is TensorStructInfo:
                 tree = len(records)
                 records.append(func)
-                funcs.append(fname)
             else:
                 tree = self.new_tree(func.ret_struct_info, "<ret>", ret_span, "return")
             ex.ret_sites[fname] = tree
@@ -173,6 +172,7 @@ class _Extractor:
                 self.pin_tree(declared, tree, _RETURN, ret_span, func)
         for fname, func in self.mod.functions.items():
             self.func = fname
+            sites.enter(fname)
             if not isinstance(func, Function):
                 raise PlacementError(f"module entry {fname!r} is not a Relax function")
             body = func.body
@@ -197,7 +197,6 @@ class _Extractor:
         var_sites = self.ex.var_sites
         site_records = self.sites.records
         site_record = site_records.append
-        site_func = self.sites.funcs.append
         equals = self.equals
         eq_a = equals.a.append
         eq_b = equals.b.append
@@ -206,7 +205,6 @@ class _Extractor:
         pin_device = self.pins.device.append
         pin_why = self.pins.why.append
         last_vdevice = last_index = None  # the device index of the last annotation's vdevice
-        fname = self.func
         scopes = self.copy_scopes
         scopes.enter()
         for block in seq.blocks:
@@ -219,7 +217,6 @@ class _Extractor:
                 if type(sinfo) is TensorStructInfo:
                     tree = len(site_records)
                     site_record(binding)
-                    site_func(fname)
                 else:
                     tree = self.new_tree(sinfo, var.name, var.span or binding.span, "binding")
                 var_sites[var] = tree

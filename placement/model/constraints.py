@@ -18,6 +18,7 @@ keeps its identity afterwards.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
@@ -139,10 +140,12 @@ class Domain:
 class SiteTable:
     """The sites of a constraint set, by id: ``table[i]`` is the `Site` with id i.
 
-    `records[i]` is that `Site`, or the IR node whose tensor is site i in
-    function `funcs[i]`: extraction records the common sites that way
-    (appending to both lists), and the `Site` is built on first access and
-    kept, so it is the same object on every access.  A node stands for
+    `records[i]` is that `Site`, or the IR node whose tensor is site i:
+    extraction records the common sites that way (`enter` the function,
+    then append nodes to `records`), and the `Site` is built on first access
+    and kept, so it is the same object on every access.  The function of
+    each site is kept by runs (a run's first site id and its function's
+    name), not per site.  A node stands for
 
     * a `Binding`: its variable, kind ``"binding"``, the variable's span or else the binding's;
     * a parameter `Var`: kind ``"param"``, its span;
@@ -151,16 +154,32 @@ class SiteTable:
     each a plain tensor (path ``()``), its bytes from that struct info.
     """
 
-    __slots__ = ("records", "funcs")
+    __slots__ = ("records", "_run_starts", "_run_funcs")
 
     def __init__(self) -> None:
         self.records: list[Site | Binding | Var | Function] = []
-        self.funcs: list[str] = []
+        self._run_starts: list[int] = []  # increasing site ids
+        self._run_funcs: list[str] = []
+
+    def enter(self, func: str) -> None:
+        """The sites recorded from now on belong to function `func`."""
+        starts, funcs = self._run_starts, self._run_funcs
+        if funcs and funcs[-1] == func:
+            return
+        if starts and starts[-1] == len(self.records):  # the last run has no site
+            funcs[-1] = func
+        else:
+            starts.append(len(self.records))
+            funcs.append(func)
 
     def append(self, site: Site) -> None:
         """Add `site`, whose id must be ``len(self)``."""
+        self.enter(site.func)
         self.records.append(site)
-        self.funcs.append(site.func)
+
+    def func_of(self, i: int) -> str:
+        """The function of site `i` (``0 <= i < len(self)``)."""
+        return self._run_funcs[bisect_right(self._run_starts, i) - 1]
 
     def __len__(self) -> int:
         return len(self.records)
@@ -171,7 +190,7 @@ class SiteTable:
             return record
         if i < 0:
             i += len(self.records)
-        func = self.funcs[i]
+        func = self.func_of(i)
         if type(record) is Binding:
             var = record.var
             site = Site(i, func, var.name, (), var.span or record.span, tensor_bytes(var.struct_info), "binding")
