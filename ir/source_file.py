@@ -39,7 +39,7 @@ class SourceFile:
 
 
 def universal_newlines(text: str) -> str:
-    """`text` with ``\r\n`` and ``\r`` line ends written ``\n``, as a file opened in text mode reads."""
+    """`text` with its CRLF and CR line ends made LF, as a file opened in text mode reads it."""
     if "\r" not in text:
         return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
