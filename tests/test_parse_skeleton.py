@@ -182,3 +182,40 @@ def test_every_fast_line_is_a_candidate():
             fast += 1
             assert CANDIDATE.fullmatch(m.group()), m.group()
     assert fast > 1000
+
+
+PAIR = f"R.Tuple({T}, {T})"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [f"p: {PAIR} = (x, w)", "a = p[1]", f"b: {T} = p[0]"],
+        [f"p: R.Tuple({T}, {PAIR}) = (x, (x, w))", "q = p[1]", "a = q[0]", "b = R.add(a, p[0])"],
+        [f"p: {PAIR} = (x, w)", "a = p[2]", "b = a"],  # out of range
+        [f"p: {PAIR} = (x, w)", "a = p[01]", "b = a"],  # not Python
+        [f"p: {PAIR} = (x, w)", "a = p[ 0 ]", "b = p[-1]", "c = p[1_0]"],
+        ["a = x[0]", "b = a"],  # not a tuple
+        ["a = nope[0]", "b = a"],
+        [f"p: {PAIR} = (x, w)", 'a: R.Tensor((3, 3), "float32") = p[0]', "b = a"],  # a contradicting annotation
+        [f"p: {PAIR} = (x, w)", "a = p[0][1]", "b = a"],
+    ],
+)
+def test_tuple_items_read_the_same_as_their_ast(lines, monkeypatch):
+    body = [*lines, "return b"]
+    fast, slow = parsed_both_ways(HEADER + fn("main", body, ret=None), monkeypatch)
+    assert fast == slow
+
+
+def test_a_tuple_item_line_takes_the_fast_path(monkeypatch):
+    from vdplace.ir.parser.function import FunctionParser
+
+    def no_ast(self, line):
+        raise AssertionError(f"read with ast: {line.text}")
+
+    monkeypatch.setattr(FunctionParser, "_slow_parts", no_ast)
+    body = ["p = R.split(x, indices_or_sections=3, axis=1)", "a = p[0]", 'b: R.Tensor((2, 1), dtype="float32") = p[2]']
+    mod = ir.parse(HEADER + fn("main", [*body, "return b"], ret=None), "t.py")
+    a, b = [binding.value for binding in ir.iter_bindings(mod["main"])][1:]
+    assert (a.index, b.index, b.span.col, b.span.end_col) == (0, 2, 48, 52)
+    assert b.struct_info is mod["main"].body.body.struct_info

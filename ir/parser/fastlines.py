@@ -9,16 +9,17 @@ expression; their few distinct annotation and argument texts are parsed with
 
 A line is *fast* only if it is ASCII, matches `LINE` (``name[: ann] =
 R.op(idents[, other args])``, ``name[: ann] = a.f(idents[, other args])`` for
-any ``a`` but R, T, I and tvm, or ``name = ident``, no identifier a Python
-keyword), contains no ``#``, quote ``'``, backslash, ``;`` or triple quote,
-its annotation parses as one expression on its own and its other arguments as
-the arguments of a call (no ``*`` or ``**``).  Such a line is a complete
+any ``a`` but R, T, I and tvm, ``name[: ann] = ident`` or ``name[: ann] =
+ident[index]``, no identifier a Python keyword), contains no ``#``, quote
+``'``, backslash, ``;`` or triple quote, its annotation parses as one
+expression on its own and its other arguments as the arguments of a call (no
+``*`` or ``**``).  Such a line is a complete
 simple statement whenever it *starts* a logical line.
 
 `find_runs` does not check all that: it takes *candidate* lines
 (`CANDIDATE`: ``name: ...``, or ``name = `` and a name that is not
 ``T.``, ``I.`` or ``tvm.``, with no ``#``, ``'``, backslash or ``;``, ending
-in a name or ``)``, which every fast line is) and turns each run of them at one
+in a name, ``)`` or ``]``, which every fast line is) and turns each run of them at one
 indentation into ``pass`` followed by blank lines, so line numbers do not
 move.  The function parser matches `LINE` as it consumes a run; a candidate
 that is not fast is read from its own text with `ast`, and must read there
@@ -69,7 +70,8 @@ _ANN_PART = r"[^#'\\;= \t\n]*+(?:[ \t]++[^#'\\;= \t\n]++)*+"
 
 # One whole line (MULTILINE: `find_runs` finds them all in one scan of the text).
 # Groups: 1 indent, 2 name, 3 annotation, 4 value, 5 op (``R.<op>``), 6 function (``cls.<f>``, any
-# ``a.b`` but R, T, I and tvm), 7 leading variable args, 8 the other args, 9 alias.
+# ``a.b`` but R, T, I and tvm), 7 leading variable args, 8 the other args, 9 alias or indexed tuple,
+# 10 index (a decimal literal as Python writes one: no leading zero).
 LINE = re.compile(
     rf"^([ \t]*+)({_IDENT})"
     rf"(?:[ \t]*+:[ \t]*+(R\.{_ANN_PART}(?:[ \t]*+={_ANN_PART})*?))?"
@@ -77,13 +79,13 @@ LINE = re.compile(
     rf"(?:((?:R\.({_IDENT}(?:\.{_IDENT})*+)|((?!(?:R|T|I|tvm)\.){_IDENT}\.{_IDENT}))\("
     rf"([ \t]*+{_IDENT}[ \t]*+(?:,[ \t]*+{_IDENT}[ \t]*+)*)?"
     rf"(?:(?(7),[ \t]*+)([^#'\\;\n]+))?"
-    rf"\))|({_IDENT}))"
+    rf"\))|({_IDENT})(?:\[(0|[1-9][0-9]*+)\])?)"
     r"[ \t]*+$",
     re.ASCII | re.MULTILINE,
 )
 # A candidate line (MULTILINE), a superset of `LINE`: ``name:`` or ``name = `` and a name (not ``T.``, ``I.`` or
 # ``tvm.``, which a symbol declaration ``n = T.int64()`` starts with), then no ``#``, ``'``, backslash or ``;``;
-# `find_runs` also wants it to end in a name or ``)``.  Group 1: the indentation.
+# `find_runs` also wants it to end in a name, ``)`` or ``]``.  Group 1: the indentation.
 CANDIDATE = re.compile(
     rf"^([ \t]*+){_IDENT}[ \t]*+(?::|=(?![ \t]*+(?:T|I|tvm)\.)[ \t]*+[A-Za-z_])[^\n#'\\;]*+$",
     re.ASCII | re.MULTILINE,
@@ -122,7 +124,7 @@ class FastLine:
         self.col = m.end(1)
         self.name = m.group(2)
         self.alias = m.group(9)
-        self.value_end = m.end(4) if self.alias is None else m.end(9)
+        self.value_end = m.end(4) if self.alias is None else m.end(9) if m.group(10) is None else m.end(10) + 1
 
 
 class FastRun:
@@ -244,7 +246,7 @@ def find_runs(text: str) -> tuple[str, dict[int, FastRun]]:
         last = text[end - 1]
         if last in " \t":
             last = text[pos:end].rstrip(" \t")[-1:]
-        if not (last.isalnum() or last == "_" or last == ")"):
+        if not (last.isalnum() or last == "_" or last == ")" or last == "]"):
             continue
         if not ascii_text and not text[pos:end].isascii():
             continue

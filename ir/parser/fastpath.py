@@ -32,11 +32,11 @@ import re
 from typing import Any
 
 from ..errors import ParseError
-from ..expr import JOINED_SPAN, Binding, Call, DataflowVar, Expr, GlobalVar, Var
+from ..expr import JOINED_SPAN, Binding, Call, DataflowVar, Expr, GlobalVar, TupleGetItem, Var
 from ..normalize import global_call_struct_info, merge_annotation
 from ..op import REQUIRED, Op
 from ..span import MAX_PACKED_COL, MAX_PACKED_LINE, Span, name_span, packed_file, packed_line, value_span
-from ..struct_info import StructInfo
+from ..struct_info import StructInfo, TupleStructInfo
 from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES
 from .fastlines import FastLine, FastRun, _parses_alone, _parses_as_arguments
 
@@ -119,7 +119,7 @@ class FastPathParser:
                 expected = m.end() + 1
                 if lineno == last:
                     return self._other_lines(run, pos, expected, lineno, out, last)[1]
-                _, name, ann_text, _, op_name, _, args_text, rest, _ = m.groups()
+                _, name, ann_text, _, op_name, _, args_text, rest, _, _ = m.groups()
                 ann = None
                 if ann_text is not None:
                     ann = ann_cache.get(ann_text)
@@ -204,15 +204,17 @@ class FastPathParser:
         return lineno, None
 
     def _fast_other(self, m: re.Match[str], lineno: int) -> Binding | None:
-        """A fast line the hot loop leaves: ``y = x``, ``y = cls.f(a)``, or one for the ordinary path."""
+        """A fast line the hot loop leaves: ``y = x``, ``y = t[i]``, ``y = cls.f(a)``, or one for the ordinary path."""
         pos = m.start()
-        _, name, ann_text, _, op_name, callee, _, _, alias = m.groups()
+        _, name, ann_text, _, op_name, callee, _, _, alias, index = m.groups()
         if op_name is not None:
             value: Expr | None = None
         elif callee is not None:
             value = self._fast_function_call(m, lineno)
         else:
             value = self.scope.get(alias)
+            if value is not None and index is not None:
+                value = self._fast_get_item(value, int(index), lineno, m.start(9) - pos, m.end(10) + 1 - pos)
         if value is None:
             parts = self._slow_parts(FastLine(lineno, m.group()))
             return None if parts is None else self._bind(parts)  # type: ignore[attr-defined]
@@ -228,8 +230,16 @@ class FastPathParser:
             if ann is not sinfo:
                 sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
         var = self._new_var(name, sinfo, name_span, lineno, col - 1)
-        end = m.end(4) if alias is None else m.end(9)
+        end = m.end(4) if alias is None else m.end(9) if index is None else m.end(10) + 1
         return Binding(var, value, ann, Span(file, lineno, col, lineno, end - pos + 1))
+
+    def _fast_get_item(self, value: Expr, index: int, lineno: int, col: int, end: int) -> TupleGetItem | None:
+        """``value[index]`` at 0-based columns `col` to `end`, as `ExprParser._get_item` reads it; None when that
+        would raise (not a tuple, out of range): the ordinary path then reports it."""
+        sinfo = value.struct_info
+        if type(sinfo) is not TupleStructInfo or index >= len(sinfo.fields):
+            return None
+        return TupleGetItem(value, index, sinfo.fields[index], self.src.span_at(lineno, col, end))
 
     def _fast_function_call(self, m: re.Match[str], lineno: int) -> Call | None:
         """The value of a fast line ``y = cls.f(a, b)``, as `ExprParser._call` reads it; None for the ordinary path.
