@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_parser import parsed_both_ways
-from vdplace import ir
+from vdplace import ir, placement
 from vdplace.bench.generators import GENERATORS
 from vdplace.ir.parser.fastlines import CANDIDATE, LINE
 from vdplace.ir.parser.skeleton import build_skeleton
@@ -219,3 +219,57 @@ def test_a_tuple_item_line_takes_the_fast_path(monkeypatch):
     a, b = [binding.value for binding in ir.iter_bindings(mod["main"])][1:]
     assert (a.index, b.index, b.span.col, b.span.end_col) == (0, 2, 48, 52)
     assert b.struct_info is mod["main"].body.body.struct_info
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "b = R.reshape(x, R.shape([3, 2]))",
+        "b = R.reshape(x, [3, 2])",
+        "b = R.reshape(x, R.shape([3, n]))",  # an undeclared dim
+        'b = R.add(x, R.const(1.5, "float32"))',
+        'b = R.add(x, R.const(1, "floatx"))',
+        'b = R.add(x, R.const("-inf", "float32"))',
+        'b = R.add(x, R.const([[1.0, 2.0, 3.0]], "float32"))',
+        'b = R.add(x, metadata["relax.expr.Constant"][0])',
+        'b = R.add(x, y=R.const(2.0, "float32"))',
+        'b = R.add(x, R.const(1.0, "float32"), R.const(1.0, "float32"))',
+        "b = R.clip(x, 0, 6)",
+        "b = R.clip(x, T.float64(0.5), 6)",
+        'b = R.take(x, R.const(0, "int64"), axis=0, mode="fast")',
+        'b = R.full(R.shape([2, 3]), R.const(1.0, "float32"), dtype="float32")',
+        "b = R.add(x, R.shape([2]))",
+        'b = R.add(x, R.str("a"))',
+        'b = R.add(x, R.const(1, "float32") )',
+        'b = R.add(x, R.const(w, "float32"))',
+    ],
+)
+def test_calls_with_constant_arguments_read_the_same_as_their_ast(line, monkeypatch):
+    body = [line, 'c  =  R.add(x,  R.const(1.5, "float32"))', 'd = R.add(x, R.const(1.5, "float32"))', "return b"]
+    fast, slow = parsed_both_ways(HEADER + fn("main", body, ret=None), monkeypatch)
+    assert fast == slow
+
+
+def test_constant_arguments_take_the_fast_path_and_stay_apart(monkeypatch):
+    from vdplace.ir.parser.function import FunctionParser
+
+    def no_ast(self, line):
+        raise AssertionError(f"read with ast: {line.text}")
+
+    monkeypatch.setattr(FunctionParser, "_slow_parts", no_ast)
+    body = [
+        "a = R.reshape(x, R.shape([3, 2]))",
+        'b = R.add(x, R.const(1.5, "float32"))',
+        'c = R.add(x, R.const(1.5, "float32"))',
+        'd = R.add(b, metadata["relax.expr.Constant"][1])',
+        "return d",
+    ]
+    mod = ir.parse(HEADER + fn("main", body, ret=None), "t.py")
+    values = [binding.value for binding in ir.iter_bindings(mod["main"])]
+    one, two = values[1].args[1], values[2].args[1]
+    assert one is not two and one.data is not two.data and float(one.data) == float(two.data) == 1.5
+    assert (one.span.line, one.span.col, one.span.end_col) == (10, 22, 45)
+    assert (two.span.line, two.span.col) == (11, 22)
+    assert values[0].args[1].values == (3, 2) and values[3].args[1].ref.index == 1
+    placed = placement.place(mod, default="first").module
+    assert sum(1 for line in ir.script(placed).splitlines() if "R.const(1.5" in line) == 2

@@ -29,12 +29,27 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..errors import ParseError
-from ..expr import JOINED_SPAN, Binding, Call, DataflowVar, Expr, GlobalVar, TupleGetItem, Var
+from ..expr import (
+    JOINED_SPAN,
+    Binding,
+    Call,
+    Constant,
+    DataflowVar,
+    Expr,
+    GlobalVar,
+    PrimValue,
+    ShapeExpr,
+    StringImm,
+    TupleGetItem,
+    Var,
+)
 from ..normalize import global_call_struct_info, merge_annotation
-from ..op import REQUIRED, Op
+from ..op import REQUIRED, SHAPE, Op
 from ..span import MAX_PACKED_COL, MAX_PACKED_LINE, Span, name_span, packed_file, packed_line, value_span
 from ..struct_info import StructInfo, TupleStructInfo
 from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES
@@ -44,8 +59,15 @@ from .fastlines import FastLine, FastRun, _parses_alone, _parses_as_arguments
 # annotation span, value, statement span, and its (line, col) position.
 Parts = tuple[str, Span, "StructInfo | None", "Span | None", Expr, Span, tuple[int, int]]
 
-# A call-shape cache entry: the op, the attrs every call from it shares, whether its inference can be cached.
-Entry = tuple[Op, dict[str, Any], bool]
+# A constant argument of a fast call (``R.shape([1, 16])``, ``R.const(0.5, "float32")``, ``metadata[...][i]``, a
+# number), made anew for each line by `make` from its span: its columns are `col` to `end` past the start of the
+# call's other arguments (1-based start, end exclusive).
+Constant_ = tuple[Callable[[Span], Expr], int, int]
+# A call-shape cache entry: the op, the attrs every call from it shares, whether its inference can be cached, and
+# its constant arguments (after the leading variables, in parameter order).
+Entry = tuple[Op, dict[str, Any], bool, tuple[Constant_, ...]]
+# The names a constant argument may mention: the heads of ``R.const``, ``T.float64`` and ``metadata[...]``.
+_CONSTANT_NAMES = frozenset({"R", "T", "metadata"})
 
 
 class FastCaches:
@@ -146,6 +168,8 @@ class FastPathParser:
                     if entry is None or None in args:
                         value = None  # not a call the fast path reads, or an unknown name
                     else:
+                        if entry[3]:
+                            args += self._fast_constants(entry[3], file, lineno, m.start(8) - pos)
                         start, end = m.span(4)
                         col, vcol, vend = m.end(1) - pos + 1, start - pos + 1, end - pos + 1
                         if fbase is not None and vend <= MAX_PACKED_COL:
@@ -269,7 +293,7 @@ class FastPathParser:
         the value keeps those struct infos alive, so no identity is reused while it stands.
         `span` is the call's, or its packed position (`ir.span`).
         """
-        op, attrs, cacheable = entry
+        op, attrs, cacheable, _ = entry
         if type(span) is int:
             span = value_span(span)
         if not cacheable:
@@ -330,23 +354,27 @@ class FastPathParser:
         # R.const, R.shape, ... are builtins even if an op were registered under that name.
         if op_name not in BUILTINS and op_name not in NOT_VALUES:
             op = self.module.op(op_name)
-            attrs = None if op is None else self._fast_attrs(op, npos, rest, lineno, rest_col)
-            if attrs is not None:
-                # Inference reads only the arguments' struct infos and the attrs, except where
-                # hints add vdevices to the module as it is parsed.
+            read = None if op is None else self._fast_attrs(op, npos, rest, lineno, rest_col)
+            if read is not None:
+                # Inference reads only the arguments' struct infos (a constant argument's is the same
+                # object on every line) and the attrs, except where hints add vdevices to the module as
+                # it is parsed.
                 cacheable = op.device_rule == "same" or not self.module.implies_vdevices  # type: ignore[union-attr]
-                entry = (op, attrs, cacheable)
+                entry = (op, read[0], cacheable, read[1])
         self.shape_cache[key] = entry
         return entry
 
-    def _fast_attrs(self, op: Op, npos: int, rest: str | None, lineno: int, rest_col: int) -> dict[str, Any] | None:
-        """The attrs of a fast call, or None when it is not one.
+    def _fast_attrs(
+        self, op: Op, npos: int, rest: str | None, lineno: int, rest_col: int
+    ) -> tuple[dict[str, Any], tuple[Constant_, ...]] | None:
+        """The attrs and constant arguments of a fast call, or None when it is not one.
 
         A fast call's leading variable args are exactly op's leading tensor
         params; its other args (`rest`, the text after them) fill the
-        following params in order, then by keyword, and all of them are
-        attributes that read without error.  Anything else is for the
-        ordinary path, which reports problems in argument order.
+        following params in order, then by keyword, and each is an
+        attribute that reads without error or an expression param given a
+        constant (`_fast_constant`).  Anything else is for the ordinary
+        path, which reports problems in argument order.
         """
         params = op.params
         if npos > len(params) or any(p.kind not in EXPR_KINDS for p in params[:npos]):
@@ -361,6 +389,7 @@ class FastPathParser:
         if npos + len(extra) > len(params):
             return None
         attrs: dict[str, Any] = {}
+        constants: list[Constant_] = []
         for i, param in enumerate(params):
             node = given.pop(param.name, None)
             if i < npos + len(extra):
@@ -370,7 +399,11 @@ class FastPathParser:
                     continue
                 node = extra[i - npos]
             if param.kind in EXPR_KINDS:
-                return None
+                constant = None if node is None else self._fast_constant(op, param.kind, param.name, node, rest_col)
+                if constant is None:
+                    return None
+                constants.append(constant)
+                continue
             if node is None:
                 if param.default is REQUIRED:
                     return None
@@ -380,7 +413,43 @@ class FastPathParser:
                 attrs[param.name] = self._attr(op, param.kind, param.name, node)  # type: ignore[attr-defined]
             except ParseError:
                 return None
-        return None if given else attrs
+        return None if given else (attrs, tuple(constants))
+
+    def _fast_constant(self, op: Op, kind: str, name: str, node: ast.expr, rest_col: int) -> Constant_ | None:
+        """`node`, the argument of expression param `name`, as a constant made anew per line, or None when it is
+        not one: it names no variable or dim, and reads (as `ExprParser._op_call` reads it) to a node with no
+        operands.  `rest_col`: the 0-based column where the call's other arguments start on `node`'s line."""
+        for sub in ast.walk(node):
+            if type(sub) is ast.Name and sub.id not in _CONSTANT_NAMES:
+                return None
+        try:
+            value = self._shape_arg(op, name, node, 1) if kind == SHAPE else self._expr(node, 1)  # type: ignore[attr-defined]
+        except ParseError:
+            return None
+        span = value.span
+        if span is None or span.line != span.end_line:
+            return None
+        vt = type(value)
+        if vt is ShapeExpr:
+            make: Callable[[Span], Expr] = partial(ShapeExpr, value.values, value.struct_info)
+        elif vt is Constant:
+            data, ref = value.data, value.ref
+
+            def make(span: Span) -> Expr:
+                return Constant(None if data is None else data.copy(), value.struct_info, span, ref)
+
+        elif vt is PrimValue:
+            make = partial(PrimValue, value.value, value.dtype, value.struct_info)
+        elif vt is StringImm:
+            make = partial(StringImm, value.value)
+        else:
+            return None
+        return make, span.col - rest_col, span.end_col - rest_col
+
+    @staticmethod
+    def _fast_constants(constants: tuple[Constant_, ...], file: str | None, lineno: int, rest_col: int) -> list[Expr]:
+        """The constant arguments of a fast call on line `lineno` whose other arguments start at `rest_col`."""
+        return [make(Span(file, lineno, rest_col + col, lineno, rest_col + end)) for make, col, end in constants]
 
     def _slow_parts(self, line: FastLine) -> Parts | None:
         """Handle a candidate line the ordinary way, from its own AST.
