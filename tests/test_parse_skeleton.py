@@ -187,6 +187,17 @@ def test_every_fast_line_is_a_candidate():
 PAIR = f"R.Tuple({T}, {T})"
 
 
+@pytest.fixture
+def fast_path_only(monkeypatch):
+    """Fail any test that reads a line off the fast path (with `ast`)."""
+    from vdplace.ir.parser.function import FunctionParser
+
+    def no_ast(self, line):
+        raise AssertionError(f"read with ast: {line.text}")
+
+    monkeypatch.setattr(FunctionParser, "_slow_parts", no_ast)
+
+
 @pytest.mark.parametrize(
     "lines",
     [
@@ -207,13 +218,7 @@ def test_tuple_items_read_the_same_as_their_ast(lines, monkeypatch):
     assert fast == slow
 
 
-def test_a_tuple_item_line_takes_the_fast_path(monkeypatch):
-    from vdplace.ir.parser.function import FunctionParser
-
-    def no_ast(self, line):
-        raise AssertionError(f"read with ast: {line.text}")
-
-    monkeypatch.setattr(FunctionParser, "_slow_parts", no_ast)
+def test_a_tuple_item_line_takes_the_fast_path(fast_path_only):
     body = ["p = R.split(x, indices_or_sections=3, axis=1)", "a = p[0]", 'b: R.Tensor((2, 1), dtype="float32") = p[2]']
     mod = ir.parse(HEADER + fn("main", [*body, "return b"], ret=None), "t.py")
     a, b = [binding.value for binding in ir.iter_bindings(mod["main"])][1:]
@@ -250,13 +255,7 @@ def test_calls_with_constant_arguments_read_the_same_as_their_ast(line, monkeypa
     assert fast == slow
 
 
-def test_constant_arguments_take_the_fast_path_and_stay_apart(monkeypatch):
-    from vdplace.ir.parser.function import FunctionParser
-
-    def no_ast(self, line):
-        raise AssertionError(f"read with ast: {line.text}")
-
-    monkeypatch.setattr(FunctionParser, "_slow_parts", no_ast)
+def test_constant_arguments_take_the_fast_path_and_stay_apart(fast_path_only):
     body = [
         "a = R.reshape(x, R.shape([3, 2]))",
         'b = R.add(x, R.const(1.5, "float32"))',
