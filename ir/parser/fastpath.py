@@ -141,7 +141,7 @@ class FastPathParser:
                 expected = m.end() + 1
                 if lineno == last:
                     return self._other_lines(run, pos, expected, lineno, out, last)[1]
-                _, name, ann_text, _, op_name, _, args_text, rest, _, _ = m.groups()
+                name, ann_text, op_name, args_text, rest = m.group(2, 3, 5, 7, 8)
                 ann = None
                 if ann_text is not None:
                     ann = ann_cache.get(ann_text)
