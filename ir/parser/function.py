@@ -103,9 +103,12 @@ class FunctionParser(FastPathParser, ExprParser):
     def run(self) -> Function:
         sig = self.sig
         params = []
+        scope, intern = self.scope, self.module.intern
+        last = interned = None  # a def line of 400k parameters repeats one annotation
         for name, sinfo, span in sig.params:
-            var = Var(name, self.module.intern(sinfo), span)
-            self.scope[name] = var
+            if sinfo is not last:
+                last, interned = sinfo, intern(sinfo)
+            var = scope[name] = Var(name, interned, span)
             params.append(var)
         node = sig.node
         stmts = node.statements() if type(node) is FastFunction else node.body

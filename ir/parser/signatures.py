@@ -108,10 +108,14 @@ class SignatureReader:
         """Read the parameters and return annotation of `sig` from its blanked ``def`` line, as `_parameters` would."""
         lineno = fast.lineno
         seen: set[str] = set()
+        span_at, check, append = self.src.span_at, self._check_parameter, sig.params.append
+        last = sinfo = None  # `FastDef` shares equal annotation texts: one lookup per run of them
         for name, col, ann, ann_col in fast.parameters():
-            span = self.src.span_at(lineno, col, ann_col + len(ann))
-            self._check_parameter(sig.name, name, True, seen, span)
-            sig.params.append((name, self.annotation(static, ann, lineno, ann_col), span))  # type: ignore[attr-defined]
+            span = span_at(lineno, col, ann_col + len(ann))
+            check(sig.name, name, True, seen, span)
+            if ann is not last:
+                last, sinfo = ann, self.annotation(static, ann, lineno, ann_col)  # type: ignore[attr-defined]
+            append((name, sinfo, span))
         if fast.ret is not None:
             start = fast.ret_col
             sig.ret = self.annotation(static, fast.ret, lineno, start)  # type: ignore[attr-defined]
