@@ -107,7 +107,7 @@ class FastLine:
     starts and where its value ends.
     """
 
-    __slots__ = ("lineno", "text", "col", "name", "alias", "value_end")
+    __slots__ = ("lineno", "text", "col", "name", "value_end")
 
     def __init__(self, lineno: int, text: str) -> None:
         self.lineno = lineno
@@ -118,13 +118,18 @@ class FastLine:
             assert start is not None, "a candidate line starts with a name"
             self.col = start.end(1)
             self.name = start.group(2)
-            self.alias = None
             self.value_end = len(text.rstrip(" \t"))
             return
         self.col = m.end(1)
         self.name = m.group(2)
-        self.alias = m.group(9)
-        self.value_end = m.end(4) if self.alias is None else m.end(9) if m.group(10) is None else m.end(10) + 1
+        self.value_end = value_end(m)
+
+
+def value_end(m: re.Match[str]) -> int:
+    """Where the value of a `LINE` match ends: its call's bracket, its alias, or its tuple item's ``]``."""
+    if m.group(9) is None:
+        return m.end(4)
+    return m.end(9) if m.group(10) is None else m.end(10) + 1
 
 
 class FastRun:

@@ -53,7 +53,7 @@ from ..op import REQUIRED, SHAPE, Op
 from ..span import MAX_PACKED_COL, MAX_PACKED_LINE, Span, name_span, packed_file, packed_line, value_span
 from ..struct_info import StructInfo, TupleStructInfo
 from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES
-from .fastlines import FastLine, FastRun, _parses_alone, _parses_as_arguments
+from .fastlines import FastLine, FastRun, _parses_alone, _parses_as_arguments, value_end
 
 # What a parsed assignment contributes: name, name span, annotation (or None),
 # annotation span, value, statement span, and its (line, col) position.
@@ -231,6 +231,7 @@ class FastPathParser:
         """A fast line the hot loop leaves: ``y = x``, ``y = t[i]``, ``y = cls.f(a)``, or one for the ordinary path."""
         pos = m.start()
         _, name, ann_text, _, op_name, callee, _, _, alias, index = m.groups()
+        end = value_end(m)
         if op_name is not None:
             value: Expr | None = None
         elif callee is not None:
@@ -238,7 +239,7 @@ class FastPathParser:
         else:
             value = self.scope.get(alias)
             if value is not None and index is not None:
-                value = self._fast_get_item(value, int(index), lineno, m.start(9) - pos, m.end(10) + 1 - pos)
+                value = self._fast_get_item(value, int(index), lineno, m.start(9) - pos, end - pos)
         if value is None:
             parts = self._slow_parts(FastLine(lineno, m.group()))
             return None if parts is None else self._bind(parts)  # type: ignore[attr-defined]
@@ -254,7 +255,6 @@ class FastPathParser:
             if ann is not sinfo:
                 sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
         var = self._new_var(name, sinfo, name_span, lineno, col - 1)
-        end = m.end(4) if alias is None else m.end(9) if index is None else m.end(10) + 1
         return Binding(var, value, ann, Span(file, lineno, col, lineno, end - pos + 1))
 
     def _fast_get_item(self, value: Expr, index: int, lineno: int, col: int, end: int) -> TupleGetItem | None:
