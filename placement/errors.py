@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from vdplace.ir.errors import IRError
+from vdplace.ir.expr import Var
+from vdplace.ir.span import Span
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin, Prefer
 
 Constraint = Pin | Equal | Prefer | Domain
@@ -22,6 +24,15 @@ class PlacementError(IRError):
 
     An `IRError`, so it carries a span and prints as ``file:line:col: reason``.
     """
+
+
+def bound_twice(var: Var, func: str, span: Span | None) -> PlacementError:
+    """The error for a variable object bound a second time (here in function `func`)."""
+    return PlacementError(
+        f"variable {var.name!r} is bound more than once (again in function {func!r}): "
+        "each variable is bound once, by one parameter or one binding of one function",
+        span,
+    )
 
 
 class ConflictExplanation(Protocol):

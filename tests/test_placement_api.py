@@ -116,6 +116,33 @@ def test_place_never_mutates_its_input():
     assert not old_vars & {id(b.var) for b in iter_bindings(placed.functions["foo"])}
 
 
+def test_realizing_spends_an_extraction():
+    from vdplace.placement.extract.extract import extract
+    from vdplace.placement.rewrite.realize import realize
+
+    mod = ir.parse(RFC)
+    ex = extract(mod)
+    assignment = place(mod).assignment
+    placed, _ = realize(ex, assignment)
+    assert ir.structural_equal(placed, place(mod).module)
+    with pytest.raises(RuntimeError, match="realized already: extract the module again"):
+        realize(ex, assignment)
+
+
+def test_a_variable_bound_twice_is_a_clear_error():
+    mod = ir.parse(RFC)
+    foo = mod.functions["foo"]
+    twin = Function(foo.params, foo.body, foo.ret_struct_info)  # every variable shared with foo
+    with pytest.raises(PlacementError, match="'x' is bound more than once \\(again in function 'twin'\\)"):
+        place(mod.replace(functions={"foo": foo, "twin": twin}))
+    block = foo.body.blocks[0]
+    again = type(block)([*block.bindings, block.bindings[0]], block.span)
+    twice = Function(foo.params, SeqExpr([again], foo.body.body), foo.ret_struct_info)
+    with pytest.raises(PlacementError, match="'x1' is bound more than once") as err:
+        place(mod.replace(functions={"foo": twice}))
+    assert err.value.span is not None and (err.value.span.line, err.value.span.col) == (13, 13)  # x1 = ...
+
+
 def test_placed_module_is_a_fixed_point_and_round_trips():
     mod = ir.parse(RFC)
     placed = place(mod).module

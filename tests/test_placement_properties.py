@@ -83,7 +83,7 @@ def _brute_force(mod, strict: bool = False):
             continue
         if any(assignment[d.site] not in d.allowed for d in cs.domains):
             continue
-        _, copies = realize(ex, list(assignment))
+        _, copies = realize(extract(mod, strict_hints=strict), list(assignment))  # realizing spends an extraction
         cost = sum(c.nbytes for c in copies if c.physical)
         if best is None or cost < best:
             best = cost

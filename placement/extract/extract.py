@@ -46,7 +46,7 @@ from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice, describe
-from vdplace.placement.errors import PlacementError
+from vdplace.placement.errors import PlacementError, bound_twice
 from vdplace.placement.extract.copies import HOME, CopyPlan, CopyScopes, ValueRoots
 from vdplace.placement.extract.extraction import Extraction, Tree, declared_return, tree_leaves
 from vdplace.placement.model.constraints import (
@@ -159,6 +159,8 @@ class _Extractor:
                 else:
                     tree = self.new_tree(sinfo, param.name, param.span, "param")
                     self.pin_tree(sinfo, tree, _PARAM, param.span, param)
+                if param in var_sites:
+                    raise bound_twice(param, fname, param.span)
                 var_sites[param] = tree
             ret_span = func.ret_span or func.span
             if type(func) is Function and type(func.ret_struct_info) is TensorStructInfo:
@@ -219,7 +221,10 @@ class _Extractor:
                     site_record(binding)
                 else:
                     tree = self.new_tree(sinfo, var.name, var.span or binding.span, "binding")
+                known = len(var_sites)
                 var_sites[var] = tree
+                if len(var_sites) == known:
+                    raise bound_twice(var, self.func, var.span or binding.span)
                 annotation = binding.annotation
                 if annotation is not None:
                     if type(annotation) is TensorStructInfo and type(tree) is int:

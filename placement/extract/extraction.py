@@ -51,6 +51,11 @@ class Extraction:
     expressions (their nodes stay alive in the input module, so ids are stable
     while the extraction is in use).  `copy_plans` maps ``id(call)`` of every
     copy op bound as a binding's whole value to its `copies.CopyPlan`.
+
+    Realization spends an extraction: it takes `var_sites` (`take_var_sites`)
+    and replaces each variable's tree with its placed counterpart as it goes,
+    so a module of a million variables needs no second map; to realize
+    another assignment, extract again.
     """
 
     __slots__ = ("module", "constraints", "var_sites", "expr_sites", "ret_sites", "copy_plans")
@@ -62,3 +67,11 @@ class Extraction:
         self.expr_sites: dict[int, Tree] = {}
         self.ret_sites: dict[str, Tree] = {}
         self.copy_plans: dict[int, CopyPlan] = {}
+
+    def take_var_sites(self) -> dict[Var, Tree]:
+        """`var_sites`, for realization to rewrite in place; a second call is an error."""
+        var_sites = self.var_sites
+        if var_sites is None:
+            raise RuntimeError("this extraction was realized already: extract the module again")
+        self.var_sites = None  # type: ignore[assignment]
+        return var_sites

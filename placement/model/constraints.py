@@ -18,6 +18,7 @@ keeps its identity afterwards.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
@@ -280,8 +281,8 @@ class EqualTable(_Rows[Equal]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.a: list[int] = []
-        self.b: list[int] = []
+        self.a: array[int] = array("i")  # site ids: 4 bytes each, no int object kept per entry
+        self.b: array[int] = array("i")
         self.why: list[tuple[Rule | RuleSpec, Span | None, object] | Binding] = []
 
     def add(self, a: int, b: int, rule: Rule | RuleSpec, span: Span | None, origin: object) -> None:
@@ -322,8 +323,8 @@ class PinTable(_Rows[Pin]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.site: list[int] = []
-        self.device: list[int] = []
+        self.site: array[int] = array("i")
+        self.device: array[int] = array("i")
         self.why: list[tuple[Rule, Span | None, object] | Binding] = []
 
     def add(self, site: int, device: int, rule: Rule, span: Span | None, origin: object) -> None:

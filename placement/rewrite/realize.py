@@ -50,6 +50,7 @@ from vdplace.ir.normalize import join
 from vdplace.ir.op import Op, get_op
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.extract.extraction import Extraction, Tree
 
@@ -115,24 +116,29 @@ class Copy:
         return f"{where}: {fields['src'] or 'unplaced'} -> {fields['dst']}, {moved}, {why}"
 
 
+def _device(e: Expr) -> VDevice | None:
+    """The vdevice a realized tensor expression's struct info names (None for anything else)."""
+    sinfo = e.struct_info
+    return sinfo.vdevice if type(sinfo) is TensorStructInfo else None
+
+
 def realize(ex: Extraction, assignment: Sequence[int | None]) -> tuple[IRModule, list[Copy]]:
     """The placed module and the copies it contains."""
-    vdevices = ex.constraints.vdevices
-    site_dev = [None if a is None else vdevices[a] for a in assignment]
-    return _Realizer(ex, site_dev).run()
+    return _Realizer(ex, assignment).run()
 
 
 class _Realizer:
-    def __init__(self, ex: Extraction, site_dev: list[VDevice | None]) -> None:
+    def __init__(self, ex: Extraction, assignment: Sequence[int | None]) -> None:
         self.ex = ex
-        self.site_dev = site_dev
-        self.var_sites = ex.var_sites
+        # Site i's vdevice is ``devices[assignment[i]]`` (`devices` maps None to None): two lookups
+        # instead of a list of a vdevice per site.
+        self.assignment = assignment
+        self.devices: dict[int | None, VDevice | None] = {None: None, **dict(enumerate(ex.constraints.vdevices))}
+        # Each variable's site tree until it is realized, its placed counterpart after: the
+        # extraction's own dict, spent here (`Extraction.take_var_sites`), so that a million
+        # variables need no second dict or list and their site ids die as they are replaced.
+        self.var_sites: dict[Var, Tree | Var] = ex.take_var_sites()
         self.expr_sites = ex.expr_sites
-        self.sites = ex.constraints.sites
-        # Each variable's new self: by its site id when its tree is one (every site belongs to one
-        # variable, parameter or return: a list instead of a dict of a million entries), else by itself.
-        self.by_site: list[Var | None] = [None] * len(ex.constraints.sites)
-        self.by_var: dict[Var, Var] = {}
         self.copies: list[Copy] = []
         self.func = ""
         self.where: tuple[str, Span | None] = ("", None)
@@ -150,21 +156,16 @@ class _Realizer:
 
     def new_var(self, var: Var) -> Var:
         """`var`'s counterpart in the placed module (KeyError for an expression that is not a variable)."""
-        tree = self.var_sites[var]
-        return self.by_site[tree] if type(tree) is int else self.by_var[var]  # type: ignore[return-value]
-
-    def bind(self, var: Var, tree: Tree, new: Var) -> None:
-        """Record `new` as `var`'s counterpart; `tree` is `var`'s."""
-        if type(tree) is int:
-            self.by_site[tree] = new
-        else:
-            self.by_var[var] = new
+        new = self.var_sites[var]
+        if not isinstance(new, Var):  # realized before every use: a use before the definition is rejected earlier
+            raise RuntimeError(f"internal error: variable {var.name!r} used before it was realized")
+        return new
 
     # -- struct infos ---------------------------------------------------------
     def sinfo(self, sinfo: StructInfo, tree: Tree) -> StructInfo:
         if type(tree) is int:
             if type(sinfo) is TensorStructInfo:
-                return self.tensor_sinfo(sinfo, self.site_dev[tree])
+                return self.tensor_sinfo(sinfo, self.devices[self.assignment[tree]])
             return sinfo
         if type(tree) is tuple and type(sinfo) is TupleStructInfo:
             fields = tuple(self.sinfo(f, t) for f, t in zip(sinfo.fields, tree, strict=False))
@@ -183,30 +184,28 @@ class _Realizer:
     def function(self, fname: str, func: Function) -> Function:
         # Once per function: a module of many small functions pays it as often as it has
         # functions, so a tensor parameter's struct info and new self are looked up inline.
-        var_sites, site_dev, shared, by_site = self.var_sites, self.site_dev, self.shared, self.by_site
+        var_sites, assignment, devices, shared = self.var_sites, self.assignment, self.devices, self.shared
         params = []
         kept = True  # every parameter kept
         for p in func.params:
             tree = var_sites[p]
             old = p.struct_info
             if type(tree) is int and type(old) is TensorStructInfo:
-                dev = site_dev[tree]
+                dev = devices[assignment[tree]]
                 sinfo = shared.get((old.shape, old.dtype, old.ndim, id(dev)))
                 if sinfo is None:
                     sinfo = self.tensor_sinfo(old, dev)
-                new = p if sinfo is old else p.rebuilt(sinfo)
-                by_site[tree] = new
             else:
-                sinfo = self.sinfo(old, tree)
-                new = p if sinfo is old else p.rebuilt(sinfo)
-                self.bind(p, tree, new)
+                sinfo = self.sinfo(old, tree)  # type: ignore[arg-type]
+            new = p if sinfo is old else p.rebuilt(sinfo)
+            var_sites[p] = new
             kept = kept and new is p
             params.append(new)
         body = self.seq(func.body)
         old = func.ret_struct_info
         tree = self.ex.ret_sites[fname]
         if type(tree) is int and type(old) is TensorStructInfo:
-            dev = site_dev[tree]
+            dev = devices[assignment[tree]]
             ret = shared.get((old.shape, old.dtype, old.ndim, id(dev))) or self.tensor_sinfo(old, dev)
         else:
             ret = self.sinfo(old, tree)
@@ -217,13 +216,13 @@ class _Realizer:
     def seq(self, seq: SeqExpr) -> SeqExpr:
         # The hot loop: locals instead of attribute lookups, struct infos shared between bindings
         # of one shape, dtype and device, a lookup of the arguments (unrolled for one and two) that
-        # falls back to the general path when one is not a variable with a site id (KeyError from
-        # `var_sites`, or TypeError from a tree that is no site id), nodes rebuilt by their `rebuilt`
+        # falls back to the general path when one is not a variable (KeyError from `var_sites`,
+        # whose entry for a variable realized already is its new self), nodes rebuilt by their `rebuilt`
         # (a parsed module's spans stay packed or unbuilt), and a node whose rebuilt form would equal
         # it field for field kept as it is: placing a placed module again builds almost nothing.
-        by_site = self.by_site
         var_sites = self.var_sites
-        site_dev = self.site_dev
+        assignment = self.assignment
+        devices = self.devices
         shared = self.shared
         last_old = last_sinfo = None
         last_dev: object = _NO_DEVICE  # no struct info made yet
@@ -238,7 +237,7 @@ class _Realizer:
                 tree = var_sites[var]
                 old = var.struct_info
                 if type(tree) is int and type(old) is TensorStructInfo:
-                    dev = site_dev[tree]
+                    dev = devices[assignment[tree]]
                     if dev is last_dev and (
                         old is last_old  # a parsed module shares struct infos
                         or (old.shape == last_old.shape and old.dtype == last_old.dtype and old.ndim == last_old.ndim)
@@ -257,12 +256,12 @@ class _Realizer:
                     try:
                         args = value.args
                         if len(args) == 2:
-                            args = (by_site[var_sites[args[0]]], by_site[var_sites[args[1]]])
+                            args = (var_sites[args[0]], var_sites[args[1]])
                         elif len(args) == 1:
-                            args = (by_site[var_sites[args[0]]],)
+                            args = (var_sites[args[0]],)
                         else:
-                            args = tuple([by_site[var_sites[a]] for a in args])
-                    except (KeyError, TypeError):
+                            args = tuple([var_sites[a] for a in args])
+                    except KeyError:
                         self.where = (var.name, b.span or var.span)
                         args = tuple([self.expr(a) for a in value.args])
                     if sinfo is not value.struct_info or args != value.args:  # Exprs compare by identity
@@ -273,10 +272,7 @@ class _Realizer:
                     value = self.other_value(value, tree, sinfo)
                     rebuilt = False
                 new_var = var if sinfo is old else var.rebuilt(sinfo)
-                if type(tree) is int:
-                    by_site[tree] = new_var
-                else:
-                    self.by_var[var] = new_var
+                var_sites[var] = new_var
                 if new_var is var and value is b.value and b.annotation is sinfo:
                     bindings.append(b)
                     continue
@@ -287,9 +283,7 @@ class _Realizer:
                     bindings.append(Binding(new_var, value, sinfo, b.span))
             blocks.append(block if kept else type(block)(bindings, block.span))
             blocks_kept = blocks_kept and kept
-        body = seq.body  # the usual result, a variable with a site id, is looked up inline
-        tree = var_sites.get(body) if type(body) is Var or type(body) is DataflowVar else None  # type: ignore[call-overload]
-        body = by_site[tree] if type(tree) is int else self.expr(body)  # type: ignore[assignment]
+        body = self.expr(seq.body)
         if blocks_kept and body is seq.body and body.struct_info is seq.struct_info:
             return seq
         return SeqExpr(blocks, body, None, seq.span)
@@ -309,17 +303,6 @@ class _Realizer:
         return self.expr(value)
 
     # -- expressions ------------------------------------------------------------
-    def tree_of(self, e: Expr) -> Tree:
-        t = type(e)
-        if t is Var or t is DataflowVar:
-            return self.var_sites[e]  # type: ignore[index]
-        if t is Tuple:
-            return tuple(self.tree_of(f) for f in e.fields)  # type: ignore[attr-defined]
-        if t is TupleGetItem:
-            tree = self.tree_of(e.tuple_value)  # type: ignore[attr-defined]
-            return tree[e.index] if type(tree) is tuple else None  # type: ignore[attr-defined]
-        return self.expr_sites.get(id(e))
-
     def expr(self, e: Expr) -> Expr:
         t = type(e)
         if t is Var or t is DataflowVar:
@@ -356,27 +339,27 @@ class _Realizer:
     def copy(self, call: Call, args: list[Expr], tree: Tree, sinfo: StructInfo) -> Expr:
         """A copy op: an alias, or ``R.to_vdevice`` from the source its `CopyPlan` names (see `extract.copies`)."""
         op = call.op
-        site_dev = self.site_dev
-        src_tree = self.tree_of(call.args[0])
-        src = site_dev[src_tree] if type(src_tree) is int else None
-        dst = site_dev[tree] if type(tree) is int else None
+        dst = self.devices[self.assignment[tree]] if type(tree) is int else None
         if dst is None:  # cannot happen: both rules pin their result
             raise RuntimeError(f"internal error: {op.name} result has no device")  # type: ignore[union-attr]
         plan = self.ex.copy_plans.get(id(call))
-        source = args[0]
+        source = args[0]  # realized: its struct info holds the device its site was given
+        src = _device(source)
         if plan is not None:
             if plan.reuse is not None:
                 return self.new_var(plan.reuse)
-            home = None if plan.home is None else site_dev[self.var_sites[plan.home]]  # type: ignore[index]
+            home = None if plan.home is None else _device(self.new_var(plan.home))
             if src != dst and home == dst:
                 return self.new_var(plan.home)  # type: ignore[arg-type]
             if src != dst and plan.near is not None:
-                source, src = self.new_var(plan.near), site_dev[self.var_sites[plan.near]]  # type: ignore[index]
+                source = self.new_var(plan.near)
+                src = _device(source)
             elif src != dst and home is not None and home.physical == dst.physical:
                 source, src = self.new_var(plan.home), home  # type: ignore[arg-type]
         if src is not None and src == dst:
             return source  # already there: a plain alias
-        nbytes = self.sites[src_tree].nbytes if type(src_tree) is int else 0
+        sinfo_in = call.args[0].struct_info
+        nbytes = tensor_bytes(sinfo_in) if type(sinfo_in) is TensorStructInfo else 0
         physical = src is None or src.physical != dst.physical
         name, span = self.where
         inserted = op is self.hint_op
