@@ -436,6 +436,33 @@ def test_if_else_binds_the_result_name_to_an_if():
     assert block.bindings[1].value.args == (binding.var, binding.var)
 
 
+def test_an_if_may_end_a_branch_and_its_variable_is_the_branch_result():
+    from vdplace.placement import place
+
+    body = [
+        "if c:",
+        "    if c:",
+        "        y = R.exp(x)",
+        "    else:",
+        "        y = R.negative(x)",
+        "else:",
+        "    y = R.negative(x)",
+        "return y",
+    ]
+    mod = module(
+        '    @R.function\n    def f(x: R.Tensor((2, 3), "float32"), c: R.Tensor((), "bool")):\n'
+        + "".join(f"        {line}\n" for line in body)
+    )
+    (outer,) = mod["f"].body.blocks[0].bindings
+    inner = outer.value.true_branch.blocks[0].bindings[0]
+    assert isinstance(inner.value, If) and inner.var.name == "y" and inner.var is not outer.var
+    assert outer.value.true_branch.body is inner.var
+    assert outer.span.end_line > inner.span.end_line  # the outer if ends with its else branch
+    text = ir.script(place(mod).module)  # printed as TVM prints it: the inner variable renamed, then aliased
+    assert 'y: R.Tensor((2, 3), dtype="float32") = y_1' in text
+    assert ir.structural_equal(ir.parse(text), place(mod).module)
+
+
 def test_constants():
     b = bindings(
         function(

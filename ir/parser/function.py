@@ -162,7 +162,11 @@ class FunctionParser(FastPathParser, ExprParser):
                 else:
                     blocks.append(self._fast_dataflow(self.blocks[stmt.lineno]))
             elif t is ast.If:
-                current.append(self._if(stmt))  # type: ignore[arg-type]
+                binding = self._if(stmt)  # type: ignore[arg-type]
+                current.append(binding)
+                if ends_branch:  # a nested if ends the branch: the variable it binds is the branch's result
+                    var = binding.var
+                    tail = (var.name, var.span, None, None, var, binding.span, (stmt.lineno, stmt.col_offset))
             elif t is ast.Return:
                 if mode != "function":
                     raise self.src.error(
@@ -177,10 +181,7 @@ class FunctionParser(FastPathParser, ExprParser):
                 stmt = self._unfolded(stmt)
                 raise self.src.error(f"{statement_words(stmt)} is not supported in a function body", stmt)
             if ends_branch and tail is None:
-                raise self.src.error(
-                    "an if branch must end by assigning its result to a name (the same name in both branches)",
-                    stmt,
-                )
+                raise self.src.error("an if branch must end by assigning its result to a name, or by an if", stmt)
             if release and i < last:
                 stmts[i] = _READ
         if current:
