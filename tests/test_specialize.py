@@ -139,6 +139,8 @@ def test_recursive_clones_call_their_own_clones_and_run(text):
             assert all(c.endswith("_cuda0") == name.endswith("_cuda0") for c in callees), (name, callees)
     members = 1 if text is RECURSIVE else 2
     assert len(result.clones) == 2 * members
+    called = [c for callees in calls.values() for c in callees]
+    assert all(c.call_sites == called.count(c.name) >= 1 for c in result.clones)  # recursive calls counted
     a, b = inputs((2, 3), (2, 3))
     same_outputs(mod, result.module, a, b, np.array(3, dtype="int32"))
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 
 class Clone:
-    """A copy of module function `function` named `name`, reached by `call_sites` calls.
+    """A copy of module function `function` named `name`, called by `call_sites` calls of the placed module.
+
+    Every call counts, a recursive or mutually recursive function's calls of
+    its own copy included.
 
     `signature` is the device of every parameter leaf and return leaf in the
     placed module: ``(("x", "llvm:0"), ("<ret>", "llvm:0"))``, a leaf of a

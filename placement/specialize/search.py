@@ -27,6 +27,7 @@ by the usual optimizing solver.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from itertools import permutations
 from typing import TYPE_CHECKING
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING
 from vdplace.placement.diagnose.names import device_name
 from vdplace.placement.errors import PlacementConflict
 from vdplace.placement.specialize.callgraph import CallGraph
+from vdplace.placement.specialize.clone import call_sites
 from vdplace.placement.specialize.instances import Forest, Names
 from vdplace.placement.specialize.naming import Signatures, final_names, instance_signature, signatures
 from vdplace.placement.specialize.record import Clone
@@ -147,7 +149,7 @@ def clone_records(forest: Forest, live: list[int], names: Names, placed: Placeme
     graph = forest.graph
     sigs = signatures(placed)
     vdevices = placed.constraints.vdevices
-    counts = forest.callers(live)
+    counts = Counter(s.callee for name, func in placed.module.functions.items() for s in call_sites(name, func))
     groups = forest.by_unit(live)
     out: list[Clone] = []
     for member in graph.functions:
@@ -157,5 +159,5 @@ def clone_records(forest: Forest, live: list[int], names: Names, placed: Placeme
         for i in sorted(group, key=lambda i: names[(i, member)] != member):
             name = names[(i, member)]
             leaves = tuple((leaf, None if d is None else device_name(vdevices, d)) for leaf, d in sigs.get(name, ()))
-            out.append(Clone(member, name, counts.get((i, member), 0), leaves))
+            out.append(Clone(member, name, counts[name], leaves))
     return out
