@@ -112,8 +112,39 @@ def test_place_never_mutates_its_input():
     assert ir.script(mod) == before
     assert [b.var.struct_info for b in iter_bindings(mod.functions["foo"])] == sinfos
     assert all(a is b.value for a, b in zip(values, iter_bindings(mod.functions["foo"]), strict=True))
-    old_vars = {id(b.var) for b in iter_bindings(mod.functions["foo"])}
-    assert not old_vars & {id(b.var) for b in iter_bindings(placed.functions["foo"])}
+    # Nodes are immutable, so the placed module shares a variable its placement does not change.
+    pairs = list(zip(iter_bindings(mod.functions["foo"]), iter_bindings(placed.functions["foo"]), strict=True))
+    for old, new in pairs:
+        assert (old.var is new.var) == (old.var.struct_info.vdevice is new.var.struct_info.vdevice), old.var
+    old_params, new_params = mod.functions["foo"].params, placed.functions["foo"].params
+    assert all(
+        old.struct_info.vdevice is None and new is not old for old, new in zip(old_params, new_params, strict=True)
+    )
+    assert pairs[0][1].value is new_params[0]  # the hint x1 = R.hint_on_device(x, ...) is now the alias x1 = x
+
+
+def test_what_placement_leaves_as_it_was_is_shared_with_the_input():
+    mod = ir.parse(
+        """
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
+
+    @R.function
+    def main(x: R.Tensor((2,), "float32")):
+        a: R.Tensor((2,), "float32", "cuda:0") = R.exp(x)
+        b: R.Tensor((2,), "float32", "cuda:0") = R.exp(a)
+        return b
+"""
+    )
+    (x,), (a, b) = mod["main"].params, mod["main"].body.blocks[0].bindings
+    placed = place(mod).module["main"]
+    (new_x,), (new_a, new_b) = placed.params, placed.body.blocks[0].bindings
+    assert new_x is not x and new_a.value.args == (new_x,)  # x moves to cuda:0, so R.exp(x) is rebuilt
+    assert new_a.var is a.var and new_b is b  # a and b were on cuda:0 already: kept as they were
 
 
 def test_realizing_spends_an_extraction():

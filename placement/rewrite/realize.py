@@ -173,7 +173,12 @@ class _Realizer:
         return sinfo
 
     def tensor_sinfo(self, old: TensorStructInfo, dev: VDevice | None) -> TensorStructInfo:
-        """`old` on `dev`: one object per shape, dtype and device (`seq` inlines this)."""
+        """`old` on `dev`: `old` itself if it names `dev`, else one object per shape, dtype and device.
+
+        `seq` and `function` inline this.
+        """
+        if old.vdevice is dev:
+            return old
         key = (old.shape, old.dtype, old.ndim, id(dev))
         sinfo = self.shared.get(key)
         if sinfo is None:
@@ -192,7 +197,7 @@ class _Realizer:
             old = p.struct_info
             if type(tree) is int and type(old) is TensorStructInfo:
                 dev = devices[assignment[tree]]
-                sinfo = shared.get((old.shape, old.dtype, old.ndim, id(dev)))
+                sinfo = old if old.vdevice is dev else shared.get((old.shape, old.dtype, old.ndim, id(dev)))
                 if sinfo is None:
                     sinfo = self.tensor_sinfo(old, dev)
             else:
@@ -206,7 +211,7 @@ class _Realizer:
         tree = self.ex.ret_sites[fname]
         if type(tree) is int and type(old) is TensorStructInfo:
             dev = devices[assignment[tree]]
-            ret = shared.get((old.shape, old.dtype, old.ndim, id(dev))) or self.tensor_sinfo(old, dev)
+            ret = self.tensor_sinfo(old, dev)
         else:
             ret = self.sinfo(old, tree)
         if kept and body is func.body and ret is old:
@@ -238,7 +243,9 @@ class _Realizer:
                 old = var.struct_info
                 if type(tree) is int and type(old) is TensorStructInfo:
                     dev = devices[assignment[tree]]
-                    if dev is last_dev and (
+                    if old.vdevice is dev:
+                        sinfo = old  # placed there already: the variable is kept
+                    elif dev is last_dev and (
                         old is last_old  # a parsed module shares struct infos
                         or (old.shape == last_old.shape and old.dtype == last_old.dtype and old.ndim == last_old.ndim)
                     ):
