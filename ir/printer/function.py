@@ -119,9 +119,10 @@ class FunctionPrinter(ValuePrinter):
         if deco_kwargs == ["private=False"]:
             deco_kwargs = []
         out.append(f"{INDENT}@R.function({', '.join(deco_kwargs)})" if deco_kwargs else f"{INDENT}@R.function")
-        params = [f"{self.define(p)}: {self.fmt_sinfo(p.struct_info, p)}" for p in func.params]
+        params = ", ".join([f"{self.define(p)}: {self.fmt_sinfo(p.struct_info, p)}" for p in func.params])
         ret = self.fmt_sinfo(func.ret_struct_info, None)
-        out.append(f"{INDENT}def {self.gname}({', '.join(params)}) -> {ret}:")
+        out.append(f"{INDENT}def {self.gname}({params}) -> {ret}:")
+        del params  # the def line of a function of 400k parameters is tens of MB: one copy is enough
         other_attrs = {k: v for k, v in func.attrs.items() if k not in DECORATOR_ATTRS}
         if other_attrs:
             out.append(f"{self.indent}R.func_attr({literal(other_attrs)})")

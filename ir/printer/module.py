@@ -42,8 +42,9 @@ def write_script(mod: IRModule, out: TextIO, *, chunk: int = 65536) -> None:
     """
     with collector_paused(promote=False):
         for lines, body in _pieces(mod, lambda: SpillingSink(chunk)):
-            if lines:
-                out.write("\n".join(lines) + "\n")
+            for line in lines:  # one at a time: a def line of 400k parameters is tens of MB
+                out.write(line)
+                out.write("\n")
             for piece in body.chunks():
                 out.write(piece)
 
