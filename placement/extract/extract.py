@@ -221,9 +221,7 @@ class _Extractor:
                     site_record(binding)
                 else:
                     tree = self.new_tree(sinfo, var.name, var.span or binding.span, "binding")
-                known = len(var_sites)
-                var_sites[var] = tree
-                if len(var_sites) == known:
+                if var_sites.setdefault(var, tree) is not tree:  # bound before (a tree without sites is not seen)
                     raise bound_twice(var, self.func, var.span or binding.span)
                 annotation = binding.annotation
                 if annotation is not None:
