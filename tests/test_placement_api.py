@@ -147,6 +147,19 @@ class Module:
     assert new_a.var is a.var and new_b is b  # a and b were on cuda:0 already: kept as they were
 
 
+def test_a_variable_of_another_function_is_a_clear_error():
+    mod = ir.parse(RFC)
+    foo = mod.functions["foo"]
+    x, (x1, *_) = foo.params[0], [b.var for b in foo.body.blocks[0].bindings]
+    for used in (x, x1):  # a parameter of foo, a binding of foo
+        z = Var("z", x.struct_info)
+        call = Call(op_registry.get_op("exp"), [used], None, x.struct_info)
+        g = Function([Var("w", x.struct_info)], SeqExpr([BindingBlock([Binding(z, call)])], z), x.struct_info)
+        for functions in ({"foo": foo, "g": g}, {"g": g, "foo": foo}):
+            with pytest.raises(PlacementError, match=f"'{used.name}' is used in function 'g' but"):
+                place(mod.replace(functions=functions))
+
+
 def test_realizing_spends_an_extraction():
     from vdplace.placement.extract.extract import extract
     from vdplace.placement.rewrite.realize import realize

@@ -43,9 +43,17 @@ lookups) and is never reused.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING
 
-from vdplace.ir.expr import DataflowVar, Var
+from vdplace.ir.expr import Binding, Call, DataflowVar, Var
+from vdplace.ir.span import Span
+from vdplace.ir.vdevice import VDevice
+from vdplace.placement.model.constraints import Prefer
+from vdplace.placement.model.rules import Rule
+
+if TYPE_CHECKING:
+    from vdplace.placement.extract.extraction import Extraction
 
 HOME = -1  # the device slot of a value's home in `CopyScopes` keys
 CopyKey = tuple[int, Hashable]  # (value root site, vdevice index | HOME | ("physical", id))
@@ -135,3 +143,70 @@ class CopyScopes:
     def add(self, key: CopyKey, var: Var) -> None:
         """Make `var` visible under `key` for the rest of the current scope (an earlier one stays)."""
         self.stack[-1].setdefault(key, var)
+
+
+class CopyPlanner:
+    """Extraction's part at each copy op: the value roots, the visible copies, the plan and the soft edge.
+
+    `roots` and `scopes` follow the walk (extraction records aliases in
+    `roots` and brackets sequences and blocks in `scopes`); `plan` handles
+    one copy op once its input's and result's trees are known.
+    """
+
+    __slots__ = ("ex", "vdevices", "roots", "scopes")
+
+    def __init__(self, ex: Extraction, vdevices: Sequence[VDevice]) -> None:
+        self.ex = ex
+        self.vdevices = vdevices
+        self.roots = ValueRoots()
+        self.scopes = CopyScopes()
+
+    def plan(
+        self, call: Call, src: object, res: object, device: int, rule: Rule, span: Span | None, origin: object
+    ) -> None:
+        """The plan and the soft edge of the copy op `call` (the cases of the module docstring)."""
+        if type(src) is not int or type(res) is not int:
+            return  # copy ops take and give one tensor: inference has refused anything else
+        roots, cs = self.roots, self.ex.constraints
+        value = roots.of(src)
+        at = roots.replica.get(src)  # None: the input is at home
+        roots.copy(res, src, device)
+        if not (type(origin) is Binding and origin.value is call):
+            cs.prefers.append(Prefer(src, res, cs.sites[src].nbytes, rule, span, origin))
+            return
+        scopes = self.scopes
+        physical = ("physical", self.vdevices[device].physical)
+        reuse = scopes.find((value, device))
+        plan = CopyPlan(reuse)
+        if reuse is None and at != device:
+            plan.near = scopes.find((value, physical))
+            if at is not None:
+                plan.home = scopes.find((value, HOME))
+            self._edge(plan, src, res, at, device, rule, span, origin)
+        self.ex.copy_plans[id(call)] = plan
+        var = origin.var
+        scopes.add((value, device), var)
+        scopes.add((value, physical), var)
+        arg = call.args[0]
+        if at is None and isinstance(arg, Var):
+            scopes.add((value, HOME), arg)
+
+    def _edge(
+        self,
+        plan: CopyPlan,
+        src: int,
+        res: int,
+        at: int | None,
+        device: int,
+        rule: Rule,
+        span: Span | None,
+        origin: object,
+    ) -> None:
+        """The soft edge whose cost is what realizing `plan` moves (`at`: the input's fixed vdevice, if a replica)."""
+        free = plan.near is not None
+        if at is not None and self.vdevices[at].physical == self.vdevices[device].physical:
+            free = True
+        a = src if plan.home is None else self.ex.var_sites[plan.home]
+        cs = self.ex.constraints
+        weight = 0 if free else cs.sites[src].nbytes
+        cs.prefers.append(Prefer(a, res, weight, rule, span, origin))  # type: ignore[arg-type]

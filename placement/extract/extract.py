@@ -47,14 +47,13 @@ from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice, describe
 from vdplace.placement.errors import PlacementError, bound_twice
-from vdplace.placement.extract.copies import HOME, CopyPlan, CopyScopes, ValueRoots
+from vdplace.placement.extract.copies import CopyPlanner
 from vdplace.placement.extract.extraction import Extraction, Tree, declared_return, tree_leaves
 from vdplace.placement.model.constraints import (
     ConstraintSet,
     Domain,
     EqualTable,
     PinTable,
-    Prefer,
     Site,
     SiteTable,
 )
@@ -96,9 +95,11 @@ class _Extractor:
         self.pins: PinTable = self.cs.pins  # type: ignore[assignment]
         self._same_rules: dict[str, Rule] = {}
         self._domains: dict[str, frozenset[int] | None] = {}
-        self.roots = ValueRoots()
-        self.copy_scopes = CopyScopes()
+        self.copies = CopyPlanner(self.ex, self.vdevices)
+        self.roots, self.copy_scopes = self.copies.roots, self.copies.scopes
         self.func = ""
+        self.params_of: dict[str, tuple[int, int]] = {}  # each function's parameter and return sites [lo, hi)
+        self.own_sites = (0, 0, 0)  # the walked function's: those two bounds, then its body's first site
 
     # -- sites ----------------------------------------------------------------
     def new_tree(self, sinfo: StructInfo, name: str, span: Span | None, kind: str, path: tuple = ()) -> Tree:
@@ -149,6 +150,7 @@ class _Extractor:
         for fname, func in self.mod.functions.items():
             self.func = fname
             sites.enter(fname)
+            first = len(records)
             for param in func.params:
                 sinfo = param.struct_info
                 if type(sinfo) is TensorStructInfo:  # a plain tensor: recorded, built on demand
@@ -169,6 +171,7 @@ class _Extractor:
             else:
                 tree = self.new_tree(func.ret_struct_info, "<ret>", ret_span, "return")
             ex.ret_sites[fname] = tree
+            self.params_of[fname] = (first, len(records))
             declared = declared_return(func)
             if declared is not None and (type(declared) is not TensorStructInfo or declared.vdevice is not None):
                 self.pin_tree(declared, tree, _RETURN, ret_span, func)
@@ -178,13 +181,13 @@ class _Extractor:
             if not isinstance(func, Function):
                 raise PlacementError(f"module entry {fname!r} is not a Relax function")
             body = func.body
+            self.own_sites = (*self.params_of[fname], len(records))
             self.seq(body)  # leaves `copy_scopes` as it found it: empty
             result = body.body
             span = result.span or func.ret_span or func.span
             rt = type(result)
             tree = var_sites.get(result) if rt is Var or rt is DataflowVar else None  # type: ignore[call-overload]
-            if tree is None:
-                tree = self.expr(result, span, func)
+            tree = self.expr(result, span, func) if tree is None else self.own(result, tree, span)  # type: ignore[arg-type]
             self.tie(ex.ret_sites[fname], tree, _FUNC_RESULT, span, func)
         return ex
 
@@ -207,6 +210,7 @@ class _Extractor:
         pin_device = self.pins.device.append
         pin_why = self.pins.why.append
         last_vdevice = last_index = None  # the device index of the last annotation's vdevice
+        lo, hi, start = self.own_sites  # a site below `start` and outside [lo, hi) is another function's
         scopes = self.copy_scopes
         scopes.enter()
         for block in seq.blocks:
@@ -244,6 +248,8 @@ class _Extractor:
                             if ta is Var or ta is DataflowVar:
                                 leaf = var_sites.get(arg)
                                 if type(leaf) is int:
+                                    if leaf < start and not lo <= leaf < hi:
+                                        self.own(arg, leaf, binding.span or var.span)
                                     eq_a(leaf)
                                     eq_b(tree)
                                     eq_why(binding)
@@ -296,11 +302,23 @@ class _Extractor:
 
     def var(self, var: Var, span: Span | None) -> Tree:
         try:
-            return self.ex.var_sites[var]
+            tree = self.ex.var_sites[var]
         except KeyError:
             raise PlacementError(
                 f"variable {var.name!r} is used in function {self.func!r} but not defined there", var.span or span
             ) from None
+        return self.own(var, tree, span)
+
+    def own(self, var: Var, tree: Tree, span: Span | None) -> Tree:
+        """`var`'s `tree`, where the walked function uses it; a variable of another function is an error."""
+        leaf = tree if type(tree) is int else next(tree_leaves(tree), None)
+        lo, hi, start = self.own_sites
+        if leaf is not None and leaf < start and not lo <= leaf < hi:
+            raise PlacementError(
+                f"variable {var.name!r} is used in function {self.func!r} but bound in another function",
+                span or var.span,
+            )
+        return tree
 
     def expr(self, e: Expr, span: Span | None, origin: object) -> Tree:
         """The site tree of an expression used as a value (walking nested calls)."""
@@ -357,7 +375,7 @@ class _Extractor:
             dst = self.device_index(call.attrs["dst_vdevice"], span)
             for leaf in tree_leaves(res):
                 self.pins.add(leaf, dst, _TO_VDEVICE, span, origin)
-            self.copy(call, src, res, dst, _TO_VDEVICE, span, origin)
+            self.copies.plan(call, src, res, dst, _TO_VDEVICE, span, origin)
         else:
             raise PlacementError(f"R.{op.name}: unknown explicit device rule", span)
 
@@ -423,56 +441,7 @@ class _Extractor:
             self.tie(src, res, _HINT_STRICT, span, origin)
             self.alias(res, src)
         else:
-            self.copy(call, src, res, device, _HINT, span, origin)
-
-    def copy(
-        self, call: Call, src: Tree, res: Tree, device: int, rule: Rule, span: Span | None, origin: object
-    ) -> None:
-        """The plan and the soft edge of one copy op (the cases of `placement.extract.copies`)."""
-        if type(src) is not int or type(res) is not int:
-            return  # copy ops take and give one tensor: inference has refused anything else
-        roots = self.roots
-        value = roots.of(src)
-        at = roots.replica.get(src)  # None: the input is at home
-        roots.copy(res, src, device)
-        if not (type(origin) is Binding and origin.value is call):
-            self.cs.prefers.append(Prefer(src, res, self.sites[src].nbytes, rule, span, origin))
-            return
-        scopes = self.copy_scopes
-        physical = ("physical", self.vdevices[device].physical)
-        reuse = scopes.find((value, device))
-        plan = CopyPlan(reuse)
-        if reuse is None and at != device:
-            plan.near = scopes.find((value, physical))
-            if at is not None:
-                plan.home = scopes.find((value, HOME))
-            self.copy_edge(plan, src, res, at, device, rule, span, origin)
-        self.ex.copy_plans[id(call)] = plan
-        var = origin.var
-        scopes.add((value, device), var)
-        scopes.add((value, physical), var)
-        arg = call.args[0]
-        if at is None and isinstance(arg, Var):
-            scopes.add((value, HOME), arg)
-
-    def copy_edge(
-        self,
-        plan: CopyPlan,
-        src: int,
-        res: int,
-        at: int | None,
-        device: int,
-        rule: Rule,
-        span: Span | None,
-        origin: object,
-    ) -> None:
-        """The soft edge whose cost is what realizing `plan` moves (`at`: the input's fixed vdevice, if a replica)."""
-        free = plan.near is not None
-        if at is not None and self.vdevices[at].physical == self.vdevices[device].physical:
-            free = True
-        a = src if plan.home is None else self.ex.var_sites[plan.home]
-        weight = 0 if free else self.sites[src].nbytes
-        self.cs.prefers.append(Prefer(a, res, weight, rule, span, origin))  # type: ignore[arg-type]
+            self.copies.plan(call, src, res, device, _HINT, span, origin)
 
     def call_function(self, call: Call, name: str, res: Tree, span: Span | None, origin: object) -> None:
         callee = self.mod.functions.get(name)
@@ -491,5 +460,7 @@ class _Extractor:
             tree = var_sites.get(arg) if ta is Var or ta is DataflowVar else None  # type: ignore[call-overload]
             if tree is None:
                 tree = self.var(arg, span) if ta is Var or ta is DataflowVar else self.expr(arg, span, origin)
+            else:
+                self.own(arg, tree, span)  # type: ignore[arg-type]
             self.tie(tree, var_sites[param], (_CALL_ARG, i, name), span, origin)
         self.tie(res, self.ex.ret_sites[name], (_CALL_RESULT, name), span, origin)
