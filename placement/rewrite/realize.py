@@ -128,6 +128,8 @@ def realize(ex: Extraction, assignment: Sequence[int | None]) -> tuple[IRModule,
 
 
 class _Realizer:
+    """One realization: functions and bindings in program order, each variable realized before any use of it."""
+
     def __init__(self, ex: Extraction, assignment: Sequence[int | None]) -> None:
         self.ex = ex
         # Site i's vdevice is ``devices[assignment[i]]`` (`devices` maps None to None): two lookups
@@ -210,8 +212,7 @@ class _Realizer:
         old = func.ret_struct_info
         tree = self.ex.ret_sites[fname]
         if type(tree) is int and type(old) is TensorStructInfo:
-            dev = devices[assignment[tree]]
-            ret = self.tensor_sinfo(old, dev)
+            ret = self.tensor_sinfo(old, devices[assignment[tree]])
         else:
             ret = self.sinfo(old, tree)
         if kept and body is func.body and ret is old:
