@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING
 from vdplace.placement.diagnose.names import device_name
 from vdplace.placement.errors import PlacementConflict
 from vdplace.placement.specialize.callgraph import CallGraph
-from vdplace.placement.specialize.clone import call_sites
 from vdplace.placement.specialize.instances import Forest, Names
 from vdplace.placement.specialize.naming import Signatures, final_names, instance_signature, signatures
 from vdplace.placement.specialize.record import Clone
@@ -149,7 +148,12 @@ def clone_records(forest: Forest, live: list[int], names: Names, placed: Placeme
     graph = forest.graph
     sigs = signatures(placed)
     vdevices = placed.constraints.vdevices
-    counts = Counter(s.callee for name, func in placed.module.functions.items() for s in call_sites(name, func))
+    # A copy is called from other units as `forest.callers` counts, and from its own unit by every call
+    # of its unit's members to it (a copy of a unit calls its own members): no walk of the placed module.
+    counts = forest.callers(live)
+    own_unit = Counter(
+        s.callee for m in graph.functions for s in graph.sites[m] if graph.unit_of.get(s.callee) == graph.unit_of[m]
+    )
     groups = forest.by_unit(live)
     out: list[Clone] = []
     for member in graph.functions:
@@ -159,5 +163,5 @@ def clone_records(forest: Forest, live: list[int], names: Names, placed: Placeme
         for i in sorted(group, key=lambda i: names[(i, member)] != member):
             name = names[(i, member)]
             leaves = tuple((leaf, None if d is None else device_name(vdevices, d)) for leaf, d in sigs.get(name, ()))
-            out.append(Clone(member, name, counts[name], leaves))
+            out.append(Clone(member, name, counts.get((i, member), 0) + own_unit[member], leaves))
     return out
