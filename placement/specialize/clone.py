@@ -3,9 +3,11 @@
 Placement keys its sites by variable identity and by ``id()`` of nested
 calls and constants (`placement.extract.extraction.Extraction`), so two
 functions of one module must share no `Var`, `Call` or `Constant` object:
-`clone_function` rebuilds every variable and every expression node.  Both
-walks below are `ExprMutator` walks, so the k-th call site `call_sites`
-finds is the k-th call `clone_function` rewrites.
+`clone_function` rebuilds every variable and every expression node, and
+`retarget_function` (for the one copy that keeps the original's nodes)
+rebuilds only the calls whose callee changes.  The walks below are all
+`ExprMutator` walks, so the k-th call site `call_sites` finds is the k-th
+call the other two rewrite.
 """
 
 from __future__ import annotations
@@ -59,6 +61,15 @@ def clone_function(func: Function, callee: Callee) -> Function:
     return _Cloner(callee).mutate(func)
 
 
+def retarget_function(func: Function, callee: Callee) -> Function:
+    """`func` with call k going to ``callee(k, name)``: only the calls that change and what holds them are new.
+
+    For the one copy of a function that keeps its original nodes (they belong
+    to the input module, not to another function of the module being built).
+    """
+    return _Retargeter(callee).mutate(func)
+
+
 class _CallFinder(ExprMutator):
     """Records call sites; changes nothing (every hook returns the node it got)."""
 
@@ -76,6 +87,24 @@ class _CallFinder(ExprMutator):
             span = call.span or self.binding_span
             self.sites.append(CallSite(self.name, len(self.sites), call.op.name, span))
         return call
+
+
+class _Retargeter(ExprMutator):
+    """Renames the callee of each call of a module function as `callee` says; keeps every node it can."""
+
+    def __init__(self, callee: Callee) -> None:
+        super().__init__()
+        self.callee = callee
+        self.count = 0
+
+    def visit_call(self, call: Call, args: tuple[Expr, ...]) -> Expr:
+        op = call.op
+        if type(op) is GlobalVar:
+            name = self.callee(self.count, op.name)
+            self.count += 1
+            if name != op.name:
+                return Call(GlobalVar(name, op.span), args, call.attrs, call.struct_info, call.span)
+        return super().visit_call(call, args)
 
 
 class _Cloner(ExprMutator):

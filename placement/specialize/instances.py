@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from vdplace.ir.expr import Function
 from vdplace.ir.module import IRModule
 from vdplace.placement.specialize.callgraph import CallGraph
-from vdplace.placement.specialize.clone import CallSite, clone_function
+from vdplace.placement.specialize.clone import CallSite, clone_function, retarget_function
 
 # (instance number, member function name) -> the global name of that member's copy
 Names = Mapping[tuple[int, str], str]
@@ -121,8 +121,9 @@ class Forest:
     def module(self, live: list[int], names: Names) -> IRModule:
         """The live instances as a module: each function's copies after it, in `live` order, keeping the first's place.
 
-        A copy whose name and whose every callee's name are the original ones
-        is the original `Function` object itself; every other is a fresh clone.
+        The copy that keeps a function's name keeps its nodes (the original
+        `Function` itself when every callee keeps its name too, else with only
+        the calls to renamed callees rebuilt); every other copy is a fresh clone.
         """
         graph = self.graph
         groups = self.by_unit(live)
@@ -145,10 +146,10 @@ class Forest:
             else:
                 callees.append(site.callee)
         original = self.graph.module.functions[member]
+        if names[(number, member)] != member:
+            return clone_function(original, lambda k, _name: callees[k])
         unchanged = all(c == s.callee for c, s in zip(callees, self.graph.sites[member], strict=True))
-        if unchanged and names[(number, member)] == member:
-            return original
-        return clone_function(original, lambda k, _name: callees[k])
+        return original if unchanged else retarget_function(original, lambda k, _name: callees[k])
 
     def call_path(self, number: int) -> list[CallSite]:
         """The call sites that created `number` in the full specialization, from the root down."""

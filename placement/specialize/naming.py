@@ -15,8 +15,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from vdplace.ir.expr import Binding
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.diagnose.names import device_name
+from vdplace.placement.model.constraints import SiteTable
 from vdplace.placement.specialize.instances import Forest, Names, unused_name
 
 if TYPE_CHECKING:
@@ -27,10 +29,15 @@ Signatures = dict[str, tuple[tuple[str, int | None], ...]]
 
 
 def signatures(placement: Placement) -> Signatures:
-    """Every function's signature in `placement` (one pass over the sites)."""
+    """Every function's signature in `placement` (one pass over the sites, a binding's not built)."""
     out: dict[str, list[tuple[str, int | None]]] = {}
     assignment = placement.assignment
-    for site in placement.constraints.sites:
+    sites = placement.constraints.sites
+    records = sites.records if type(sites) is SiteTable else sites
+    for i, record in enumerate(records):
+        if type(record) is Binding:
+            continue  # a binding variable's site, recorded as its binding: not in any signature
+        site = sites[i]
         if site.kind == "param" or site.kind == "return":
             label = site.name + "".join(f".{i}" for i in site.path)
             out.setdefault(site.func, []).append((label, assignment[site.id]))
