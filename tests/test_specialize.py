@@ -274,3 +274,25 @@ def test_the_conflict_report_offers_specialization_and_the_json_validates():
     assert any(f["kind"] == "specialize" for c in doc["conflicts"] for f in c["fixes"])
     schema = json.loads(SCHEMA_PATH.read_text())
     assert "specialize" in schema["$defs"]["fix"]["properties"]["kind"]["enum"]
+
+
+def test_the_copy_keeping_its_name_keeps_its_nodes_and_a_clone_shares_none():
+    from vdplace.ir.module import iter_bindings
+    from vdplace.placement.specialize.clone import call_sites, clone_function, retarget_function
+
+    main = ir.parse_file(EXAMPLES / "specialize_helper.py")["main"]
+    rename = lambda k, name: "scale_cuda0" if k == 2 else name  # noqa: E731  (the third call: q = cls.scale(b1))
+    kept, fresh = retarget_function(main, rename), clone_function(main, rename)
+    for out in (kept, fresh):
+        assert [s.callee for s in call_sites("main", out)] == ["scale", "scale", "scale_cuda0"]
+    old, new, cloned = (list(iter_bindings(f)) for f in (main, kept, fresh))
+    assert kept.params == main.params and all(a.var is b.var for a, b in zip(old, new, strict=True))
+    assert [a is b for a, b in zip(old, new, strict=True)][:5] == [
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]  # only q's call is new
+    assert not {id(b.var) for b in old} & {id(b.var) for b in cloned}
+    assert not {id(b.value) for b in old} & {id(b.value) for b in cloned}

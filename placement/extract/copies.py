@@ -53,7 +53,7 @@ from vdplace.placement.model.constraints import Prefer
 from vdplace.placement.model.rules import Rule
 
 if TYPE_CHECKING:
-    from vdplace.placement.extract.extraction import Extraction
+    from vdplace.placement.extract.extraction import Extraction, Tree
 
 HOME = -1  # the device slot of a value's home in `CopyScopes` keys
 CopyKey = tuple[int, Hashable]  # (value root site, vdevice index | HOME | ("physical", id))
@@ -162,7 +162,7 @@ class CopyPlanner:
         self.scopes = CopyScopes()
 
     def plan(
-        self, call: Call, src: object, res: object, device: int, rule: Rule, span: Span | None, origin: object
+        self, call: Call, src: Tree, res: Tree, device: int, rule: Rule, span: Span | None, origin: object
     ) -> None:
         """The plan and the soft edge of the copy op `call` (the cases of the module docstring)."""
         if type(src) is not int or type(res) is not int:

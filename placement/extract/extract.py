@@ -96,7 +96,6 @@ class _Extractor:
         self._same_rules: dict[str, Rule] = {}
         self._domains: dict[str, frozenset[int] | None] = {}
         self.copies = CopyPlanner(self.ex, self.vdevices)
-        self.roots, self.copy_scopes = self.copies.roots, self.copies.scopes
         self.func = ""
         self.params_of: dict[str, tuple[int, int]] = {}  # each function's parameter and return sites [lo, hi)
         self.own_sites = (0, 0, 0)  # the walked function's: those two bounds, then its body's first site
@@ -182,7 +181,7 @@ class _Extractor:
                 raise PlacementError(f"module entry {fname!r} is not a Relax function")
             body = func.body
             self.own_sites = (*self.params_of[fname], len(records))
-            self.seq(body)  # leaves `copy_scopes` as it found it: empty
+            self.seq(body)  # leaves `copies.scopes` as it found it: empty
             result = body.body
             span = result.span or func.ret_span or func.span
             rt = type(result)
@@ -211,7 +210,7 @@ class _Extractor:
         pin_why = self.pins.why.append
         last_vdevice = last_index = None  # the device index of the last annotation's vdevice
         lo, hi, start = self.own_sites  # a site below `start` and outside [lo, hi) is another function's
-        scopes = self.copy_scopes
+        scopes = self.copies.scopes
         scopes.enter()
         for block in seq.blocks:
             dataflow = type(block) is DataflowBlock
@@ -295,7 +294,7 @@ class _Extractor:
         """Record, leaf-wise, that `a` holds the value `b` holds (see `copies.ValueRoots`)."""
         if type(a) is int:
             if type(b) is int:
-                self.roots.alias(a, b)
+                self.copies.roots.alias(a, b)
         elif type(a) is tuple and type(b) is tuple:
             for x, y in zip(a, b, strict=False):
                 self.alias(x, y)

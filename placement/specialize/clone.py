@@ -97,23 +97,23 @@ class _Retargeter(ExprMutator):
         self.callee = callee
         self.count = 0
 
+    def renamed(self, op: GlobalVar) -> GlobalVar:
+        """The callee of the next call of a module function (`op` itself when its name stays)."""
+        name = self.callee(self.count, op.name)
+        self.count += 1
+        return op if name == op.name else GlobalVar(name, op.span)
+
     def visit_call(self, call: Call, args: tuple[Expr, ...]) -> Expr:
         op = call.op
         if type(op) is GlobalVar:
-            name = self.callee(self.count, op.name)
-            self.count += 1
-            if name != op.name:
-                return Call(GlobalVar(name, op.span), args, call.attrs, call.struct_info, call.span)
+            new = self.renamed(op)
+            if new is not op:
+                return Call(new, args, call.attrs, call.struct_info, call.span)
         return super().visit_call(call, args)
 
 
-class _Cloner(ExprMutator):
+class _Cloner(_Retargeter):
     """Defines a new variable for every old one and rebuilds every node that can own a placement site."""
-
-    def __init__(self, callee: Callee) -> None:
-        super().__init__()
-        self.callee = callee
-        self.count = 0
 
     def visit_var_def(self, var: Var) -> Var:
         return type(var)(var.name, var.struct_info, var.span)
@@ -130,8 +130,7 @@ class _Cloner(ExprMutator):
     def visit_call(self, call: Call, args: tuple[Expr, ...]) -> Expr:
         op = call.op
         if type(op) is GlobalVar:
-            op = GlobalVar(self.callee(self.count, op.name), op.span)
-            self.count += 1
+            op = GlobalVar(self.renamed(op).name, op.span)  # a fresh node even when the name stays
         return Call(op, args, call.attrs, call.struct_info, call.span)
 
     def visit_tuple(self, tup: Tuple, fields: tuple[Expr, ...]) -> Expr:
