@@ -317,7 +317,12 @@ class If(Expr):
 
 
 class Function(Expr):
-    """A module function: parameters, a body, and the return struct info it declares."""
+    """A module function: parameters, a body, and the return struct info it declares.
+
+    Its `struct_info` (a `FuncStructInfo` of the parameters' struct infos and
+    the return's) is built when read: a module of many small functions keeps
+    none.
+    """
 
     __slots__ = ("span", "params", "body", "ret_struct_info", "attrs", "ret_span")
 
@@ -330,12 +335,19 @@ class Function(Expr):
         span: Span | None = None,
         ret_span: Span | None = None,
     ) -> None:
-        super().__init__(FuncStructInfo([p.struct_info for p in params], ret_struct_info), span)
+        self.span = span
         self.params = tuple(params)
         self.body = body
         self.ret_struct_info = ret_struct_info
         self.attrs: Mapping[str, Any] = {} if attrs is None else attrs
         self.ret_span = ret_span
+
+    @property
+    def struct_info(self) -> FuncStructInfo:  # type: ignore[override]
+        return FuncStructInfo([p.struct_info for p in self.params], self.ret_struct_info)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Function, (self.params, self.body, self.ret_struct_info, self.attrs, self.span, self.ret_span)
 
     @property
     def is_private(self) -> bool:

@@ -118,3 +118,50 @@ def test_a_copied_or_pickled_node_carries_its_span_not_its_packed_position():
     call = copy.copy(b.value)
     assert call.op is b.value.op and call.args == b.value.args and call.attrs is b.value.attrs
     assert type(call._span) is Span and call.span == b.value.span
+
+
+CALLS = (
+    HEADER.replace(
+        "    @R.function\n    def main",
+        "    @R.function\n    def helper(a: " + T + ") -> " + T + ":\n"
+        "        return a\n\n    @R.function\n    def main",
+        1,
+    )
+    + "        cls = Module\n"
+    + "        y = cls.helper(x)\n"
+    + f"        z: {T} = cls.helper(y)\n"
+    + "        return z\n"
+)
+
+
+def test_a_function_call_line_packs_its_position_and_reads_as_the_ordinary_path(monkeypatch):
+    fast = ir.parse(CALLS, "calls.py")
+    y, z = iter_bindings(fast["main"])
+    for b in (y, z):
+        assert type(b.var._span) is int and b.var._span is b.value._span
+    assert y.var.span == Span("calls.py", 12, 9, 12, 10) and y.value.span == Span("calls.py", 12, 13, 12, 26)
+    assert y.span == Span("calls.py", 12, 9, 12, 26) and y.value.op.span == Span("calls.py", 12, 13, 12, 23)
+    slow = slow_parse(CALLS, "calls.py", monkeypatch)
+    assert summary(fast) == summary(slow)
+    assert [b.value.op.span for b in iter_bindings(fast["main"])] == [
+        b.value.op.span for b in iter_bindings(slow["main"])
+    ]
+
+
+def test_a_call_whose_arguments_do_not_fit_its_callee_is_located_as_on_the_ordinary_path(monkeypatch):
+    for bad in ("cls.helper(x, x)", "cls.helper(w)"):
+        text = CALLS.replace("cls.helper(y)", bad).replace("(x: " + T, "(x: " + T + ', w: R.Tensor((5,), "float32")', 1)
+        errors = []
+        for parse in (lambda t: ir.parse(t, "calls.py"), lambda t: slow_parse(t, "calls.py", monkeypatch)):
+            try:
+                parse(text)
+            except ir.ParseError as err:
+                errors.append(str(err))
+        assert len(errors) == 2 and errors[0] == errors[1] and "calls.py:13:" in errors[0]
+
+
+def test_a_function_pickles_and_copies_with_its_signature():
+    helper = ir.parse(CALLS, "calls.py")["helper"]
+    assert helper.struct_info.params == (helper.params[0].struct_info,)  # built when read
+    for other in (copy.copy(helper), pickle.loads(pickle.dumps(helper))):
+        assert ir.structural_equal(other, helper) and other.struct_info == helper.struct_info

@@ -1027,3 +1027,20 @@ def test_const_nan_round_trips_and_an_integer_inf_is_an_error():
         return y
 """
         )
+
+
+def test_functions_share_the_text_of_their_binding_names_up_to_a_bound(monkeypatch):
+    import vdplace.ir.parser.fastpath as fastpath
+
+    body = "        lv = R.add(x, x)\n        lv1 = R.nn.relu(lv)\n        return lv1\n"
+    functions = "".join(f'    @R.function\n    def f{k}(x: R.Tensor((2,), "float32")):\n{body}\n' for k in range(3))
+    text = f"@I.ir_module\nclass Module:\n{functions}"
+
+    def names(mod):
+        return [[b.var.name for b in mod.functions[f"f{k}"].body.blocks[0].bindings] for k in range(3)]
+
+    first, *others = names(ir.parse(text))
+    assert first == ["lv", "lv1"] and all(all(n is m for n, m in zip(first, o, strict=True)) for o in others)
+    monkeypatch.setattr(fastpath, "MAX_SHARED_NAMES", 1)  # "lv" is shared, "lv1" is not
+    first, *others = names(ir.parse(text))
+    assert all(o[0] is first[0] and o[1] == first[1] and o[1] is not first[1] for o in others)

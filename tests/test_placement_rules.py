@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vdplace import ir
 from vdplace.ir import op as op_registry
 from vdplace.ir.builder import ModuleBuilder, tensor
 from vdplace.ir.expr import (
@@ -419,6 +420,51 @@ def test_every_call_site_shares_one_signature():
     text = info.value.message
     assert "parameter x" in text and "parameter y" in text
     assert "argument 0 of cls.callee" in text
+
+
+def _ties_of(cs, origin) -> list[tuple[Rule, object]]:
+    return [(e.rule, e.span) for e in cs.equals if e.origin is origin]
+
+
+@pytest.mark.parametrize("nparams", [0, 2, 300])
+def test_a_calls_ties_and_a_functions_result_tie_read_as_their_rules(nparams):
+    # Extraction records a plain call's ties and a function's result tie without a tuple each
+    # (`EqualTable.why`), up to 255 ties after a call's first; every form reads back as the same rules.
+    params = ", ".join(f"p{i}: R.Tensor((2,), 'float32')" for i in range(nparams))
+    args = ", ".join("x" for _ in range(nparams))
+    ret = "p0" if nparams else "c"
+    text = f"""
+@I.ir_module
+class Module:
+    I.module_global_infos({{"vdevice": [I.vdevice("llvm", 0)]}})
+
+    @R.function
+    def callee({params}) -> R.Tensor((2,), "float32"):
+        c = R.zeros(R.shape([2]), "float32")
+        return {ret}
+
+    @R.function
+    def main(x: R.Tensor((2,), "float32"), t: R.Tuple(R.Tensor((2,), "float32"))):
+        cls = Module
+        y = cls.callee({args})
+        return y
+"""
+    mod = ir.parse(text, "calls.py")
+    cs = extract(mod).constraints
+    call = binding(mod, "y")
+    expected = [Rule.of(RuleKind.CALL_ARG, index=i, func="callee") for i in range(nparams)]
+    expected.append(Rule.of(RuleKind.CALL_RESULT, func="callee"))
+    assert _ties_of(cs, call) == [(rule, call.span) for rule in expected]
+    assert sum(type(why) is int for why in cs.equals.why) == (nparams if nparams <= 255 else 0)  # the linked form
+    callee = mod.functions["callee"]
+    result = Rule.of(RuleKind.FUNC_RESULT)
+    assert _ties_of(cs, callee) == [(result, callee.body.body.span)]
+    # the same call with a tuple element as an argument is recorded the general way, and reads the same
+    if nparams:
+        tuple_text = text.replace(f"cls.callee({args})", "cls.callee(" + ", ".join(["t[0]"] * nparams) + ")")
+        mod = ir.parse(tuple_text, "calls.py")
+        call = binding(mod, "y")
+        assert _ties_of(extract(mod).constraints, call) == [(rule, call.span) for rule in expected]
 
 
 def _recursive_module(mutual: bool) -> IRModule:

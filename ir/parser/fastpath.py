@@ -68,6 +68,8 @@ Constant_ = tuple[Callable[[Span], Expr], int, int]
 Entry = tuple[Op, dict[str, Any], bool, tuple[Constant_, ...]]
 # The names a constant argument may mention: the heads of ``R.const``, ``T.float64`` and ``metadata[...]``.
 _CONSTANT_NAMES = frozenset({"R", "T", "metadata"})
+# How many distinct binding names a module's variables share one string of (`ModuleParser.names`).
+MAX_SHARED_NAMES = 4096
 
 
 class FastCaches:
@@ -129,6 +131,7 @@ class FastPathParser:
         get = scope.get
         plain = self.df is None  # outside a dataflow block every binding makes a Var
         reserved = self.reserved
+        shared_names = self.module.names
         nxt, expected = run.first, run.start  # the number and offset of the next line to read
         lineno, m = run.first, None
         try:
@@ -142,6 +145,11 @@ class FastPathParser:
                 if lineno == last:
                     return self._other_lines(run, pos, expected, lineno, out, last)[1]
                 name, ann_text, op_name, args_text, rest = m.group(2, 3, 5, 7, 8)
+                shared = shared_names.get(name)
+                if shared is not None:
+                    name = shared
+                elif len(shared_names) < MAX_SHARED_NAMES:
+                    shared_names[name] = name
                 ann = None
                 if ann_text is not None:
                     ann = ann_cache.get(ann_text)
@@ -232,10 +240,16 @@ class FastPathParser:
         pos = m.start()
         _, name, ann_text, _, op_name, callee, _, _, alias, index = m.groups()
         end = value_end(m)
+        file = self.src.filename
+        col = m.end(1) - pos + 1
+        packed = None  # a function call's line packs its position as the hot loop's lines do
         if op_name is not None:
             value: Expr | None = None
         elif callee is not None:
-            value = self._fast_function_call(m, lineno)
+            fbase = packed_file(file) if lineno <= MAX_PACKED_LINE else None
+            if fbase is not None and end - pos + 1 <= MAX_PACKED_COL:
+                packed = fbase | packed_line(lineno, col, m.start(4) - pos + 1, end - pos + 1)
+            value = self._fast_function_call(m, lineno, packed)
         else:
             value = self.scope.get(alias)
             if value is not None and index is not None:
@@ -243,18 +257,17 @@ class FastPathParser:
         if value is None:
             parts = self._slow_parts(FastLine(lineno, m.group()))
             return None if parts is None else self._bind(parts)  # type: ignore[attr-defined]
-        file = self.src.filename
-        col = m.end(1) - pos + 1
-        name_span = Span(file, lineno, col, lineno, col + len(name))
         if name in self.reserved:
-            raise self._reserved(name, name_span)  # type: ignore[attr-defined]
+            raise self._reserved(name, Span(file, lineno, col, lineno, col + len(name)))  # type: ignore[attr-defined]
         sinfo = value.struct_info
         ann = None
         if ann_text is not None:
             ann = self.ann_cache[ann_text]  # read by the hot loop already
             if ann is not sinfo:
                 sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
-        var = self._new_var(name, sinfo, name_span, lineno, col - 1)
+        if packed is not None:
+            return Binding(self._new_var(name, sinfo, packed, lineno, col - 1), value, ann, JOINED_SPAN)
+        var = self._new_var(name, sinfo, Span(file, lineno, col, lineno, col + len(name)), lineno, col - 1)
         return Binding(var, value, ann, Span(file, lineno, col, lineno, end - pos + 1))
 
     def _fast_get_item(self, value: Expr, index: int, lineno: int, col: int, end: int) -> TupleGetItem | None:
@@ -265,24 +278,42 @@ class FastPathParser:
             return None
         return TupleGetItem(value, index, sinfo.fields[index], self.src.span_at(lineno, col, end))
 
-    def _fast_function_call(self, m: re.Match[str], lineno: int) -> Call | None:
+    def _fast_function_call(self, m: re.Match[str], lineno: int, packed: int | None) -> Call | None:
         """The value of a fast line ``y = cls.f(a, b)``, as `ExprParser._call` reads it; None for the ordinary path.
 
         Only a call of a module function through a module alias, with known
-        variables as its only arguments, is read here.
+        variables as its only arguments, is read here.  The call's span is the
+        line's `packed` position where it has one.
         """
         head, _, name = m.group(6).partition(".")
         args_text, rest = m.group(7, 8)
-        if rest is not None or head not in self.aliases or name not in self.module.signatures:  # type: ignore[attr-defined]
+        signatures = self.module.signatures  # type: ignore[attr-defined]
+        if rest is not None or head not in self.aliases or name not in signatures:
             return None
         names = [p.strip() for p in args_text.split(",")] if args_text else []
         args = [self.scope.get(n) for n in names]
         if None in args:
             return None
         pos, file = m.start(), self.src.filename
-        span = Span(file, lineno, m.start(4) - pos + 1, lineno, m.end(4) - pos + 1)
-        callee = self.module.callee_struct_info(name, span)
-        sinfo = global_call_struct_info(name, callee, args, span)  # type: ignore[arg-type]
+        span = Span(file, lineno, m.start(4) - pos + 1, lineno, m.end(4) - pos + 1) if packed is None else packed
+        sig = signatures[name]
+        callee = sig._callee
+        if callee is None and (sig.ret is not None or sig.function is not None):
+            callee = self.module.callee_struct_info(name, None)  # its return is known: no error to locate
+        if (
+            callee is None
+            or len(args) != len(callee.params)
+            or any(
+                a.struct_info is not p
+                for a, p in zip(args, callee.params, strict=False)  # type: ignore[union-attr]
+            )
+        ):  # not the common case of arguments that share the parameters' struct infos: checked where it is
+            if type(span) is int:
+                span = value_span(span)
+            callee = self.module.callee_struct_info(name, span)
+            sinfo = global_call_struct_info(name, callee, args, span)  # type: ignore[arg-type]
+        else:
+            sinfo = callee.ret
         func = GlobalVar(name, Span(file, lineno, m.start(6) - pos + 1, lineno, m.end(6) - pos + 1))
         return Call(func, args, None, sinfo, span)  # type: ignore[arg-type]
 

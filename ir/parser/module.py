@@ -16,6 +16,7 @@ from ..errors import ParseError
 from ..fill_vdevice import HOST_VDEVICE
 from ..module import IRModule
 from ..op import Op, all_ops, get_op
+from ..span import Span
 from ..struct_info import FuncStructInfo, StructInfo, TensorStructInfo
 from ..vdevice import DeviceSpec, Target, VDevice, lookup_device
 from .annotations import StaticReader
@@ -62,6 +63,10 @@ class ModuleParser(SignatureReader):
         self._annotations: dict[str, StructInfo] = {}
         # The fast path's caches shared by functions without symbolic dims (see `FastCaches`).
         self.fast_caches = FastCaches()
+        # A binding name -> the one string object of that text that the fast path's variables share:
+        # modules of many functions repeat names (``lv``, ``lv1``, ...) in each; bounded, so that a
+        # module of a million distinct names pays no dict that size.
+        self.names: dict[str, str] = {}
         self._run_starts: list[int] | None = None  # first lines of the skeleton's runs, sorted (`_last_line`)
         self._decorators: dict[str, dict[str, Any]] = {}  # a collapsed function's decorator text -> its attributes
 
@@ -189,8 +194,9 @@ class ModuleParser(SignatureReader):
         lines = self.src.lines[block.lineno - 1 : block.out_line]
         return self.fragment("\n".join(line[block.col :] for line in lines), block.lineno, block.col, "exec").body[0]
 
-    def callee_struct_info(self, name: str, node: ast.AST) -> FuncStructInfo:
-        """The signature a call of `name` sees (its return struct info must be known by now)."""
+    def callee_struct_info(self, name: str, node: ast.AST | Span | None) -> FuncStructInfo:
+        """The signature a call of `name` sees (its return struct info must be known by now; else an error at
+        `node`), its tensor parameters' struct infos interned."""
         sig = self.signatures[name]
         if sig._callee is not None:
             return sig._callee
@@ -201,7 +207,7 @@ class ModuleParser(SignatureReader):
                 f"annotate the return type of {name!r}",
                 node,
             )
-        sig._callee = FuncStructInfo([sinfo for _, sinfo, _ in sig.params], ret)
+        sig._callee = FuncStructInfo([self.intern(sinfo) for _, sinfo, _ in sig.params], ret)
         return sig._callee
 
     # -- the file ----------------------------------------------------------------

@@ -50,6 +50,7 @@ from vdplace.placement.errors import PlacementError, bound_twice
 from vdplace.placement.extract.copies import CopyPlanner
 from vdplace.placement.extract.extraction import Extraction, Tree, declared_return, tree_leaves
 from vdplace.placement.model.constraints import (
+    MAX_LINKED_TIES,
     ConstraintSet,
     Domain,
     EqualTable,
@@ -146,6 +147,7 @@ class _Extractor:
         var_sites = ex.var_sites
         sites = self.sites
         records = sites.records
+        equals = self.equals
         for fname, func in self.mod.functions.items():
             self.func = fname
             sites.enter(fname)
@@ -183,11 +185,18 @@ class _Extractor:
             self.own_sites = (*self.params_of[fname], len(records))
             self.seq(body)  # leaves `copies.scopes` as it found it: empty
             result = body.body
-            span = result.span or func.ret_span or func.span
             rt = type(result)
             tree = var_sites.get(result) if rt is Var or rt is DataflowVar else None  # type: ignore[call-overload]
+            ret = ex.ret_sites[fname]
+            lo, hi, start = self.own_sites
+            if type(tree) is int and type(ret) is int and (tree >= start or lo <= tree < hi):
+                equals.a.append(ret)  # the common case, its provenance the function (`EqualTable.why`)
+                equals.b.append(tree)
+                equals.why.append(func)
+                continue
+            span = result.span or func.ret_span or func.span
             tree = self.expr(result, span, func) if tree is None else self.own(result, tree, span)  # type: ignore[arg-type]
-            self.tie(ex.ret_sites[fname], tree, _FUNC_RESULT, span, func)
+            self.tie(ret, tree, _FUNC_RESULT, span, func)
         return ex
 
     def seq(self, seq: SeqExpr) -> None:
@@ -254,7 +263,7 @@ class _Extractor:
                                     eq_why(binding)
                                     continue
                             self.same_arg(arg, tree, self.same_rule(op.name), binding.span or var.span, binding)
-                    else:
+                    elif type(op) is not GlobalVar or not self.linked_call(value, op.name, tree, binding):
                         self.call(value, tree, binding.span or var.span, binding)
                 else:
                     self.other_value(value, tree, binding.span or var.span, binding)
@@ -463,3 +472,29 @@ class _Extractor:
                 self.own(arg, tree, span)  # type: ignore[arg-type]
             self.tie(tree, var_sites[param], (_CALL_ARG, i, name), span, origin)
         self.tie(res, self.ex.ret_sites[name], (_CALL_RESULT, name), span, origin)
+
+    def linked_call(self, call: Call, name: str, res: Tree, binding: Binding) -> bool:
+        """Tie the call `binding` binds to its callee, linked as `EqualTable.why` says, when the call is well
+        formed, each argument is a tensor variable of this function and each parameter, the result and the
+        return one site; else False, having added nothing (`call_function` then records or reports it)."""
+        callee = self.mod.functions.get(name)
+        args = call.args
+        if callee is None or len(callee.params) != len(args) or len(args) > MAX_LINKED_TIES:
+            return False
+        params, ret = callee.params, self.ex.ret_sites[name]
+        var_sites, (lo, hi, start) = self.ex.var_sites, self.own_sites
+        pairs = []
+        for arg, param in zip(args, params, strict=True):
+            tree = var_sites.get(arg) if type(arg) is Var or type(arg) is DataflowVar else None  # type: ignore[call-overload]
+            if type(tree) is not int or (tree < start and not lo <= tree < hi):
+                return False
+            pairs.append((tree, var_sites[param]))
+        pairs.append((res, ret))
+        if any(type(a) is not int or type(b) is not int for a, b in pairs):
+            return False
+        equals = self.equals
+        for k, (a, b) in enumerate(pairs):
+            equals.a.append(a)
+            equals.b.append(b)
+            equals.why.append(k or binding)
+        return True

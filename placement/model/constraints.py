@@ -23,7 +23,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
-from vdplace.ir.expr import Binding, Function, Var
+from vdplace.ir.expr import Binding, Function, GlobalVar, Var
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice
@@ -267,14 +267,26 @@ class _Rows(Generic[T]):
 class EqualTable(_Rows[Equal]):
     """The hard equalities of a constraint set as columns: equality i is ``a[i] == b[i]``.
 
-    `why[i]` says where it comes from: a ``(rule, span, origin)`` tuple (the
-    rule may be a `RuleSpec`, built with the object: a call's ties name a rule
-    per callee that nothing but a conflict report reads), or the
-    `Binding` ``y = op(..., x, ...)`` of a "same"-rule op that ties an operand
-    to its result (extraction's common case, recorded without a tuple), which
-    stands for that op's `RuleKind.SAME` rule at the binding's span (else its
-    variable's), the binding as origin.  Collapsing and checking read the
-    columns `a` and `b`; `Equal` objects are built as `_Rows` says.
+    `why[i]` says where it comes from, in one of these forms (the last four
+    are extraction's common cases, recorded without a tuple each):
+
+    * a ``(rule, span, origin)`` tuple; the rule may be a `RuleSpec`, built
+      with the object (a call's ties name a rule per callee that nothing but
+      a conflict report reads);
+    * the `Binding` ``y = op(..., x, ...)`` of a "same"-rule op, tying an
+      operand to its result: that op's `RuleKind.SAME` rule;
+    * the `Binding` ``y = cls.f(a_0, ..., a_n-1)``: the call's first tie,
+      ``a_0`` to f's first parameter (`RuleKind.CALL_ARG`), or, for a
+      function of no parameters, ``y`` to f's result (`RuleKind.CALL_RESULT`);
+    * an int k (1 to `MAX_LINKED_TIES`): tie k of the call whose binding is
+      ``why[i - k]``, its ties recorded in a row: ``a_k`` to parameter k for
+      k < n, else ``y`` to f's result;
+    * a `Function`: its result tied to its return site (`RuleKind.FUNC_RESULT`).
+
+    A binding's span is its own, else its variable's, and it is the origin;
+    a function's span is its result's, else its return annotation's, else
+    its own.  Collapsing and checking read the columns `a` and `b`; `Equal`
+    objects are built as `_Rows` says.
     """
 
     __slots__ = ("a", "b", "why")
@@ -283,7 +295,7 @@ class EqualTable(_Rows[Equal]):
         super().__init__()
         self.a: array[int] = array("i")  # site ids: 4 bytes each, no int object kept per entry
         self.b: array[int] = array("i")
-        self.why: list[tuple[Rule | RuleSpec, Span | None, object] | Binding] = []
+        self.why: list[tuple[Rule | RuleSpec, Span | None, object] | Binding | Function | int] = []
 
     def add(self, a: int, b: int, rule: Rule | RuleSpec, span: Span | None, origin: object) -> None:
         """Add the equality ``a == b`` (what `append` does, without an `Equal`)."""
@@ -301,11 +313,29 @@ class EqualTable(_Rows[Equal]):
         why = self.why[i]
         if type(why) is tuple:
             rule, span, origin = why
-            rule = built(rule)
+            return Equal(self.a[i], self.b[i], built(rule), span, origin)
+        if type(why) is Function:
+            result = why.body.body
+            return Equal(self.a[i], self.b[i], _FUNC_RESULT, result.span or why.ret_span or why.span, why)
+        k = 0
+        if type(why) is int:
+            k, why = why, self.why[i - why]
+        call = why.value  # type: ignore[union-attr]
+        op = call.op
+        if type(op) is GlobalVar:
+            if k < len(call.args):
+                rule = Rule.of(RuleKind.CALL_ARG, index=k, func=op.name)
+            else:
+                rule = Rule.of(RuleKind.CALL_RESULT, func=op.name)
         else:
-            rule = Rule.of(RuleKind.SAME, op=why.value.op.name)  # type: ignore[union-attr]
-            span, origin = why.span or why.var.span, why
-        return Equal(self.a[i], self.b[i], rule, span, origin)
+            rule = Rule.of(RuleKind.SAME, op=op.name)
+        return Equal(self.a[i], self.b[i], rule, why.span or why.var.span, why)  # type: ignore[union-attr]
+
+
+MAX_LINKED_TIES = 255
+"""The most ties after a call's first that `EqualTable.why` records as ints (CPython shares ints up to 256)."""
+
+_FUNC_RESULT = Rule.of(RuleKind.FUNC_RESULT)
 
 
 class PinTable(_Rows[Pin]):

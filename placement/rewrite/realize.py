@@ -223,8 +223,9 @@ class _Realizer:
         # The hot loop: locals instead of attribute lookups, struct infos shared between bindings
         # of one shape, dtype and device, a lookup of the arguments (unrolled for one and two) that
         # falls back to the general path when one is not a variable (KeyError from `var_sites`,
-        # whose entry for a variable realized already is its new self), nodes rebuilt by their `rebuilt`
-        # (a parsed module's spans stay packed or unbuilt), and a node whose rebuilt form would equal
+        # whose entry for a variable realized already is its new self), nodes rebuilt as their `rebuilt`
+        # does it, inline (their spans as stored: a parsed module's stay packed or unbuilt; a call per
+        # node would cost a tenth of realization), and a node whose rebuilt form would equal
         # it field for field kept as it is: placing a placed module again builds almost nothing.
         var_sites = self.var_sites
         assignment = self.assignment
@@ -273,20 +274,20 @@ class _Realizer:
                         self.where = (var.name, b.span or var.span)
                         args = tuple([self.expr(a) for a in value.args])
                     if sinfo is not value.struct_info or args != value.args:  # Exprs compare by identity
-                        value = value.rebuilt(args, sinfo)
+                        value = Call(op, args, value.attrs, sinfo, value._span)  # `Call.rebuilt`
                     rebuilt = True  # `value` is the old one or has its span
                 else:
                     self.where = (var.name, b.span or var.span)
                     value = self.other_value(value, tree, sinfo)
                     rebuilt = False
-                new_var = var if sinfo is old else var.rebuilt(sinfo)
+                new_var = var if sinfo is old else type(var)(var.name, sinfo, var._span)  # `Var.rebuilt`
                 var_sites[var] = new_var
                 if new_var is var and value is b.value and b.annotation is sinfo:
                     bindings.append(b)
                     continue
                 kept = False
                 if rebuilt:
-                    bindings.append(b.rebuilt(new_var, value, sinfo))
+                    bindings.append(Binding(new_var, value, sinfo, b._span))  # `Binding.rebuilt`
                 else:
                     bindings.append(Binding(new_var, value, sinfo, b.span))
             blocks.append(block if kept else type(block)(bindings, block.span))
