@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from .op import Op
 
 _OBJECT = ObjectStructInfo()
+# The attrs of a call or function given none: one empty dict that they all share (never mutated, like
+# every node's fields), not one each.
+_NO_ATTRS: dict[str, Any] = {}
+# A block's list of at most this many bindings is stored as a tuple (no spare capacity); a longer one
+# is kept as given rather than copied.
+_SHORT_BLOCK = 4096
 
 
 class Expr:
@@ -149,7 +155,7 @@ class Call(Expr):
         self._span = span
         self.op = op
         self.args = tuple(args)
-        self.attrs: Mapping[str, Any] = {} if attrs is None else attrs
+        self.attrs: Mapping[str, Any] = _NO_ATTRS if attrs is None else attrs
 
     @property
     def span(self) -> Span | None:
@@ -271,11 +277,16 @@ class Binding:
 
 
 class BindingBlock:
+    """Bindings in order: `bindings` is a tuple, or the list given for a block longer than `_SHORT_BLOCK`."""
+
     __slots__ = ("bindings", "span")
     is_dataflow = False
 
     def __init__(self, bindings: Sequence[Binding], span: Span | None = None) -> None:
-        self.bindings = tuple(bindings) if not isinstance(bindings, (tuple, list)) else bindings
+        if type(bindings) is list:
+            self.bindings: Sequence[Binding] = tuple(bindings) if len(bindings) <= _SHORT_BLOCK else bindings
+        else:
+            self.bindings = bindings if type(bindings) is tuple else tuple(bindings)
         self.span = span
 
 
@@ -339,7 +350,7 @@ class Function(Expr):
         self.params = tuple(params)
         self.body = body
         self.ret_struct_info = ret_struct_info
-        self.attrs: Mapping[str, Any] = {} if attrs is None else attrs
+        self.attrs: Mapping[str, Any] = attrs if attrs else _NO_ATTRS
         self.ret_span = ret_span
 
     @property

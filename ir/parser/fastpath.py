@@ -297,6 +297,7 @@ class FastPathParser:
         pos, file = m.start(), self.src.filename
         span = Span(file, lineno, m.start(4) - pos + 1, lineno, m.end(4) - pos + 1) if packed is None else packed
         sig = signatures[name]
+        name = sig.name  # the function's own string, not one per call
         callee = sig._callee
         if callee is None and (sig.ret is not None or sig.function is not None):
             callee = self.module.callee_struct_info(name, None)  # its return is known: no error to locate
