@@ -132,6 +132,7 @@ class FastPathParser:
         plain = self.df is None  # outside a dataflow block every binding makes a Var
         reserved = self.reserved
         shared_names = self.module.names
+        room = MAX_SHARED_NAMES - len(shared_names)
         nxt, expected = run.first, run.start  # the number and offset of the next line to read
         lineno, m = run.first, None
         try:
@@ -148,8 +149,9 @@ class FastPathParser:
                 shared = shared_names.get(name)
                 if shared is not None:
                     name = shared
-                elif len(shared_names) < MAX_SHARED_NAMES:
+                elif room > 0:
                     shared_names[name] = name
+                    room -= 1
                 ann = None
                 if ann_text is not None:
                     ann = ann_cache.get(ann_text)
