@@ -479,22 +479,20 @@ class _Extractor:
         return one site; else False, having added nothing (`call_function` then records or reports it)."""
         callee = self.mod.functions.get(name)
         args = call.args
-        if callee is None or len(callee.params) != len(args) or len(args) > MAX_LINKED_TIES:
+        if callee is None or len(callee.params) != len(args) or len(args) > MAX_LINKED_TIES or type(res) is not int:
             return False
-        params, ret = callee.params, self.ex.ret_sites[name]
-        var_sites, (lo, hi, start) = self.ex.var_sites, self.own_sites
-        pairs = []
-        for arg, param in zip(args, params, strict=True):
-            tree = var_sites.get(arg) if type(arg) is Var or type(arg) is DataflowVar else None  # type: ignore[call-overload]
-            if type(tree) is not int or (tree < start and not lo <= tree < hi):
-                return False
-            pairs.append((tree, var_sites[param]))
-        pairs.append((res, ret))
-        if any(type(a) is not int or type(b) is not int for a, b in pairs):
+        var_sites, (lo, hi, start), ret = self.ex.var_sites, self.own_sites, self.ex.ret_sites[name]
+        trees = [var_sites.get(a) if type(a) is Var or type(a) is DataflowVar else None for a in args]  # type: ignore[call-overload]
+        params = [var_sites[p] for p in callee.params]
+        if type(ret) is not int or any(type(b) is not int for b in params):
+            return False
+        if any(type(a) is not int or (a < start and not lo <= a < hi) for a in trees):
             return False
         equals = self.equals
-        for k, (a, b) in enumerate(pairs):
-            equals.a.append(a)
-            equals.b.append(b)
-            equals.why.append(k or binding)
+        equals.a.extend(trees)
+        equals.a.append(res)
+        equals.b.extend(params)
+        equals.b.append(ret)
+        equals.why.append(binding)
+        equals.why.extend(range(1, len(args) + 1))
         return True
