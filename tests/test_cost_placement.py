@@ -432,3 +432,31 @@ def test_cli_adds_vdevices_to_frontend_output(tmp_path, capsys) -> None:
     assert 'I.vdevice("cuda", 0, "global")' in out.out and "proved optimal" in out.err
     assert main(["place", str(source), "--vdevice", "cuda:x"]) == 2
     assert "--vdevice 'cuda:x'" in capsys.readouterr().err
+
+
+def test_an_unbound_constant_and_a_more_precise_annotation_cost_the_same_placed() -> None:
+    # The frontend leaves a weight as an unbound `metadata[...]` constant (its shape unknown), so the
+    # multiply infers an unknown shape that its annotation makes (2, 3): the plan counts the work of
+    # the annotated result, which placement writes into the placed call.
+    mod = _module("""
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        y: R.Tensor((2, 3), "float32") = R.multiply(x, metadata["ir.GenericConst"][0])
+        return y
+""")
+    assert mod["main"].body.blocks[0].bindings[0].value.struct_info.ndim == -1
+    result = placement.place(mod, cost=CostModel.roofline())
+    assert result.cost.total == pytest.approx(evaluate(result.module, CostModel.roofline()).total)
+
+
+def test_a_constant_read_only_for_its_shape_is_held_nowhere() -> None:
+    mod = _module("""
+    @R.function
+    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        s: R.Shape([4]) = R.shape_of(R.const([1.0, 2.0, 3.0, 4.0], "float32"))
+        y = R.reshape(x, s)
+        return y
+""")
+    result = placement.place(mod, cost=_fixed({}))
+    assert sum(result.cost.memory.values()) == 2 * 16  # x and y; not the constant
+    _runs_like_reference(mod, result.module)

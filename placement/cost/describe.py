@@ -18,6 +18,7 @@ from __future__ import annotations
 from vdplace.ir.expr import Binding, Call, Expr, GlobalVar, If, SeqExpr, Tuple, TupleGetItem
 from vdplace.ir.module import IRModule
 from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo
 
 from .model import OpInfo
 
@@ -30,13 +31,20 @@ def describe_ops(mod: IRModule) -> list[OpInfo]:
     return found
 
 
-def op_info(function: str, name: str, call: Call, span: Span | None = None) -> OpInfo:
-    """The `OpInfo` of one call of a registered op, in `function`, named `name` (a variable or ``<R.op>``)."""
+def op_info(function: str, name: str, call: Call, span: Span | None = None, result: StructInfo | None = None) -> OpInfo:
+    """The `OpInfo` of one call of a registered op, in `function`, named `name` (a variable or ``<R.op>``).
+
+    `result` is the struct info of what the call makes (default: the call's own).  A binding's call
+    is given its variable's: placement writes that one into the placed call, so an annotation more
+    precise than the inferred struct info (a shape the inference left unknown) counts the same work
+    before and after placement.
+    """
     op = call.op
     if isinstance(op, GlobalVar):
         raise ValueError(f"{function}:{name} calls the module function {op.name!r}, not an op")
     args = [arg.struct_info for arg in call.args]
-    return OpInfo(function, name, op.name, args, call.struct_info, call.attrs, span or call.span, op)
+    out = call.struct_info if result is None else result
+    return OpInfo(function, name, op.name, args, out, call.attrs, span or call.span, op)
 
 
 # Work items: ("expr", node, name, binding) walks a node; ("emit", call, name, binding) describes a call
@@ -51,8 +59,10 @@ def _describe(function: str, body: SeqExpr, found: list[OpInfo]) -> None:
         what, node, name, binding = stack.pop()
         if what == "emit":
             assert isinstance(node, Call)
-            span = None if binding is None else binding.span
-            found.append(op_info(function, name or f"<R.{node.op.name}>", node, span))
+            span = result = None
+            if binding is not None:
+                span, result = binding.span, binding.var.struct_info
+            found.append(op_info(function, name or f"<R.{node.op.name}>", node, span, result))
         elif isinstance(node, SeqExpr):
             items: list[_Item] = [("expr", b.value, b.var.name, b) for block in node.blocks for b in block.bindings]
             items.append(("expr", node.body, None, None))

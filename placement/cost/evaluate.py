@@ -125,15 +125,15 @@ class _Evaluator:
             out.memory[dst] += size
             out.transfers.append(Transfer(self.func, var.name, src, dst, size, seconds))
             return
+        leaves = list(tensor_leaves(var.struct_info))
+        if not leaves:
+            return  # no tensor made (``R.shape_of``): no work, and a constant read only so is held nowhere
         for arg in call.args:
             if type(arg) is Constant:
                 self.hold(arg.struct_info, var.name)
-        leaves = list(tensor_leaves(var.struct_info))
-        if not leaves:
-            return
         self.hold(var.struct_info, var.name)
         device = self.name(leaves[0][1].vdevice, var.name)
-        info = op_info(self.func, var.name, call, binding.span)
+        info = op_info(self.func, var.name, call, binding.span, var.struct_info)
         seconds = self.model.kernel(info, self.vdevices[self.index[device]], self.vdevices)
         if seconds is None:
             raise ValueError(f"{self.func}:{var.name} (R.{op.name}) is placed on {device}, where it cannot run")

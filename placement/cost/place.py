@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 
 from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import host_vdevice
 from vdplace.ir.units import format_bytes
 from vdplace.ir.vdevice import vdevice_name
 from vdplace.placement.cost.conflict import memory_conflict, no_device_error
@@ -158,7 +159,10 @@ def place_cost(
     for site, device in zip(*pin_columns(cs2.pins), strict=True):
         known.setdefault(site, device)
     classes = collapse(len(cs2.sites), cs2.equals)
-    by_class: list[int | None] = [None] * len(classes)
+    # A site no op and no pin decides (a constant that `R.shape_of` reads) goes to the host, as
+    # ``default="host"`` puts it: the placed module is fully placed.
+    host = host_vdevice(list(placed_input.vdevices))
+    by_class: list[int | None] = [None if host is None else placed_input.vdevices.index(host)] * len(classes)
     for site, device in known.items():
         by_class[classes.of[site]] = device
     assignment = classes.expand(by_class)

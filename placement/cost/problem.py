@@ -304,6 +304,8 @@ class _Walk:
             for i, (arg, param) in enumerate(zip(call.args, params, strict=True)):
                 self.use(arg, self.var_sites[param], binding, i, tie=True)
             return
+        if op.name not in COPY_OPS and not any(True for _ in tree_leaves(tree)):
+            return  # no tensor made (``R.shape_of``): no work, and a constant read only so is held nowhere
         for arg in call.args:
             if type(arg) is Constant:
                 self.memory_sites.extend(tree_leaves(self.ex.expr_sites[id(arg)]))
@@ -320,7 +322,7 @@ class _Walk:
             return
         self.memory_sites.extend(leaves)
         anchor = leaves[0]
-        self.ops.append((op_info(self.func, binding.var.name, call, binding.span), anchor))
+        self.ops.append((op_info(self.func, binding.var.name, call, binding.span, binding.var.struct_info), anchor))
         if op.device_rule == "same" and type(tree) is int:
             for i, arg in enumerate(call.args):
                 self.use(arg, tree, binding, i, tie=True)
