@@ -140,6 +140,7 @@ class _Realizer:
         # extraction's own dict, spent here (`Extraction.take_var_sites`), so that a million
         # variables need no second dict or list and their site ids die as they are replaced.
         self.var_sites: dict[Var, Tree | Var] = ex.take_var_sites()
+        self.var_sites_size = len(self.var_sites)  # its length when last built (`forget`)
         self.expr_sites = ex.expr_sites
         self.copies: list[Copy] = []
         self.func = ""
@@ -151,10 +152,31 @@ class _Realizer:
     def run(self) -> tuple[IRModule, list[Copy]]:
         mod = self.ex.module
         functions = {}
-        for fname, func in mod.functions.items():
+        last = len(mod.functions) - 1
+        for i, (fname, func) in enumerate(mod.functions.items()):
             self.func = fname
             functions[fname] = self.function(fname, func)
+            if i < last:  # the last function's map is dropped with the rest
+                self.forget(func)
         return mod.replace(functions=functions), self.copies
+
+    def forget(self, func: Function) -> None:
+        """Drop the entries of `func`'s variables, which no other function uses (extraction checks it), and
+        rebuild the map once three quarters of it are gone: a module of many functions then holds no map
+        of all its variables while its last ones are realized."""
+        var_sites = self.var_sites
+        for p in func.params:
+            del var_sites[p]
+        pending = [func.body]
+        while pending:
+            for block in pending.pop().blocks:
+                for b in block.bindings:
+                    del var_sites[b.var]
+                    if type(b.value) is If:
+                        pending += (b.value.true_branch, b.value.false_branch)  # type: ignore[attr-defined]
+        if len(var_sites) * 4 < self.var_sites_size:
+            self.var_sites = dict(var_sites)
+            self.var_sites_size = len(var_sites)
 
     def new_var(self, var: Var) -> Var:
         """`var`'s counterpart in the placed module (KeyError for an expression that is not a variable)."""
