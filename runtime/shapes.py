@@ -1,7 +1,7 @@
 """Symbolic shape dimensions at run time: bind ``"n"`` from an input, evaluate ``"n * 2"``.
 
 A dim string is read with Python's `ast` and evaluated over integers only
-(names, literals, + - * // %); the text is never executed.
+(names, literals, + - * // %, ``T.min`` and ``T.max``); the text is never executed.
 """
 
 from __future__ import annotations
@@ -31,6 +31,11 @@ def _eval(node: ast.expr, env: Mapping[str, int], dim: str) -> int:
         return env[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand, env, dim)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(node.args) == 2:
+        head = node.func.value
+        if isinstance(head, ast.Name) and head.id == "T" and node.func.attr in ("min", "max") and not node.keywords:
+            values = [_eval(arg, env, dim) for arg in node.args]
+            return min(values) if node.func.attr == "min" else max(values)
     if isinstance(node, ast.BinOp):
         a = _eval(node.left, env, dim)
         b = _eval(node.right, env, dim)

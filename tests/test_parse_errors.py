@@ -446,7 +446,7 @@ BODY_ERRORS = [
         ParseError,
         11,
         22,
-        r"only ints, names and \+ - \* // %",
+        r"only ints, names, \+ - \* // % and T.min/T.max",
     ),
 ]
 

@@ -1044,3 +1044,42 @@ def test_functions_share_the_text_of_their_binding_names_up_to_a_bound(monkeypat
     monkeypatch.setattr(fastpath, "MAX_SHARED_NAMES", 1)  # "lv" is shared, "lv1" is not
     first, *others = names(ir.parse(text))
     assert all(o[0] is first[0] and o[1] == first[1] and o[1] is not first[1] for o in others)
+
+
+def test_symbolic_dims_may_use_t_min_and_t_max_as_tvm_prints_a_slice_of_a_symbolic_length():
+    text = """
+s = TypeVar("s")
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, s, 4), dtype="float32")) -> R.Tensor((1, 4), dtype="float32"):
+        a: R.Tensor((1, T.min(9223372036854775807, s) - T.min(1, s), 4), dtype="float32") = R.strided_slice(
+            x, (1,), (1,), (9223372036854775807,), (1,), assume_inbound=False
+        )
+        b: R.Tensor((T.max(s, 2), "T.min(s, 16) + 1"), dtype="float32") = R.zeros(
+            R.shape([T.max(s, 2), T.min(s, 16) + 1]), "float32"
+        )
+        c: R.Tensor((1, 4), dtype="float32") = R.sum(a, axis=[1], keepdims=False)
+        return c
+"""
+    mod = ir.parse(text)
+    a, b, _ = mod["main"].body.blocks[0].bindings
+    assert a.var.struct_info.shape == (1, "T.min(9223372036854775807, s) - T.min(1, s)", 4)
+    assert b.var.struct_info.shape == ("T.max(s, 2)", "T.min(s, 16) + 1")
+    assert ir.structural_equal(ir.parse(ir.script(mod)), mod)
+    for bad, reason in (
+        ("T.min(s)", "T.min/T.max"),
+        ("T.abs(s)", "must be an integer literal"),
+        ("T.min(t, 2)", "undefined symbolic"),
+    ):
+        with pytest.raises(ir.ParseError, match=reason):
+            ir.parse(text.replace('T.max(s, 2), "T', f'{bad}, "T', 1))
+
+
+def test_the_runtime_evaluates_t_min_and_t_max_in_symbolic_dims():
+    from vdplace.runtime import shapes
+
+    assert shapes.evaluate("T.min(s, 16) + T.max(1, s) * 2", {"s": 20}) == 16 + 40
+    with pytest.raises(shapes.InputError):
+        shapes.evaluate("T.min(s, 16, 3)", {"s": 1})

@@ -37,6 +37,16 @@ from .literals import MAX_DEPTH, bind_arguments, describe, dotted, int_literal, 
 from .source import Source, quiet_parse
 
 _DIM_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+
+
+_MIN_MAX = ("T.min", "T.max")
+
+
+def _is_min_max(node: ast.AST) -> bool:
+    """``T.min(a, b)`` or ``T.max(a, b)``: two positional arguments, nothing else."""
+    return isinstance(node, ast.Call) and dotted(node.func) in _MIN_MAX and len(node.args) == 2 and not node.keywords
+
+
 _MAX_DIM_TEXT = 200
 _OBJECT = ObjectStructInfo()
 
@@ -81,7 +91,7 @@ class StaticReader:
             return self._symbol(node)  # type: ignore[arg-type]
         if t is ast.UnaryOp and isinstance(node.operand, ast.Constant):  # type: ignore[attr-defined]
             raise self.src.error(f"a shape dim must not be negative, got {ast.unparse(node)}", node)
-        if t is ast.BinOp or t is ast.UnaryOp:
+        if t is ast.BinOp or t is ast.UnaryOp or (t is ast.Call and dotted(node.func) in _MIN_MAX):  # type: ignore[attr-defined]
             self._check_dim_expr(node, depth, declared=True)
             return self._symbolic(node)
         if t is ast.Call and (dotted(node.func) or "").startswith("T."):  # type: ignore[attr-defined]
@@ -127,7 +137,13 @@ class StaticReader:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             self._check_dim_expr(node.operand, depth + 1, declared)
             return
-        raise self.src.error(f"a symbolic dim may use only ints, names and + - * // %, got {describe(node)}", node)
+        if _is_min_max(node):  # ``T.min(n, 16)``: what TVM prints for a slice of a symbolic length
+            for arg in node.args:  # type: ignore[attr-defined]
+                self._check_dim_expr(arg, depth + 1, declared)
+            return
+        raise self.src.error(
+            f"a symbolic dim may use only ints, names, + - * // % and T.min/T.max, got {describe(node)}", node
+        )
 
     def dim_string(self, text: str, node: ast.AST) -> Dim:
         """A dim written as a string: ``"n"`` or ``"n * 2"`` (normalized to one spelling)."""
