@@ -41,7 +41,7 @@ from .normalize import (
     merge_annotation,
     tuple_struct_info,
 )
-from .op import REQUIRED, SHAPE, Op, get_op
+from .op import REQUIRED, SHAPE, VARIADIC, Op, get_op
 from .span import Span
 from .struct_info import FuncStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
 from .vdevice import VDevice
@@ -79,8 +79,11 @@ class SeqBuilder:
                 full[param.name] = param.default
         if attrs:
             raise InferenceError(f"R.{op_name}: unknown attribute(s) {sorted(attrs)}", span)
-        if len(args) != len(op.expr_params):
-            raise InferenceError(f"R.{op_name} takes {len(op.expr_params)} argument(s), got {len(args)}", span)
+        fixed = sum(1 for p in op.expr_params if p.kind != VARIADIC)
+        variadic = fixed < len(op.expr_params)
+        if len(args) < fixed or (len(args) > fixed and not variadic):
+            at_least = "at least " if variadic else ""
+            raise InferenceError(f"R.{op_name} takes {at_least}{fixed} argument(s), got {len(args)}", span)
         sinfo = call_struct_info(op, args, full, self.module.vdevices, span)
         return Call(op, args, full, sinfo, span)
 
@@ -89,8 +92,13 @@ class SeqBuilder:
         """The expression arguments in parameter order; a shape given by keyword becomes a `ShapeExpr`."""
         given = list(args)
         out: list[Expr] = []
-        for param in op.expr_params:
-            if param.kind == SHAPE and param.name in attrs:
+        params = op.expr_params
+        for i, param in enumerate(params):
+            if param.kind == VARIADIC:  # every argument the expression parameters after it leave over
+                take = max(len(given) - (len(params) - i - 1), 0)
+                out.extend(given[:take])
+                del given[:take]
+            elif param.kind == SHAPE and param.name in attrs:
                 value = attrs.pop(param.name)
                 if isinstance(value, Expr):
                     out.append(value)

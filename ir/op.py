@@ -56,6 +56,8 @@ ATTR = "attr"  # a literal attribute: int, float, str, None, tuple of ints, dtyp
 SHAPE = "shape"  # a shape value: a ShapeExpr (a dims list or R.shape([...])) or a shape variable (R.shape_of)
 DEVICE = "device"  # hint_on_device's device: tvm.cpu(), R.device(...)
 VDEVICE = "vdevice"  # to_vdevice's destination: a vdevice name, resolved against the module
+VARIADIC = "variadic"  # any number of expressions, positional only: R.print's values, R.assert_op's format_args
+STRING = "string"  # a string attribute, written "..." or R.str("..."), printed R.str("..."): a format
 
 DEVICE_RULES = ("same", "host", "explicit")
 
@@ -72,7 +74,7 @@ class Param:
 
     @property
     def is_expr(self) -> bool:
-        return self.kind in (TENSOR, TENSORS, SHAPE)
+        return self.kind in (TENSOR, TENSORS, SHAPE, VARIADIC)
 
 
 class Work(NamedTuple):

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests import cases_conv_pool, cases_gather, cases_misc, cases_norm
+from tests import cases_conv_pool, cases_gather, cases_misc, cases_norm, cases_probe
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, ModuleBuilder, VDevice, all_ops, get_op, parse, script
 from vdplace.ir.dtype import to_numpy
@@ -344,7 +344,7 @@ KERNEL_CASES: list[Case] = [
     ("cumprod", (_J,), {"axis": 0, "exclusive": True}, lambda x: np.concatenate([[1], np.cumprod(x)[:-1]])),
 ]
 # The cases of the op families kept in their own modules (tests/cases_*.py).
-KERNEL_CASES += cases_norm.CASES + cases_conv_pool.CASES + cases_gather.CASES + cases_misc.CASES
+KERNEL_CASES += cases_norm.CASES + cases_conv_pool.CASES + cases_gather.CASES + cases_misc.CASES + cases_probe.CASES
 
 
 def _tolerance(value: Any) -> float:
@@ -505,7 +505,7 @@ def test_float_only_ops_reject_integer_tensors(name):
         infer(name, T((2,), "int32"))
 
 
-@pytest.mark.parametrize("name", ["add", "subtract", "divide", "power"])
+@pytest.mark.parametrize("name", ["subtract", "divide", "floor_divide", "power", "mod", "floor_mod"])
 def test_arithmetic_on_bool_tensors_is_rejected(name):
     with pytest.raises(InferenceError, match=rf"R\.{name}: arithmetic on bool tensors"):
         infer(name, T((2,), "bool"), T((2,), "bool"))

@@ -13,6 +13,8 @@ import pytest
 
 from vdplace import ir, placement, runtime
 from vdplace.ir import ModuleBuilder, VDevice, tensor
+from vdplace.ir.expr import PrimValue
+from vdplace.ir.struct_info import PrimStructInfo, TupleStructInfo
 from vdplace.runtime.torch_device import TorchDevice, cuda_backend
 
 torch = pytest.importorskip("torch")
@@ -80,6 +82,10 @@ OP_CASES = [
     ("astype", [g((3,))], {"dtype": "int32"}),
     ("zeros", [], {"shape": (2, 3), "dtype": "float32"}),
     ("ones", [], {"shape": (2,), "dtype": "int64"}),
+    ("add", [g((3, 4), "bool"), g((4,), "bool")], {}),
+    ("multiply", [g((3, 4), "bool"), g((3, 4), "bool")], {}),
+    ("astype", [g((3, 4))], {"dtype": "bfloat16"}),
+    ("stack", [TupleStructInfo([g((3, 4)), g((3, 4))])], {"axis": -2}),
 ]
 
 
@@ -123,6 +129,20 @@ def test_torch_kernel_matches_numpy_kernel(op, sinfos, attrs):
     vm = runtime.VirtualMachine(runtime.compile(mod), devices={GPU_V: dev})
     assert_same(vm.run("main", *inputs), runtime.run_reference(mod, "main", *inputs))
     # Every op of the table runs as a torch op for these inputs: no host round trip.
+    assert dev.fallbacks == {}
+
+
+def test_hamming_window_runs_as_torch_computes_it():
+    mb = ModuleBuilder([CPU_V, GPU_V])
+    f = mb.function("main", [])
+    prims = [PrimValue(v, d, PrimStructInfo(d, v)) for v, d in ((8, "int64"), (True, "bool"), (0.54, "float64"))]
+    prims.append(PrimValue(0.46, "float64", PrimStructInfo("float64", 0.46)))
+    f.finish(f.emit("hamming_window", *prims, dtype="float32", name="w", annotation=g((8,))))
+    mod = mb.get()
+    dev = TorchDevice("cpu")
+    out = runtime.VirtualMachine(runtime.compile(mod), devices={GPU_V: dev}).run("main")
+    assert_same(out, runtime.run_reference(mod, "main"))
+    np.testing.assert_allclose(out, torch.hamming_window(8).numpy(), rtol=1e-6, atol=1e-7)
     assert dev.fallbacks == {}
 
 

@@ -245,7 +245,10 @@ def dim_sum(dims: Sequence[Dim]) -> Dim:
 
 def expect_not_bool(op: str, dtype: str) -> None:
     if dtype == "bool":
-        raise InferenceError(f"R.{op}: arithmetic on bool tensors is not supported; convert with R.astype first")
+        instead = ", or use R.logical_xor (as torch advises)" if op == "subtract" else ""
+        raise InferenceError(
+            f"R.{op}: arithmetic on bool tensors is not supported; convert with R.astype first{instead}"
+        )
 
 
 def binary_infer(op: str, result_dtype: str | None = None, allow_bool: bool = True):

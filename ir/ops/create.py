@@ -11,6 +11,10 @@ kernel (a torch device runs it on the host and uploads the result).
 device of `x` and read none of its data.  ``R.arange(start, end, step,
 dtype=None)`` takes prim values (``R.prim_value(0)``), as TVM's frontends
 print it; like zeros, it has no tensor argument to take a device from.
+``R.hamming_window(window_size, periodic, alpha, beta, dtype)`` takes prim
+values too and computes ``torch.hamming_window``: ``alpha - beta * cos(2 pi k
+/ (N - 1))`` for k < window_size, with N = window_size + 1 when `periodic`
+(else window_size), and ``[1]`` for a window of one; `dtype` is a float type.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from ..dtype import to_numpy, torch_dtype
+from ..dtype import is_float, to_numpy, torch_dtype
 from ..errors import InferenceError
-from ..op import ATTR, SHAPE, Param, TorchContext, Work, data_bytes, expect_tensor, register_op
+from ..op import ATTR, SHAPE, Param, TorchContext, Work, data_bytes, elementwise_work, expect_tensor, register_op
 from ..struct_info import Dim, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
 from .common import as_dtype, concrete_shape, expect_prim, no_work, optional_dtype, shape_arg
+from .special import round_bfloat16
 
 
 def _new_shape(op: str, args: Sequence[StructInfo], index: int, dtype: str) -> TensorStructInfo:
@@ -231,4 +236,60 @@ register_op(
     _arange,
     work=_fill_work,
     doc="start, start + step, ... up to end (excluded); the bounds are prim values (R.prim_value).",
+)
+
+
+# -- hamming_window ----------------------------------------------------------------------
+
+
+def _infer_hamming_window(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    op = "hamming_window"
+    size, periodic, alpha, beta = (
+        expect_prim(op, name, args, i) for i, name in enumerate(("window_size", "periodic", "alpha", "beta"))
+    )
+    dtype = as_dtype(op, "dtype", attrs["dtype"])
+    if not is_float(dtype):
+        raise InferenceError(f"R.{op}: dtype must be a float type, got {dtype}")
+    if size.dtype and not size.dtype.startswith(("int", "uint")):
+        raise InferenceError(f"R.{op}: window_size must be an integer, got a {size.dtype} prim value")
+    for name, prim in (("periodic", periodic), ("alpha", alpha), ("beta", beta)):
+        if isinstance(prim.value, str):
+            raise InferenceError(f"R.{op}: {name} must be a number, not the symbolic {prim.value!r}")
+    n = size.value
+    if isinstance(n, int) and n < 1:
+        raise InferenceError(f"R.{op}: window_size must be at least 1, got {n}")
+    if isinstance(n, (int, str)):
+        return TensorStructInfo((n,), dtype)
+    return TensorStructInfo(None, dtype, 1)
+
+
+def _hamming_window(window_size: Any, periodic: Any, alpha: Any, beta: Any, dtype: str) -> np.ndarray:
+    """alpha - beta * cos(2 pi k / (N - 1)) for k < window_size, N = window_size (+ 1 when periodic), as torch."""
+    n = int(window_size)
+    if n < 1:
+        raise ValueError(f"R.hamming_window: window_size must be at least 1, got {n}")
+    if n == 1:
+        window = np.ones(1)
+    else:
+        span = n if bool(periodic) else n - 1
+        window = float(alpha) - float(beta) * np.cos(2.0 * np.pi * np.arange(n, dtype=np.float64) / span)
+    out = window.astype(to_numpy(dtype))
+    return round_bfloat16(out) if dtype == "bfloat16" else out
+
+
+def _torch_hamming_window(t: TorchContext, window_size: Any, periodic: Any, alpha: Any, beta: Any, dtype: str) -> Any:
+    window = t.torch.hamming_window(
+        int(window_size), bool(periodic), float(alpha), float(beta), dtype=t.torch.float64, device=t.device
+    )
+    return window.to(torch_dtype(t.torch, dtype))
+
+
+register_op(
+    "hamming_window",
+    [Param("window_size"), Param("periodic"), Param("alpha"), Param("beta"), Param("dtype", ATTR)],
+    _infer_hamming_window,
+    _hamming_window,
+    torch_kernel=_torch_hamming_window,
+    work=elementwise_work(4),
+    doc="A Hamming window of `window_size` entries (torch.hamming_window); the arguments are prim values.",
 )

@@ -4,9 +4,12 @@ Operands of a binary op share one dtype (no implicit promotion, as in TVM)
 and broadcast like NumPy.  The result keeps the operands' dtype: integer
 `divide` truncates toward zero (TVM's integer division), `floor_divide`
 rounds down; `floor_mod` takes the divisor's sign (Python's %) and `mod` the
-dividend's (C's % and fmod), as TVM's floormod and truncmod.  Arithmetic on
-bool tensors is rejected; maximum, minimum, abs and the comparisons accept
-them.  exp, log, sqrt, tanh and sigmoid are
+dividend's (C's % and fmod), as TVM's floormod and truncmod.  On bool tensors
+(TVM's PyTorch frontend emits them for masks: ``isfinite``, ``m1 + m2``) add is
+logical or and multiply logical and, with a bool result, as torch computes
+them; maximum, minimum, abs and the comparisons accept bools too; the other
+arithmetic on bools is rejected, as torch rejects it (convert with
+``R.astype`` first).  exp, log, sqrt, tanh and sigmoid are
 defined on floats only, as in TVM; float16 sigmoid is computed in float32 so
 it neither overflows nor warns.
 
@@ -85,6 +88,10 @@ _BINARY = {
     "minimum": (np.minimum, _torch_plain("minimum")),
 }
 
+# The binary ops defined on bool tensors, as torch defines them: add is logical or, multiply logical and,
+# maximum or, minimum and.  NumPy and torch compute exactly that for bool operands.
+_BOOL_BINARY = ("add", "multiply", "maximum", "minimum")
+
 # name -> (NumPy function, torch function name)
 _COMPARE = {
     "equal": (np.equal, "eq"),
@@ -136,7 +143,7 @@ for _name, (_fn, _torch) in _BINARY.items():
     register_op(
         _name,
         [Param("x1"), Param("x2")],
-        binary_infer(_name, allow_bool=_name in ("maximum", "minimum")),
+        binary_infer(_name, allow_bool=_name in _BOOL_BINARY),
         _keep_dtype(_fn),
         torch_kernel=_torch,
         doc=f"Elementwise {_name} with NumPy broadcasting.",

@@ -1,4 +1,4 @@
-"""Shape manipulation: permute_dims, reshape, concat, split, broadcast_to, astype, take.
+"""Shape manipulation: permute_dims, reshape, concat, stack, split, broadcast_to, astype, take.
 
 Parameters follow TVM's ``relax.op`` (``R.reshape(x, shape)``,
 ``R.split(x, indices_or_sections, axis=0)``, ...).  Where TVM and NumPy
@@ -8,7 +8,7 @@ the axis as in TVM, and take with ``axis=None`` indexes the flattened input
 as NumPy does (TVM only allows 1-D inputs there, a special case of it).
 
 Work: none of these ops computes anything.  permute_dims, reshape and split
-return views (no bytes moved); concat, broadcast_to and take copy the
+return views (no bytes moved); concat, stack, broadcast_to and take copy the
 result's bytes; astype reads its input and writes its result (the default
 work, one FLOP per element for the conversion).  take has no torch kernel.
 """
@@ -39,6 +39,7 @@ from .common import (
     quotient_dim,
     shape_arg,
 )
+from .special import round_bfloat16
 
 # -- permute_dims -------------------------------------------------------------------
 
@@ -202,6 +203,67 @@ register_op(
 )
 
 
+# -- stack -------------------------------------------------------------------------------
+
+
+def _infer_stack(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    """TVM's rules: one dtype and rank, identical shapes; a symbolic dim that may differ leaves the shape unknown."""
+    op = "stack"
+    tup = args[0]
+    if not isinstance(tup, TupleStructInfo):
+        raise InferenceError(f"R.{op}: tensors must be a tuple of tensors, got {tup!r}")
+    if not tup.fields:
+        raise InferenceError(f"R.{op}: needs at least one tensor, got an empty tuple")
+    fields = [f for f in tup.fields if isinstance(f, TensorStructInfo)]
+    if len(fields) != len(tup.fields):
+        i = next(i for i, f in enumerate(tup.fields) if not isinstance(f, TensorStructInfo))
+        raise InferenceError(f"R.{op}: field {i} of tensors must be a tensor, got {tup.fields[i]!r}")
+    dtypes = sorted({f.dtype for f in fields if f.dtype})
+    if len(dtypes) > 1:
+        raise InferenceError(f"R.{op}: tensors have different dtypes {', '.join(dtypes)}")
+    dtype = dtypes[0] if dtypes else ""
+    ranks = sorted({f.ndim for f in fields if f.ndim >= 0})
+    if len(ranks) > 1:
+        raise InferenceError(f"R.{op}: tensors have different ranks {ranks}")
+    axis = 0 if attrs["axis"] is None else as_int(op, "axis", attrs["axis"])
+    if not ranks:
+        return TensorStructInfo(None, dtype, -1)
+    ndim = ranks[0] + 1
+    ax = normalize_axis(op, axis, ndim)
+    shapes = [f.shape for f in fields]
+    if any(s is None for s in shapes):
+        return TensorStructInfo(None, dtype, ndim)
+    first = shapes[0]
+    for s in shapes[1:]:
+        for j, (a, b) in enumerate(zip(first, s, strict=True)):  # type: ignore[arg-type]
+            if isinstance(a, int) and isinstance(b, int) and a != b:
+                raise InferenceError(
+                    f"R.{op}: tensors must have one shape; {tuple(first)} and {tuple(s)} differ at axis {j}"  # type: ignore[arg-type]
+                )
+    if any(s != first for s in shapes):  # symbolic dims not provably equal
+        return TensorStructInfo(None, dtype, ndim)
+    return TensorStructInfo((*first[:ax], len(shapes), *first[ax:]), dtype)  # type: ignore[index]
+
+
+def _stack(tensors: Sequence[np.ndarray], axis: int | None) -> np.ndarray:
+    return np.stack(tuple(tensors), axis=0 if axis is None else axis)
+
+
+def _torch_stack(t: TorchContext, tensors: Sequence[Any], axis: int | None) -> Any:
+    return t.torch.stack(list(tensors), dim=0 if axis is None else axis)
+
+
+register_op(
+    "stack",
+    [Param("tensors", TENSORS), Param("axis", ATTR, 0)],
+    _infer_stack,
+    _stack,
+    torch_kernel=_torch_stack,
+    work=copy_work,
+    doc="Join a tuple of tensors of one shape along a new axis `axis` (negative counts from the end).",
+)
+
+
 # -- split -------------------------------------------------------------------------------
 
 
@@ -331,13 +393,19 @@ def _infer_astype(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructIn
     return TensorStructInfo(x.shape, as_dtype("astype", "dtype", attrs["dtype"]), x.ndim)
 
 
+def _astype(x: np.ndarray, dtype: str) -> np.ndarray:
+    """NumPy's conversion; to bfloat16 (stored as float32) through float32, rounded to bfloat16 as torch does."""
+    out = x.astype(to_numpy(dtype))
+    return round_bfloat16(out) if dtype == "bfloat16" else out
+
+
 register_op(
     "astype",
     [Param("x"), Param("dtype", ATTR)],
     _infer_astype,
-    lambda x, dtype: x.astype(to_numpy(dtype)),
+    _astype,
     torch_kernel=lambda t, x, dtype: x.to(torch_dtype(t.torch, dtype)),
-    doc="Convert to `dtype` (NumPy's conversion rules).",
+    doc="Convert to `dtype` (NumPy's conversion rules; bfloat16 rounds to nearest, ties to even).",
 )
 
 

@@ -12,7 +12,8 @@ work on bool (or integer) tensors; ``R.bitwise_and``, ``R.bitwise_or`` and
 ``R.bitwise_not`` on integer or bool tensors.  The binary ones broadcast like
 NumPy and keep the operands' dtype, as TVM does.  ``R.clip(x, min, max)``
 takes its bounds as prim values (``R.prim_value(0)``), converted to the
-tensor's dtype.  Work: one FLOP per element
+tensor's dtype; on an integer tensor a bound beyond the dtype's range
+saturates (``T.float64("inf")``: no bound), a float one is truncated.  Work: one FLOP per element
 (rsqrt, erf, sin, cos, log1p: four).  No torch kernels: a torch device runs
 these on the host.
 """
@@ -159,12 +160,37 @@ def _infer_clip(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo
         raise InferenceError("R.clip: expects a number tensor, got dtype bool")
     if isinstance(lo.value, (int, float)) and isinstance(hi.value, (int, float)) and lo.value > hi.value:
         raise InferenceError(f"R.clip: min {lo.value} is greater than max {hi.value}")
+    if x.dtype.startswith(("int", "uint")):
+        for name, bound in (("min", lo), ("max", hi)):
+            if isinstance(bound.value, float) and _math.isnan(bound.value):
+                raise InferenceError(f"R.clip: {name} is NaN, which bounds no {x.dtype} value")
     return TensorStructInfo(x.shape, x.dtype, x.ndim)
 
 
+def _clip_bound(value: Any, dtype: np.dtype) -> np.ndarray:
+    """A bound in the tensor's dtype; for an integer tensor, saturated to the dtype's range (inf: no bound)."""
+    v = np.asarray(value)
+    if dtype.kind not in "iu":
+        with np.errstate(over="ignore"):  # 1e10 as float16 is inf: no bound, as meant
+            return v.astype(dtype)
+    info = np.iinfo(dtype)
+    if v.dtype.kind == "f":
+        f = float(v)
+        if _math.isnan(f):
+            raise ValueError(f"R.clip: a NaN bound on a {dtype} tensor")
+        if _math.isinf(f):
+            return np.asarray(info.max if f > 0 else info.min, dtype)
+        v = np.asarray(int(f))  # truncated toward zero, as a cast
+    return np.asarray(min(max(int(v), int(info.min)), int(info.max)), dtype)
+
+
 def _clip(x: np.ndarray, min: Any, max: Any) -> np.ndarray:  # noqa: A002 - TVM's parameter names
-    """min(x, max) then max(., min), the bounds converted to the tensor's dtype first (as TVM's clip)."""
-    lo, hi = np.asarray(min).astype(x.dtype), np.asarray(max).astype(x.dtype)
+    """min(x, max) then max(., min), the bounds converted to the tensor's dtype first (as TVM's clip).
+
+    On an integer tensor a bound outside the dtype's range (``T.float64("inf")``
+    as TVM prints torch's unbounded side) saturates instead of wrapping.
+    """
+    lo, hi = _clip_bound(min, x.dtype), _clip_bound(max, x.dtype)
     return np.asarray(np.maximum(np.minimum(x, hi), lo)).astype(x.dtype, copy=False)
 
 

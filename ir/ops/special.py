@@ -1,4 +1,4 @@
-"""Numeric building blocks of the kernels: working precision, sigmoid, erfc.
+"""Numeric building blocks of the kernels: working precision, bfloat16 rounding, sigmoid, erfc.
 
 NumPy's float16 loops overflow early (``exp(12)`` is already ``inf``) and
 accumulate sums in float16, so half-precision kernels compute in float32 and
@@ -6,6 +6,11 @@ cast back.  SciPy is not a dependency, so erfc is computed here with a
 Chebyshev-fitted rational form (Numerical Recipes' ``erfcc``), whose
 relative error is below 1.2e-7 for z >= 0; gelu built on it
 is accurate to about 1e-7 relative, which float32 results cannot tell apart.
+
+NumPy has no bfloat16: the IR stores it as float32 (`dtype.to_numpy`), and
+`round_bfloat16` rounds such values to bfloat16 precision where a value
+becomes bfloat16 (``R.astype``), as torch and TVM convert: float32 to the
+nearest bfloat16, ties to even, overflow to infinity, subnormals kept.
 """
 
 from __future__ import annotations
@@ -38,6 +43,15 @@ def float_work(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "f":
         return x.astype(work_dtype(x.dtype), copy=False)
     return x.astype(np.float64)
+
+
+def round_bfloat16(x: np.ndarray) -> np.ndarray:
+    """float32 `x` rounded to the nearest bfloat16 value (ties to even), as float32; NaN stays NaN."""
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round the 16 low bits away, ties to even
+    out = bits.astype(np.uint32).view(np.float32).reshape(x.shape)
+    return np.where(np.isnan(x), x, out)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:

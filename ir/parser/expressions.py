@@ -20,7 +20,7 @@ from ..dtype import to_numpy
 from ..errors import InferenceError, ParseError
 from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
 from ..normalize import call_struct_info, get_item_struct_info, global_call_struct_info, tuple_struct_info
-from ..op import ATTR, DEVICE, REQUIRED, SHAPE, TENSOR, TENSORS, VDEVICE, Op
+from ..op import ATTR, DEVICE, REQUIRED, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op, Param
 from ..span import Span
 from ..struct_info import DTYPES, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
 from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, metadata_ref, too_deep
@@ -147,22 +147,61 @@ class ExprParser:
         return f" (did you mean R.{close[0]}?)" if close else ""
 
     def _op_call(self, op: Op, node: ast.Call, depth: int) -> Call:
-        what = f"R.{op.name}"
-        bound = bind_arguments(self.src, node, self.module.param_names(op), what)
+        at = _variadic_at(op)
+        if at >= 0:
+            return self._variadic_call(op, node, depth, at)
+        bound = bind_arguments(self.src, node, self.module.param_names(op), f"R.{op.name}")
         args: list[Expr] = []
         attrs: dict[str, Any] = {}
         for param, arg in zip(op.params, bound, strict=True):
-            kind = param.kind
-            if arg is None:
-                if param.default is REQUIRED or kind in EXPR_KINDS:
-                    raise self.src.error(f"{what} is missing its argument {param.name!r}", node)
-                attrs[param.name] = param.default
-            elif kind == SHAPE:
-                args.append(self._shape_arg(op, param.name, arg, depth + 1))
-            elif kind in EXPR_KINDS:
-                args.append(self._expr(arg, depth + 1))
+            self._param_arg(op, param, arg, node, depth, args, attrs)
+        span = self.src.span(node)
+        return Call(op, args, attrs, self._infer(op, args, attrs, span), span)
+
+    def _param_arg(
+        self, op: Op, param: Param, arg: ast.expr | None, node: ast.Call, depth: int, args: list, attrs: dict
+    ) -> None:
+        """Read the argument `arg` (None: not given) of `param` into `args` or `attrs`."""
+        kind = param.kind
+        if arg is None:
+            if param.default is REQUIRED or kind in EXPR_KINDS:
+                raise self.src.error(f"R.{op.name} is missing its argument {param.name!r}", node)
+            attrs[param.name] = param.default
+        elif kind == SHAPE:
+            args.append(self._shape_arg(op, param.name, arg, depth + 1))
+        elif kind in EXPR_KINDS:
+            args.append(self._expr(arg, depth + 1))
+        else:
+            attrs[param.name] = self._attr(op, kind, param.name, arg)
+
+    def _variadic_call(self, op: Op, node: ast.Call, depth: int, at: int) -> Call:
+        """A call of an op whose parameter `at` takes any number of values (``R.print(a, b, format="{} {}")``).
+
+        As in TVM's Python functions, the positional arguments from `at` on are
+        its values and the parameters after it are keywords; by keyword, it
+        takes one value or a list of them (``format_args=[a, b]``).
+        """
+        what = f"R.{op.name}"
+        variadic = op.params[at]
+        values = list(node.args[at:])
+        keywords = []
+        for kw in node.keywords:
+            if kw.arg != variadic.name:
+                keywords.append(kw)
+            elif values:
+                raise self.src.error(f"{what} got multiple values for argument {variadic.name!r}", kw)
             else:
-                attrs[param.name] = self._attr(op, kind, param.name, arg)
+                values = list(kw.value.elts) if isinstance(kw.value, (ast.List, ast.Tuple)) else [kw.value]
+        others = op.params[:at] + op.params[at + 1 :]
+        head = ast.Call(func=node.func, args=node.args[:at], keywords=keywords)
+        bound = bind_arguments(self.src, head, tuple(p.name for p in others), what)
+        args: list[Expr] = []
+        attrs: dict[str, Any] = {}
+        for param, arg in zip(others[:at], bound[:at], strict=True):
+            self._param_arg(op, param, arg, node, depth, args, attrs)
+        args.extend(self._expr(v, depth + 1) for v in values)
+        for param, arg in zip(others[at:], bound[at:], strict=True):
+            self._param_arg(op, param, arg, node, depth, args, attrs)
         span = self.src.span(node)
         return Call(op, args, attrs, self._infer(op, args, attrs, span), span)
 
@@ -170,6 +209,12 @@ class ExprParser:
         """An attribute argument, read statically according to its parameter kind."""
         if kind == ATTR:
             return literal(self.src, node)
+        if kind == STRING:  # "..." or R.str("..."), as TVM prints a format string
+            if isinstance(node, ast.Call) and dotted(node.func) == "R.str":
+                return self._string(node, 0).value
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                return node.value
+            raise self.src.error(f'R.{op.name} argument {name!r} must be a string: "..." or R.str("...")', node)
         if kind == DEVICE:
             return self.static.device(node)
         if kind == VDEVICE:
@@ -327,6 +372,17 @@ BUILTINS = {
     "str": ExprParser._string,
     "tuple": ExprParser._tuple,
 }
+
+
+_VARIADIC_AT: dict[Op, int] = {}
+
+
+def _variadic_at(op: Op) -> int:
+    """The index of the op's `VARIADIC` parameter, -1 when it has none (kept per op)."""
+    at = _VARIADIC_AT.get(op)
+    if at is None:
+        at = _VARIADIC_AT[op] = next((i for i, p in enumerate(op.params) if p.kind == VARIADIC), -1)
+    return at
 
 
 # The strings R.const reads as non-finite floats.

@@ -5,7 +5,9 @@ name shadows it), variables bound in a ``with R.dataflow()`` block are
 `DataflowVar` unless listed in its ``R.output(...)`` and disappear after the
 block, and names bound inside an ``if`` branch are local to that branch.
 
-Values are parsed by `ExprParser` (`expressions`); whole simple lines found
+Values are parsed by `ExprParser` (`expressions`), expression statements
+(a docstring, ``R.func_attr``, a bare void call such as ``R.assert_op(...)``)
+by `StandaloneStatements` (`standalone`); whole simple lines found
 by `fastlines` go through `FastPathParser` (`fastpath`), which builds exactly
 what `_assign_parts` would build from the line's AST, or falls back to it.
 """
@@ -24,8 +26,9 @@ from .annotations import StaticReader
 from .expressions import ExprParser
 from .fastfunctions import FastFunction
 from .fastpath import FastCaches, FastPathParser, Parts
-from .literals import bind_arguments, describe, dotted, literal
+from .literals import describe, dotted
 from .skeleton import FastBlock
+from .standalone import StandaloneStatements
 
 if TYPE_CHECKING:
     from .module import ModuleParser
@@ -78,7 +81,7 @@ class _Dataflow:
         self.last_pos = last_pos
 
 
-class FunctionParser(FastPathParser, ExprParser):
+class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
     """Parses the body of one function of the module: its statements here, values and fast lines in the bases."""
 
     def __init__(self, module: ModuleParser, sig: Signature) -> None:
@@ -176,7 +179,9 @@ class FunctionParser(FastPathParser, ExprParser):
                     raise self.src.error("return must be the last statement of the function", stmts[i + 1])
                 tail = self._return(stmt)  # type: ignore[arg-type]
             elif t is ast.Expr:
-                self._expr_statement(stmt, i == 0 and mode == "function")  # type: ignore[arg-type]
+                bare = self._expr_statement(stmt, i == 0 and mode == "function")  # type: ignore[arg-type]
+                if bare is not None:
+                    current.append(bare)
             else:
                 stmt = self._unfolded(stmt)
                 raise self.src.error(f"{statement_words(stmt)} is not supported in a function body", stmt)
@@ -285,25 +290,6 @@ class FunctionParser(FastPathParser, ExprParser):
             why = "it names the module"
         return self.src.error(f"cannot bind {name!r}: {why}", span)
 
-    def _expr_statement(self, stmt: ast.Expr, first: bool) -> None:
-        value = stmt.value
-        if first and isinstance(value, ast.Constant) and isinstance(value.value, str):
-            return  # docstring
-        if isinstance(value, ast.Call):
-            name = dotted(value.func)
-            if name == "R.func_attr":
-                (attrs,) = bind_arguments(self.src, value, ("attrs",), "R.func_attr")
-                parsed = None if attrs is None else literal(self.src, attrs, seq=list, metadata=True)
-                if not isinstance(parsed, dict) or not all(isinstance(k, str) for k in parsed):
-                    raise self.src.error("R.func_attr takes a dict with string keys", value)
-                self.attrs.update(parsed)
-                return
-            if name == "R.output":
-                raise self.src.error("R.output(...) must be the last statement of a 'with R.dataflow():' block", stmt)
-        raise self.src.error(
-            f"unsupported statement: {describe(value)} (a value must be bound to a name: x = ...)", stmt
-        )
-
     def _return(self, stmt: ast.Return) -> Expr:
         if stmt.value is None:
             raise self.src.error("return needs a value", stmt)
@@ -347,7 +333,9 @@ class FunctionParser(FastPathParser, ExprParser):
                 elif t is ast.Return:
                     raise self.src.error("return is not allowed inside a dataflow block: return after it", s)
                 elif t is ast.Expr:
-                    self._expr_statement(s, False)  # type: ignore[arg-type]
+                    bare = self._expr_statement(s, False)  # type: ignore[arg-type]
+                    if bare is not None:
+                        bindings.append(bare)
                 else:
                     s = self._unfolded(s)
                     raise self.src.error(f"{statement_words(s)} is not supported in a dataflow block", s)

@@ -5,7 +5,10 @@ functions print fine); the hooks here lay out the lines:
 
 * a dataflow block opens ``with R.dataflow():`` and closes with
   ``R.output(...)`` naming its non-dataflow variables;
-* a binding is one line, ``name: struct_info = value``;
+* a binding is one line, ``name: struct_info = value``; a call whose result
+  and variable are void (``R.Tuple()``, an impure call such as
+  ``R.assert_op``) is the bare call, as TVM prints it, unless the variable is
+  used (it would have no name to be used by);
 * an If bound to a variable opens ``if cond:`` when its true branch starts,
   writes ``else:`` when its false branch starts, and each branch ends with
   ``name: struct_info = result`` under the If's variable;
@@ -20,8 +23,9 @@ from __future__ import annotations
 import keyword
 import re
 
-from ..expr import Binding, BindingBlock, DataflowVar, Function, If, SeqExpr, Var
-from ..struct_info import StructInfo
+from ..expr import Binding, BindingBlock, Call, DataflowVar, Function, If, SeqExpr, Var
+from ..struct_info import StructInfo, TupleStructInfo
+from ..visitor import ExprVisitor
 from .literals import PrintError, literal
 from .sinfo import SInfoFormatter
 from .sink import LineSink
@@ -65,6 +69,7 @@ class FunctionPrinter(ValuePrinter):
         self.body: SeqExpr | None = None
         self.ifs: list[_IfFrame] = []
         self._if_binding: Binding | None = None
+        self._used: set[Var] | None = None  # the variables the body uses, found at its first void binding
 
     # -- names ----------------------------------------------------------------
     def define(self, var: Var) -> str:
@@ -154,6 +159,9 @@ class FunctionPrinter(ValuePrinter):
             return  # each branch wrote the variable's line
         value = self.texts.pop()
         var = binding.var
+        if type(var.struct_info) is TupleStructInfo and self._bare(binding):
+            self.lines.append(f"{self.indent}{value}")
+            return
         name = var.name
         if name in self.taken or not name.isidentifier():  # `define` inlined for the usual, free name
             name = self.define(var)
@@ -164,6 +172,20 @@ class FunctionPrinter(ValuePrinter):
         except PrintError as err:
             raise self._located(err, var) from None
         self.lines.append(f"{self.indent}{name}: {sinfo} = {value}")
+
+    def _bare(self, binding: Binding) -> bool:
+        """Whether `binding` is written as its bare call: a call, void like its variable, which nothing uses."""
+        var, value = binding.var, binding.value
+        if var.struct_info.fields or not isinstance(value, Call):  # type: ignore[attr-defined]
+            return False
+        sinfo = value.struct_info
+        if not isinstance(sinfo, TupleStructInfo) or sinfo.fields:
+            return False
+        if self._used is None:
+            finder = _UsedVars()
+            finder.walk(self.body)  # type: ignore[arg-type]
+            self._used = finder.used
+        return var not in self._used
 
     # -- If and its branches -----------------------------------------------------------
     def enter_if(self, node: If) -> None:
@@ -202,3 +224,14 @@ class FunctionPrinter(ValuePrinter):
 
     def enter_function(self, func: Function) -> None:
         raise self.not_a_value(func)
+
+
+class _UsedVars(ExprVisitor):
+    """The variables an expression uses (not the ones it only defines)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.used: set[Var] = set()
+
+    def visit_var(self, var: Var) -> None:
+        self.used.add(var)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
-from ..op import ATTR, DEVICE, SHAPE, TENSOR, TENSORS, VDEVICE, Op
+from ..op import ATTR, DEVICE, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op
 from ..vdevice import DEVICE_TYPE_TO_CODE, DeviceSpec, VDevice
 from ..visitor import ExprVisitor
 from .literals import (
@@ -45,7 +45,7 @@ def call_plan(op: Op, plans: dict[str, CallPlan]) -> CallPlan:
     """
     plan = plans.get(op.name)
     if plan is None:
-        last_tensor = max((i for i, p in enumerate(op.params) if p.kind in (TENSOR, TENSORS)), default=-1)
+        last_tensor = max((i for i, p in enumerate(op.params) if p.kind in (TENSOR, TENSORS, VARIADIC)), default=-1)
         every = any(p.kind == DEVICE for p in op.params)
         plan = [(p.name, p.kind, every or i < last_tensor) for i, p in enumerate(op.params)]
         plans[op.name] = plan
@@ -182,11 +182,16 @@ class ValuePrinter(ExprVisitor):
         next_arg = 0
         known = 0
         plan = self.plans.get(op.name) or call_plan(op, self.plans)
-        for name, kind, positional in plan:
+        for i, (name, kind, positional) in enumerate(plan):
             if kind in (TENSOR, TENSORS, SHAPE):
                 if next_arg < n:
                     parts.append(next_arg)
                     next_arg += 1
+            elif kind == VARIADIC:  # the arguments the expression parameters after it leave over
+                after = sum(1 for _, k, _ in plan[i + 1 :] if k in (TENSOR, TENSORS, SHAPE))
+                stop = max(n - after, next_arg)
+                parts.extend(range(next_arg, stop))
+                next_arg = stop
             elif name in attrs:
                 known += 1
                 text = self.attr(op, kind, name, attrs[name])
@@ -205,6 +210,10 @@ class ValuePrinter(ExprVisitor):
                 return literal(value)
             except PrintError as err:
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r}: {err}") from None
+        if kind == STRING:
+            if not isinstance(value, str):
+                raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a string, got {value!r}")
+            return f"R.str({string_literal(value)})"
         if kind == DEVICE:
             if not isinstance(value, DeviceSpec):
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a DeviceSpec, got {value!r}")

@@ -1,0 +1,66 @@
+"""Expression statements of a function body: a docstring, ``R.func_attr({...})``, or a call whose result is void.
+
+TVM prints a binding whose value is void (an empty tuple, ``R.Tuple()``: an
+impure call such as ``R.assert_op(...)`` or ``R.print(...)``) as the bare
+call, and its parser reads a bare call back as such a binding to a fresh
+variable named ``_``, which no later statement can refer to.  Here too: the
+variable is not put in scope (a variable the function calls ``_`` stays
+visible), and the printer writes the binding back as the bare call
+(`printer.function`).  A bare value that is not void must be bound to a name.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..expr import Binding, DataflowVar, Var
+from ..struct_info import TupleStructInfo
+from .literals import bind_arguments, describe, dotted, literal
+
+# The name TVM's parser gives the variable of a bare statement.
+BARE_NAME = "_"
+
+
+class StandaloneStatements:
+    """The expression-statement half of `FunctionParser` (which sets `src`, `attrs`, `df` and `_expr`)."""
+
+    src: Any
+    attrs: dict[str, Any]
+    df: Any
+
+    def _expr_statement(self, stmt: ast.Expr, first: bool) -> Binding | None:
+        """Read a statement that is an expression: None for a docstring or R.func_attr, else the void binding."""
+        value = stmt.value
+        if first and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return None  # docstring
+        if isinstance(value, ast.Call):
+            name = dotted(value.func)
+            if name == "R.func_attr":
+                (attrs,) = bind_arguments(self.src, value, ("attrs",), "R.func_attr")
+                parsed = None if attrs is None else literal(self.src, attrs, seq=list, metadata=True)
+                if not isinstance(parsed, dict) or not all(isinstance(k, str) for k in parsed):
+                    raise self.src.error("R.func_attr takes a dict with string keys", value)
+                self.attrs.update(parsed)
+                return None
+            if name == "R.output":
+                raise self.src.error("R.output(...) must be the last statement of a 'with R.dataflow():' block", stmt)
+            if name is not None:  # R.<op>(...) or cls.<function>(...)
+                return self._bare_call(stmt, value)
+        raise self.src.error(
+            f"unsupported statement: {describe(value)} (a value must be bound to a name: x = ...)", stmt
+        )
+
+    def _bare_call(self, stmt: ast.Expr, node: ast.Call) -> Binding:
+        expr = self._expr(node, 0)  # type: ignore[attr-defined]
+        sinfo = expr.struct_info
+        if not (isinstance(sinfo, TupleStructInfo) and not sinfo.fields):
+            raise self.src.error(
+                f"unsupported statement: {describe(node)} returns {sinfo!r}, not void: a value must be bound to "
+                "a name (x = ...); only a call whose result is void (R.Tuple()), such as R.assert_op or R.print, "
+                "stands alone",
+                stmt,
+            )
+        span = self.src.span(stmt)
+        var = (DataflowVar if self.df is not None else Var)(BARE_NAME, sinfo, span)
+        return Binding(var, expr, None, span)
