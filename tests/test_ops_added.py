@@ -38,6 +38,13 @@ from vdplace.ir.struct_info import PrimStructInfo
         ("variance", [("x", None), ("axis", None), ("keepdims", False)]),
         ("cumsum", [("data", None), ("axis", None), ("dtype", None), ("exclusive", False)]),
         ("logical_and", [("x1", None), ("x2", None)]),
+        ("stack", [("tensors", None), ("axis", 0)]),
+        (
+            "hamming_window",
+            [("window_size", None), ("periodic", None), ("alpha", None), ("beta", None), ("dtype", None)],
+        ),
+        ("assert_op", [("condition", None), ("format_args", None), ("format", "")]),
+        ("print", [("values", None), ("format", "")]),
     ],
 )
 def test_parameter_names_order_and_defaults_follow_tvm(name, params):

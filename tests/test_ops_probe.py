@@ -44,26 +44,6 @@ def P(dtype: str, value) -> PrimStructInfo:
     return PrimStructInfo(dtype, value)
 
 
-@pytest.mark.parametrize(
-    "name, params",
-    [
-        ("stack", [("tensors", None), ("axis", 0)]),
-        (
-            "hamming_window",
-            [("window_size", None), ("periodic", None), ("alpha", None), ("beta", None), ("dtype", None)],
-        ),
-        ("assert_op", [("condition", None), ("format_args", None), ("format", "")]),
-        ("print", [("values", None), ("format", "")]),
-    ],
-)
-def test_parameter_names_order_and_defaults_follow_tvm(name, params):
-    got = get_op(name).params
-    assert [p.name for p in got] == [n for n, _ in params]
-    for p, (_, default) in zip(got, params, strict=True):
-        if default is not None:
-            assert p.default == default
-
-
 # -- stack ------------------------------------------------------------------------------------
 
 STACK = """
