@@ -58,6 +58,7 @@ DEVICE = "device"  # hint_on_device's device: tvm.cpu(), R.device(...)
 VDEVICE = "vdevice"  # to_vdevice's destination: a vdevice name, resolved against the module
 VARIADIC = "variadic"  # any number of expressions, positional only: R.print's values, R.assert_op's format_args
 STRING = "string"  # a string attribute, written "..." or R.str("..."), printed R.str("..."): a format
+INDICES = "indices"  # a tuple of positions, each an int or a symbolic dim's text (strided_slice's begin, end)
 
 DEVICE_RULES = ("same", "host", "explicit")
 

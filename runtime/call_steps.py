@@ -67,8 +67,9 @@ def closure_step(regs: list, step: tuple) -> int:
     return step[1](regs)
 
 
-def _kernel(instr: Call, dev: Device | None) -> Callable[..., Any]:
-    """The op's kernel on `dev` (the NumPy kernel for a host call) with its attributes bound."""
+def _kernel(instr: Call, dev: Device | None, late: dict[str, Any]) -> Callable[..., Any]:
+    """The op's kernel on `dev` (the NumPy kernel for a host call) with its attributes bound, but those in
+    `late` (symbolic, given per run)."""
     op = instr.op
     if dev is not None:
         kernel = dev.kernel(op)
@@ -76,7 +77,7 @@ def _kernel(instr: Call, dev: Device | None) -> Callable[..., Any]:
         raise VMError(f"R.{op.name} has no kernel")
     else:
         kernel = op.kernel
-    attrs = instr.attrs
+    attrs = {k: v for k, v in instr.attrs.items() if k not in late} if late else instr.attrs
     return functools.partial(kernel, **attrs) if attrs else kernel
 
 
@@ -106,7 +107,9 @@ def _result_wrapper(dev: Device | None, tensor_result: bool) -> Callable[[Any], 
 
 def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagnostics: Diagnostics) -> Step:
     """The step that runs `instr` (at `pc` of `frame`) on `dev` (None: on the host)."""
-    kernel = _kernel(instr, dev)
+    late = shapes.symbolic_attrs(instr.op, instr.attrs)  # positions naming symbolic dims: resolved per run
+    kernel = _kernel(instr, dev, late)
+    env_slot = frame.env_slot
     wrap = _result_wrapper(dev, instr.tensor_result)
     args, out, dropped, nxt = instr.args, instr.out, instr.drop, pc + 1
     names = [frame.fn.reg_name(a) for a in args]
@@ -124,12 +127,17 @@ def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagn
         if dev is not None:
             for v, name in zip(vals, names, strict=False):
                 check(v, f"argument {name}")
-        regs[out] = wrap(kernel(*[_unwrap(v) for v in vals]))
+        values = [_unwrap(v) for v in vals]
+        if late:
+            env = regs[env_slot] or {}
+            regs[out] = wrap(kernel(*values, **{k: shapes.resolve(v, env) for k, v in late.items()}))
+        else:
+            regs[out] = wrap(kernel(*values))
         if dropped:
             drop(regs, dropped)
         return nxt
 
-    if not instr.tensor_result or dev is None or len(args) not in (1, 2):
+    if late or not instr.tensor_result or dev is None or len(args) not in (1, 2):
         return (closure_step, generic)
     if len(args) == 1:
         return (call1_step, kernel, dev.adopt_result, dev, args[0], out, dropped, nxt, generic)

@@ -151,6 +151,8 @@ class _Interpreter:
             return args[0]
         if op.kernel is None:
             raise VMError(f"R.{op.name} has no NumPy kernel")
+        for name, value in shapes.symbolic_attrs(op, attrs).items():
+            attrs[name] = shapes.resolve(value, dims)
         result = op.kernel(*args, **attrs)
         if isinstance(result, (list, tuple)):
             return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in result)

@@ -70,6 +70,13 @@ def has_symbols(value: Any) -> bool:
     return False
 
 
+def symbolic_attrs(op: Any, attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """The attributes of a call of `op` that hold symbolic positions (`ir.op.INDICES`), resolved per run."""
+    from vdplace.ir.op import INDICES
+
+    return {p.name: attrs[p.name] for p in op.params if p.kind == INDICES and has_symbols(attrs.get(p.name))}
+
+
 def resolve(value: Any, env: Mapping[str, int]) -> Any:
     """`value` with every symbolic dim inside tuples/lists replaced by its size."""
     if isinstance(value, (tuple, list)):

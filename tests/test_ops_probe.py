@@ -291,3 +291,35 @@ def test_clip_bounds_saturate_instead_of_wrapping():
         infer("clip", T((3,), "int64"), P("int64", 0), P("float64", math.nan))
     with pytest.raises(ValueError, match="R.clip: a NaN bound on a int32 tensor"):
         kernel(np.int32([1]), np.float64(math.nan), np.int64(2))
+
+
+# -- strided_slice at a symbolic position --------------------------------------------------
+
+DYNAMIC_SLICE = """
+s21 = TypeVar("s21")
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(a_0: R.Tensor((1, s21, 8), dtype="float32"), p_pos: R.Tensor((16, 8), dtype="float32")) -> R.Tensor(dtype="float32", ndim=3):
+        R.func_attr({"tir_var_lower_bound": {"s21": 2}, "tir_var_upper_bound": {"s21": 16}})
+        with R.dataflow():
+            lv60: R.Tensor((T.min(s21, 16), 8), dtype="float32") = R.strided_slice(p_pos, (0,), (0,), (s21,), (1,), assume_inbound=False)
+            lv61: R.Tensor(dtype="float32", ndim=3) = R.add(a_0, lv60)
+            R.output(lv61)
+        return lv61
+"""
+
+
+def test_strided_slice_to_a_symbolic_length_runs_with_each_length():
+    # `pos[:t]` on a dynamic `t`, as TVM's frontend prints it: the end is the symbolic dim itself.
+    mod = parse(DYNAMIC_SLICE)
+    call = mod["main"].body.blocks[0].bindings[0].value
+    assert call.attrs["end"] == ("s21",) and call.attrs["begin"] == (0,)
+    pos = rand(16, 8)
+    for length in (2, 5, 16):
+        a = rand(1, length, 8)
+        np.testing.assert_allclose(run_module(DYNAMIC_SLICE, a, pos), a + pos[:length])
+        np.testing.assert_allclose(runtime.run_reference(mod, "main", a, pos), a + pos[:length])
+    with pytest.raises(Exception, match="undefined symbolic dim 'n'"):
+        parse(DYNAMIC_SLICE.replace("(s21,), (1,)", "(n,), (1,)"))

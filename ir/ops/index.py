@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InferenceError
-from ..op import ATTR, Param, expect_tensor, register_op
+from ..op import ATTR, INDICES, Param, expect_tensor, register_op
 from ..struct_info import Dim, StructInfo, TensorStructInfo
 from .common import (
     as_bool,
@@ -140,8 +140,8 @@ def _slice_spec(attrs: dict[str, Any], ndim: int) -> list[tuple[int, int, int, i
     """(axis, begin, end, stride) per sliced axis, axes normalized and checked."""
     op = "strided_slice"
     axes = as_ints(op, "axes", attrs["axes"])
-    begin = as_ints(op, "begin", attrs["begin"])
-    end = as_ints(op, "end", attrs["end"])
+    begin = _positions(op, "begin", attrs["begin"])
+    end = _positions(op, "end", attrs["end"])
     strides = (1,) * len(axes) if attrs["strides"] is None else as_ints(op, "strides", attrs["strides"])
     for name, vals in (("begin", begin), ("end", end), ("strides", strides)):
         if len(vals) != len(axes):
@@ -152,7 +152,16 @@ def _slice_spec(attrs: dict[str, Any], ndim: int) -> list[tuple[int, int, int, i
     return list(zip(norm, begin, end, strides, strict=True))
 
 
-def _sliced_dim(dim: Dim, begin: int, end: int, stride: int, inbound: bool) -> Dim | None:
+def _positions(op: str, name: str, value: Any) -> tuple[int | str, ...]:
+    """Begin or end positions: ints, or symbolic dims (their text) that the runtime resolves."""
+    if isinstance(value, (tuple, list)) and any(isinstance(v, str) for v in value):
+        return tuple(v if isinstance(v, str) else as_int(op, name, v) for v in value)
+    return as_ints(op, name, value)
+
+
+def _sliced_dim(dim: Dim, begin: int | str, end: int | str, stride: int, inbound: bool) -> Dim | None:
+    if isinstance(begin, str) or isinstance(end, str):
+        return None  # a symbolic position: the length is the annotation's to say
     if isinstance(dim, int):
         return len(range(*slice(begin, end, stride).indices(dim)))
     if stride == 1 and begin == 0 and end >= 2**31 - 1:
@@ -198,8 +207,8 @@ register_op(
     [
         Param("x"),
         Param("axes", ATTR),
-        Param("begin", ATTR),
-        Param("end", ATTR),
+        Param("begin", INDICES),
+        Param("end", INDICES),
         Param("strides", ATTR, None),
         Param("assume_inbound", ATTR, False),
     ],

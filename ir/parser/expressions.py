@@ -20,7 +20,7 @@ from ..dtype import to_numpy
 from ..errors import InferenceError, ParseError
 from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
 from ..normalize import call_struct_info, get_item_struct_info, global_call_struct_info, tuple_struct_info
-from ..op import ATTR, DEVICE, REQUIRED, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op, Param
+from ..op import ATTR, DEVICE, INDICES, REQUIRED, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op, Param
 from ..span import Span
 from ..struct_info import DTYPES, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
 from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, metadata_ref, too_deep
@@ -209,6 +209,10 @@ class ExprParser:
         """An attribute argument, read statically according to its parameter kind."""
         if kind == ATTR:
             return literal(self.src, node)
+        if kind == INDICES:  # ints, or symbolic dims where TVM slices a dynamic length: ``(0,), (s,)``
+            if isinstance(node, (ast.Tuple, ast.List)):
+                return tuple(self._index(e) for e in node.elts)
+            return literal(self.src, node)
         if kind == STRING:  # "..." or R.str("..."), as TVM prints a format string
             if isinstance(node, ast.Call) and dotted(node.func) == "R.str":
                 return self._string(node, 0).value
@@ -223,6 +227,13 @@ class ExprParser:
                 raise self.src.error(f"R.{op.name} argument {name!r} needs a vdevice", node)
             return vdevice
         raise self.src.error(f"R.{op.name}: parameter {name!r} has an unknown kind {kind!r}", node)
+
+    def _index(self, node: ast.expr) -> int | str:
+        """One position of an `INDICES` attribute: an int (negative counts from the end) or a symbolic dim."""
+        value = node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) else node
+        if isinstance(value, ast.Constant) and type(value.value) is int:
+            return -value.value if value is not node else value.value
+        return self.static.dim(node, 1)
 
     def _shape_arg(self, op: Op, name: str, node: ast.expr, depth: int) -> Expr:
         """A shape argument: a dims list (``[3, n]``), ``R.shape([...])`` or a shape-valued variable."""

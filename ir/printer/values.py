@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
-from ..op import ATTR, DEVICE, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op
+from ..op import ATTR, DEVICE, INDICES, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op
 from ..vdevice import DEVICE_TYPE_TO_CODE, DeviceSpec, VDevice
 from ..visitor import ExprVisitor
 from .literals import (
@@ -210,6 +210,8 @@ class ValuePrinter(ExprVisitor):
                 return literal(value)
             except PrintError as err:
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r}: {err}") from None
+        if kind == INDICES:  # a symbolic position prints as its quoted text, as a symbolic dim does
+            return self.attr(op, ATTR, name, value)
         if kind == STRING:
             if not isinstance(value, str):
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a string, got {value!r}")
