@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from vdplace.ir.op import INDICES
+
 from .errors import InputError
 
 
@@ -72,8 +74,6 @@ def has_symbols(value: Any) -> bool:
 
 def symbolic_attrs(op: Any, attrs: Mapping[str, Any]) -> dict[str, Any]:
     """The attributes of a call of `op` that hold symbolic positions (`ir.op.INDICES`), resolved per run."""
-    from vdplace.ir.op import INDICES
-
     return {p.name: attrs[p.name] for p in op.params if p.kind == INDICES and has_symbols(attrs.get(p.name))}
 
 

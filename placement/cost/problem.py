@@ -304,7 +304,8 @@ class _Walk:
             for i, (arg, param) in enumerate(zip(call.args, params, strict=True)):
                 self.use(arg, self.var_sites[param], binding, i, tie=True)
             return
-        if op.name not in COPY_OPS and not any(True for _ in tree_leaves(tree)):
+        leaves = list(tree_leaves(tree))
+        if not leaves and op.name not in COPY_OPS:
             return  # no tensor made (``R.shape_of``): no work, and a constant read only so is held nowhere
         for arg in call.args:
             if type(arg) is Constant:
@@ -316,9 +317,6 @@ class _Walk:
                     binding.span,
                 )
             self.alias(tree, self._tree(call.args[0]))
-            return
-        leaves = list(tree_leaves(tree))
-        if not leaves:
             return
         self.memory_sites.extend(leaves)
         anchor = leaves[0]
