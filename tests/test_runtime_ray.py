@@ -256,6 +256,32 @@ def test_an_actor_killed_while_micro_batches_are_in_flight_fails_the_run_or_is_r
                     executor.run_pipelined([x, *weights], microbatches=k)
 
 
+def test_a_script_takes_its_imports_inside_one_argument_so_ray_never_resolves_them():
+    """Top-level ObjectRef arguments of a task whose actor is killed can abort Ray 2.60's driver."""
+    from vdplace.runtime.ray.driver import Walker
+    from vdplace.runtime.ray.faults import Tracker
+
+    submitted = []
+
+    class Run:
+        @staticmethod
+        def remote(*args):
+            submitted.append(args)
+            return ray.put(None)
+
+    class Handle:
+        run = Run()
+
+    walker = Walker({}, [Handle()], Tracker(["cpu"], lambda f, pc: f"{f}:{pc}", time.monotonic() + 60), 8, None)
+    refs = [ray.put(np.zeros(2)), ray.put(np.ones(2))]
+    walker.add(0, ("start", 0, "main", (), None), refs[0])
+    walker.add(0, ("recv", 0, 3, 0, 1), refs[1])
+    walker.flush(0, 0, ("main", 3))
+    (args,) = submitted
+    assert not any(isinstance(a, ray.ObjectRef) for a in args)
+    assert args[1] == refs and len(args) == 2
+
+
 def test_a_run_past_its_timeout_is_an_error_not_a_hang():
     _, exe, inputs = mlp()
     with RayExecutor(exe, timeout=30) as executor:

@@ -2,9 +2,9 @@
 
 `VDeviceActor` is a plain class; the executor makes it a Ray actor
 (``ray.remote(VDeviceActor).options(...)``), so this module imports Ray only
-for `ray.put` / `ray.get` of copies, and only in the actor's process.
+for `ray.get` of its imports and `ray.put` / `ray.get` of copies, only in the actor's process.
 
-The driver talks to it in *scripts*: ``run(commands, *imports)`` runs the
+The driver talks to it in *scripts*: ``run(commands, imports)`` runs the
 commands in order and returns the exports (`commands`).  Between commands
 the actor runs its own steps (`actor_steps`), so it starts an instruction as
 soon as the instruction before it on this actor is done and the data it
@@ -26,6 +26,7 @@ from ..memory import AVAILABLE
 from ..steps import StepBuilder
 from .actor_steps import build_steps, local_device_map
 from .commands import CommandRunner
+from .errors import Failure
 from .schedule import schedule
 from .spec import ActorPlan
 
@@ -63,9 +64,14 @@ class VDeviceActor:
             proto.steps = build_steps(proto, schedules[name], me, builder)
         self.runner = CommandRunner(self.device, self.names, self.protos, diagnostics, self.plan.label)
 
-    def run(self, commands: list[tuple], *imports: Any) -> list[Any]:
-        """Run one script; return its exports.  A failure is raised as one picklable `Failure`."""
-        return self.runner.script(commands, imports)
+    def run(self, commands: list[tuple], imports: list[Any]) -> list[Any]:
+        """Run one script; return its exports.  A failure is raised as one picklable `Failure`.
+
+        `imports` are Ray references (the driver's inputs, other actors' script
+        exports), fetched here in order before the first command; one that
+        cannot be fetched (its actor died, its script failed) abandons the script.
+        """
+        return self.runner.script(commands, fetch_imports(imports, self.plan.label))
 
     def begin(self, profile: bool) -> None:
         """Start a measured window: clear counters and the profile, remember memory."""
@@ -83,6 +89,19 @@ class VDeviceActor:
         import ray
 
         return f"{ray.get_runtime_context().get_node_id()} {self.device.name}"
+
+
+def fetch_imports(imports: list[Any], label: str) -> tuple[Any, ...]:
+    """The values of `imports` (Ray references); `Failure` (kind ``abandoned``) when one failed."""
+    if not imports:
+        return ()
+    import ray
+
+    try:
+        return tuple(ray.get(imports))
+    except Exception as err:  # noqa: BLE001  (the failed script is the run's root error, not this one)
+        message = f"on vdevice {label}: an input from another actor failed: {type(err).__name__}"
+        raise Failure({"kind": "abandoned", "message": message, "vdevice": label, "instruction": ""}) from None
 
 
 def _load_constants(executable: Executable, actor_of: list[int], me: int, device: Device) -> list[Any]:

@@ -66,7 +66,11 @@ class Walker:
         if not commands:
             return None
         self._commands[actor], self._imports[actor] = [], []
-        ref = self.actors[actor].run.remote(commands, *imports)
+        # The imports travel inside a list, not as arguments: Ray does not resolve them before
+        # the script starts, the actor fetches them (`VDeviceActor.run`).  Top-level ObjectRef
+        # arguments race with an actor's death in Ray's driver (ray-project/ray#56123: a failed
+        # task's references released twice aborts the driver process).
+        ref = self.actors[actor].run.remote(commands, imports)
         return self.tracker.submit(actor, ref, batch, where, keep)
 
     # -- a run -------------------------------------------------------------------------
