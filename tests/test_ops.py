@@ -17,7 +17,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests import cases_conv_pool, cases_gather, cases_misc, cases_norm, cases_probe
+from tests import (
+    cases_conv_pool,
+    cases_frontend_gaps,
+    cases_gather,
+    cases_misc,
+    cases_norm,
+    cases_probe,
+    cases_sampling,
+)
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, ModuleBuilder, VDevice, all_ops, get_op, parse, script
 from vdplace.ir.dtype import to_numpy
@@ -345,6 +353,8 @@ KERNEL_CASES: list[Case] = [
 ]
 # The cases of the op families kept in their own modules (tests/cases_*.py).
 KERNEL_CASES += cases_norm.CASES + cases_conv_pool.CASES + cases_gather.CASES + cases_misc.CASES + cases_probe.CASES
+KERNEL_CASES += cases_sampling.CASES
+KERNEL_CASES += cases_frontend_gaps.CASES
 
 
 def _tolerance(value: Any) -> float:

@@ -45,6 +45,37 @@ from vdplace.ir.struct_info import PrimStructInfo
         ),
         ("assert_op", [("condition", None), ("format_args", None), ("format", "")]),
         ("print", [("values", None), ("format", "")]),
+        ("eye", [("n", None), ("m", None), ("k", None), ("dtype", "float32")]),
+        ("eye_like", [("x", None), ("k", None), ("dtype", None)]),
+        ("nn.pixel_shuffle", [("data", None), ("upscale_factor", None)]),
+        (
+            "nn.nll_loss",
+            [
+                ("predictions", None),
+                ("targets", None),
+                ("weights", None),
+                ("reduction", "mean"),
+                ("ignore_index", -100),
+            ],
+        ),
+        ("left_shift", [("x1", None), ("x2", None)]),
+        ("outer", [("x1", None), ("x2", None)]),
+        (
+            "image.resize3d",
+            [
+                ("data", None),
+                ("size", None),
+                ("roi", None),
+                ("layout", "NCDHW"),
+                ("method", "linear"),
+                ("coordinate_transformation_mode", "half_pixel"),
+                ("rounding_method", ""),
+                ("cubic_alpha", -0.75),
+                ("cubic_exclude", None),
+                ("extrapolation_value", None),
+                ("out_dtype", None),
+            ],
+        ),
     ],
 )
 def test_parameter_names_order_and_defaults_follow_tvm(name, params):

@@ -1,8 +1,8 @@
 """The built-in op library.  Importing this package registers every op.
 
 One module per family (elementwise, math, linalg, reduce, nn, norm, activation, attention,
-pad, conv, pool, resize, trig, numeric, xor, slice_scatter, search, median,
-manipulate, index, gather, scatter, einsum, sort, create, device, effects; conv_pool holds what
+pad, pixel_shuffle, conv, pool, resize, trig, numeric, xor, shift, slice_scatter, search, median,
+loss, manipulate, index, gather, scatter, einsum, sort, create, device, effects; conv_pool holds what
 conv, pool and resize share); each op is one `register_op` call in its family's module, carrying
 every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
@@ -21,6 +21,7 @@ from . import (  # noqa: F401
     gather,
     index,
     linalg,
+    loss,
     manipulate,
     math,
     median,
@@ -28,11 +29,14 @@ from . import (  # noqa: F401
     norm,
     numeric,
     pad,
+    pixel_shuffle,
     pool,
     reduce,
     resize,
+    sampling,
     scatter,
     search,
+    shift,
     slice_scatter,
     sort,
     trig,

@@ -15,6 +15,9 @@ print it; like zeros, it has no tensor argument to take a device from.
 values too and computes ``torch.hamming_window``: ``alpha - beta * cos(2 pi k
 / (N - 1))`` for k < window_size, with N = window_size + 1 when `periodic`
 (else window_size), and ``[1]`` for a window of one; `dtype` is a float type.
+``R.eye(n, m, k, dtype="float32")`` (prim values, as TVM prints ``torch.eye``)
+is the n x m matrix with ones on diagonal k; ``R.eye_like(x, k, dtype=None)``
+the same in the shape of the 2-D tensor `x`, on its device.
 """
 
 from __future__ import annotations
@@ -292,4 +295,64 @@ register_op(
     torch_kernel=_torch_hamming_window,
     work=elementwise_work(4),
     doc="A Hamming window of `window_size` entries (torch.hamming_window); the arguments are prim values.",
+)
+
+
+# -- eye -------------------------------------------------------------------------------------
+
+
+def _eye_dim(name: str, prim: PrimStructInfo) -> Dim | None:
+    """A size given as a prim value: its int (or symbolic dim), None when unknown."""
+    value = prim.value
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    if isinstance(value, int) and value < 0:
+        raise InferenceError(f"R.eye: {name} must not be negative, got {value}")
+    return value
+
+
+def _infer_eye(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    n, m = (_eye_dim(name, expect_prim("eye", name, args, i)) for i, name in enumerate(("n", "m")))
+    expect_prim("eye", "k", args, 2)
+    dtype = as_dtype("eye", "dtype", attrs["dtype"])
+    if n is None or m is None:
+        return TensorStructInfo(None, dtype, 2)
+    return TensorStructInfo((n, m), dtype)
+
+
+def _eye(n: Any, m: Any, k: Any, dtype: str) -> np.ndarray:
+    """Ones where column - row == k, zeros elsewhere, n x m."""
+    return np.eye(int(n), int(m), int(k), dtype=to_numpy(as_dtype("eye", "dtype", dtype)))
+
+
+def _infer_eye_like(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    x = expect_tensor("eye_like", args, 0)
+    expect_prim("eye_like", "k", args, 1)
+    if x.ndim not in (-1, 2):
+        raise InferenceError(f"R.eye_like: x must be a 2-D tensor, got rank {x.ndim}")
+    dtype = optional_dtype("eye_like", "dtype", attrs["dtype"]) or x.dtype
+    return TensorStructInfo(x.shape, dtype, 2)
+
+
+def _eye_like(x: np.ndarray, k: Any, dtype: str | None) -> np.ndarray:
+    np_dtype = to_numpy(dtype) if optional_dtype("eye_like", "dtype", dtype) else x.dtype
+    return np.eye(x.shape[0], x.shape[1], int(k), dtype=np_dtype)
+
+
+register_op(
+    "eye",
+    [Param("n"), Param("m"), Param("k"), Param("dtype", ATTR, "float32")],
+    _infer_eye,
+    _eye,
+    work=_fill_work,
+    doc="An n x m matrix with ones on diagonal k (0 the main one, > 0 above it); the sizes are prim values.",
+)
+
+register_op(
+    "eye_like",
+    [Param("x"), Param("k"), Param("dtype", ATTR, None)],
+    _infer_eye_like,
+    _eye_like,
+    work=_like_work,
+    doc="A matrix of the shape of the 2-D `x` with ones on diagonal k; of `dtype` (that of `x` when None).",
 )

@@ -1,4 +1,4 @@
-"""``R.matmul(x1, x2, out_dtype=None)`` with NumPy's semantics.
+"""``R.matmul(x1, x2, out_dtype=None)`` with NumPy's semantics, and ``R.outer(x1, x2)``.
 
 1-D operands are promoted (a leading 1 for x1, a trailing 1 for x2) and the
 added axis removed from the result; leading batch axes broadcast.  Without
@@ -8,6 +8,8 @@ accumulate in int32.
 
 The torch kernel computes float16 in float32 on the CPU (as the NumPy kernel
 does) and falls back to NumPy for integer results: CUDA has no integer matmul.
+``R.outer`` takes two 1-D tensors of one dtype (n,) and (m,) and gives (n, m);
+one FLOP per result element.
 """
 
 from __future__ import annotations
@@ -94,4 +96,30 @@ register_op(
     torch_kernel=_torch_matmul,
     work=_matmul_work,
     doc="Matrix product with NumPy semantics: batch broadcasting, 1-D operands.",
+)
+
+
+def _infer_outer(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    a = expect_tensor("outer", args, 0)
+    b = expect_tensor("outer", args, 1)
+    dtype = same_dtype("outer", a, b)
+    for i, t in enumerate((a, b)):
+        if t.ndim not in (-1, 1):
+            raise InferenceError(f"R.outer: operand {i} must be a 1-D tensor, got rank {t.ndim}")
+    if a.shape is None or b.shape is None:
+        return TensorStructInfo(None, dtype, 2)
+    return TensorStructInfo((a.shape[0], b.shape[0]), dtype)
+
+
+def _outer(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+    dtype = np.result_type(x1, x2)
+    return np.asarray(np.multiply.outer(x1, x2)).astype(dtype, copy=False)
+
+
+register_op(
+    "outer",
+    [Param("x1"), Param("x2")],
+    _infer_outer,
+    _outer,
+    doc="The outer product of two 1-D tensors of one dtype: result[i, j] = x1[i] * x2[j].",
 )

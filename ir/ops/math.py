@@ -1,9 +1,13 @@
-"""More elementwise ops: unary math (rsqrt, erf, sin, cos, log1p, round, ceil, floor, sign), clip and logic.
+"""More elementwise ops: unary math (rsqrt, erf, sin, cos, log1p, round, ceil, floor, sign, square),
+log_add_exp, clip and logic.
 
 ``R.<op>(x)`` keeps its input's shape and dtype.  rsqrt, erf, sin, cos and
 log1p are defined on floats only, as in TVM; they compute float16 in float32
 and cast back.  round rounds half to even (TVM lowers it to ``nearbyint``);
-round, ceil and floor leave integers unchanged.  erf is computed without
+round, ceil and floor leave integers unchanged; square takes any number
+dtype (integers wrap as in TVM).  ``R.log_add_exp(x1, x2)`` is
+``log(exp(x1) + exp(x2))`` on float tensors that broadcast, computed without
+overflow (float16 in float32).  erf is computed without
 SciPy: a Taylor series below 0.5 in magnitude and ``1 - erfc`` above it
 (`special.erfc_nonnegative`), both accurate to about 1e-7 relative.
 
@@ -14,7 +18,7 @@ NumPy and keep the operands' dtype, as TVM does.  ``R.clip(x, min, max)``
 takes its bounds as prim values (``R.prim_value(0)``), converted to the
 tensor's dtype; on an integer tensor a bound beyond the dtype's range
 saturates (``T.float64("inf")``: no bound), a float one is truncated.  Work: one FLOP per element
-(rsqrt, erf, sin, cos, log1p: four).  No torch kernels: a torch device runs
+(rsqrt, erf, sin, cos, log1p, log_add_exp: four).  No torch kernels: a torch device runs
 these on the host.
 """
 
@@ -30,7 +34,7 @@ from ..dtype import is_float
 from ..errors import InferenceError
 from ..op import Param, elementwise_work, expect_tensor, register_op
 from ..struct_info import StructInfo, TensorStructInfo
-from .common import binary_infer, expect_prim, unary_infer
+from .common import binary_infer, expect_float, expect_prim, unary_infer
 from .special import erfc_nonnegative, float_work
 
 # erf(z) = 2/sqrt(pi) * sum_n (-1)^n z^(2n+1) / (n! (2n+1)); 12 terms suffice for |z| < 0.5.
@@ -86,17 +90,39 @@ _UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], bool, int]] = {
     "ceil": (_int_identity(np.ceil), False, 1),
     "floor": (_int_identity(np.floor), False, 1),
     "sign": (lambda x: np.asarray(np.sign(x)).astype(x.dtype, copy=False), False, 1),
+    "square": (lambda x: np.asarray(x * x).astype(x.dtype, copy=False), False, 1),
 }
 
 for _name, (_fn, _float_only, _flops) in _UNARY.items():
     register_op(
         _name,
         [Param("x")],
-        unary_infer(_name, float_only=_float_only, allow_bool=_name not in ("sign",)),
+        unary_infer(_name, float_only=_float_only, allow_bool=_name not in ("sign", "square")),
         _fn,
         work=elementwise_work(_flops),
         doc=f"Elementwise {_name}.",
     )
+
+
+def _infer_log_add_exp(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    for i in range(2):
+        expect_float("log_add_exp", expect_tensor("log_add_exp", args, i))
+    return binary_infer("log_add_exp")(args, attrs)
+
+
+def _log_add_exp(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+    """log(exp(x1) + exp(x2)) without overflow, in float working precision, cast back."""
+    return np.asarray(np.logaddexp(float_work(x1), float_work(x2))).astype(np.result_type(x1, x2), copy=False)
+
+
+register_op(
+    "log_add_exp",
+    [Param("x1"), Param("x2")],
+    _infer_log_add_exp,
+    _log_add_exp,
+    work=elementwise_work(4),
+    doc="log(exp(x1) + exp(x2)) elementwise on float tensors, broadcast like NumPy.",
+)
 
 
 # -- logical and bitwise ---------------------------------------------------------------
