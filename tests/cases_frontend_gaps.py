@@ -2,7 +2,7 @@
 
 ``R.square``, ``R.log_add_exp``, ``R.outer``, ``R.eye``, ``R.eye_like``,
 ``R.nn.pixel_shuffle``, ``R.nn.nll_loss``, ``R.left_shift``,
-``R.right_shift`` and ``R.image.resize3d``.  Joined into KERNEL_CASES (tests/test_ops.py).  Each case
+``R.right_shift``, ``R.image.resize3d`` and ``R.meshgrid``.  Joined into KERNEL_CASES (tests/test_ops.py).  Each case
 is `(op, args, attrs, reference)`; the references are written entry by entry
 with Python's `math` and plain loops, not the kernels' NumPy calls.
 """
@@ -110,6 +110,27 @@ def _nearest3d_ref(out: tuple[int, int, int]):
     return ref
 
 
+def _meshgrid_ref(indexing: str):
+    def ref(tensors):
+        vals = [np.reshape(t, -1) for t in tensors]
+        lengths = [len(v) for v in vals]
+        xy = indexing == "xy" and len(vals) > 1
+        if xy:
+            lengths[0], lengths[1] = lengths[1], lengths[0]
+        grids = []
+        for i, v in enumerate(vals):
+            g = np.empty(lengths, v.dtype)
+            for pos in np.ndindex(*lengths):
+                k = pos[i]
+                if xy and i < 2:
+                    k = pos[1 - i]
+                g[pos] = v[k]
+            grids.append(g)
+        return tuple(grids)
+
+    return ref
+
+
 CASES: list = [
     ("square", (_A,), {}, _entrywise(lambda a: a * a, np.float32)),
     ("square", (np.int8([3, -4, 12]),), {}, lambda x: np.int8([9, 16, -112])),  # 144 wraps, as in TVM
@@ -137,4 +158,8 @@ CASES: list = [
         {"size": (2, 6, 3), **_RESIZE, "method": "nearest_neighbor", "coordinate_transformation_mode": "asymmetric"},
         _nearest3d_ref((2, 6, 3)),
     ),
+    ("meshgrid", ((_A[0], _A[1, :3].copy()),), {}, _meshgrid_ref("ij")),
+    ("meshgrid", ((_A[0], _A[1, :3].copy(), _A[2, :2].copy()),), {"indexing": "xy"}, _meshgrid_ref("xy")),
+    ("meshgrid", ((np.int32([4, 5]),),), {"indexing": "xy"}, _meshgrid_ref("xy")),
+    ("meshgrid", ((np.array(2.5, np.float32), _A[0]),), {}, _meshgrid_ref("ij")),
 ]

@@ -3,7 +3,7 @@
 
 R.square, R.log_add_exp, R.outer, R.eye, R.eye_like, R.nn.pixel_shuffle,
 R.nn.nll_loss (with and without its optional positional weights),
-R.left_shift, R.right_shift and R.image.resize3d: the module below is what TVM prints for
+R.left_shift, R.right_shift, R.image.resize3d and R.meshgrid: the module below is what TVM prints for
 them (``tvm.script.from_source`` then ``script()``); it must parse, print
 back, place and run, each result equal to a NumPy formula written out here
 (and to torch's, where torch is installed).  Then inference: shapes and the
@@ -19,6 +19,7 @@ from tests import cases_frontend_gaps
 from tests.test_ops import T, infer
 from tests.test_ops_probe import P, _torch, run_module
 from vdplace.ir import InferenceError, get_op
+from vdplace.ir.struct_info import TupleStructInfo
 
 PRINTED = """
 @I.ir_module
@@ -39,7 +40,8 @@ class Module:
         c0: R.Tensor((5,), dtype="int32") = R.left_shift(n, R.const(2, "int32"))
         c1: R.Tensor((5,), dtype="int32") = R.right_shift(n, R.const(1, "int32"))
         c2: R.Tensor((1, 2, 6, 8, 10), dtype="float32") = R.image.resize3d(u, R.shape([6, 8, 10]), roi=[T.float32(0.0), T.float32(0.0), T.float32(0.0), T.float32(0.0), T.float32(0.0), T.float32(0.0)], layout="NCDHW", method="linear", coordinate_transformation_mode="half_pixel", rounding_method="", cubic_alpha=-0.75, cubic_exclude=0, extrapolation_value=0.0, out_dtype=None)
-        return (a1, a2, a3, a4, a5, a6, b0, b1, b2, b3, b4, c0, c1, c2)
+        c3: R.Tuple(R.Tensor((4, 6), dtype="float32"), R.Tensor((4, 6), dtype="float32")) = R.meshgrid((v, w), indexing="ij")
+        return (a1, a2, a3, a4, a5, a6, b0, b1, b2, b3, b4, c0, c1, c2, c3)
 """
 
 
@@ -96,9 +98,12 @@ def test_the_printed_ops_parse_print_back_place_and_run_as_their_formulas():
         np.array([4, -32, 12, 400, -4], "int32"),
         np.array([0, -4, 1, 50, -1], "int32"),
         cases_frontend_gaps._trilinear_ref((6, 8, 10))(u).astype("float32"),
+        (np.repeat(v[:, None], 6, axis=1), np.repeat(w[None, :], 4, axis=0)),
     ]
     assert np.isfinite(got[1]).all()
     for i, (g, e) in enumerate(zip(got, want, strict=True)):
+        if isinstance(e, tuple):
+            g, e = np.stack(g), np.stack(e)
         g, e = np.asarray(g), np.asarray(e)
         assert g.shape == e.shape and g.dtype == e.dtype, i
         np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-5, err_msg=str(i))
@@ -141,6 +146,10 @@ def test_inference_gives_shapes_and_dtypes():
     assert infer("nn.nll_loss", T((3,)), T((), "int64"), T((3,))) == T((), "float32")
     assert infer("left_shift", T((2, 3), "uint8"), T((3,), "uint8")) == T((2, 3), "uint8")
     assert infer("image.resize3d", T((1, 2, 3, 4, 5)), size=(6, 8, "w")) == T((1, 2, 6, 8, "w"))
+    assert infer("meshgrid", TupleStructInfo([T((4,)), T(("n",))])) == TupleStructInfo([T((4, "n"))] * 2)
+    assert infer("meshgrid", TupleStructInfo([T((4,)), T((6,)), T(())]), indexing="xy") == TupleStructInfo(
+        [T((6, 4, 1))] * 3
+    )
     assert infer("image.resize3d", T((1, 3, 4, 5, 2)), size=(6, 8, 10), layout="NDHWC") == T((1, 6, 8, 10, 2))
 
 
@@ -163,6 +172,9 @@ def test_inference_gives_shapes_and_dtypes():
         ("left_shift", [T((2,), "float32"), T((2,), "float32")], {}, "integer"),
         ("right_shift", [T((2,), "int32"), T((2,), "int64")], {}, "int64"),
         ("image.resize3d", [T((1, 2, 3, 4))], {"size": (2, 2, 2)}, "rank 5"),
+        ("meshgrid", [TupleStructInfo([T((2, 3))])], {}, "1-D"),
+        ("meshgrid", [TupleStructInfo([T((2,)), T((3,), "int32")])], {}, "dtypes"),
+        ("meshgrid", [TupleStructInfo([T((2,))])], {"indexing": "yx"}, "indexing"),
         ("image.resize3d", [T((1, 2, 3, 4, 5))], {"size": (2, 2)}, "3 dims"),
         ("image.resize3d", [T((1, 2, 3, 4, 5))], {"size": (2, 2, 2), "roi": [0.0] * 4}, "6 numbers"),
     ],

@@ -2,7 +2,7 @@
 
 One module per family (elementwise, math, linalg, reduce, nn, norm, activation, attention,
 pad, pixel_shuffle, conv, pool, resize, trig, numeric, xor, shift, slice_scatter, search, median,
-loss, manipulate, index, gather, scatter, einsum, sort, create, device, effects; conv_pool holds what
+loss, meshgrid, manipulate, index, gather, scatter, einsum, sort, create, device, effects; conv_pool holds what
 conv, pool and resize share); each op is one `register_op` call in its family's module, carrying
 every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     manipulate,
     math,
     median,
+    meshgrid,
     nn,
     norm,
     numeric,
