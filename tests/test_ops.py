@@ -24,7 +24,9 @@ from tests import (
     cases_misc,
     cases_norm,
     cases_probe,
+    cases_qdq,
     cases_sampling,
+    cases_vision,
 )
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, ModuleBuilder, VDevice, all_ops, get_op, parse, script
@@ -355,6 +357,8 @@ KERNEL_CASES: list[Case] = [
 KERNEL_CASES += cases_norm.CASES + cases_conv_pool.CASES + cases_gather.CASES + cases_misc.CASES + cases_probe.CASES
 KERNEL_CASES += cases_sampling.CASES
 KERNEL_CASES += cases_frontend_gaps.CASES
+KERNEL_CASES += cases_vision.CASES
+KERNEL_CASES += cases_qdq.CASES
 
 
 def _tolerance(value: Any) -> float:

@@ -1,10 +1,11 @@
 """The built-in op library.  Importing this package registers every op.
 
 One module per family (elementwise, math, linalg, reduce, nn, norm, activation, attention,
-pad, pixel_shuffle, conv, pool, resize, trig, numeric, xor, shift, slice_scatter, search, median,
-loss, meshgrid, manipulate, index, gather, scatter, einsum, sort, create, device, effects; conv_pool holds what
-conv, pool and resize share); each op is one `register_op` call in its family's module, carrying
-every part of the op (see `vdplace.ir.op` and docs/adding-an-op.md).
+pad, pixel_shuffle, conv, pool, resize, sampling, vision, qdq, trig, numeric, xor, shift,
+slice_scatter, search, median, loss, meshgrid, manipulate, index, gather, scatter, einsum, sort,
+create, device, effects; conv_pool holds what conv, pool and resize share); each op is one
+`register_op` call in its family's module, carrying every part of the op (see `vdplace.ir.op`
+and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
 """
 
@@ -32,6 +33,7 @@ from . import (  # noqa: F401
     pad,
     pixel_shuffle,
     pool,
+    qdq,
     reduce,
     resize,
     sampling,
@@ -41,5 +43,6 @@ from . import (  # noqa: F401
     slice_scatter,
     sort,
     trig,
+    vision,
     xor,
 )
