@@ -2,8 +2,9 @@
 
 ``R.square``, ``R.log_add_exp``, ``R.outer``, ``R.eye``, ``R.eye_like``,
 ``R.nn.pixel_shuffle``, ``R.nn.nll_loss``, ``R.left_shift``,
-``R.right_shift``, ``R.image.resize3d`` and ``R.meshgrid``.  Joined into KERNEL_CASES (tests/test_ops.py).  Each case
-is `(op, args, attrs, reference)`; the references are written entry by entry
+``R.right_shift``, ``R.image.resize3d``, ``R.meshgrid`` and ``R.size``.
+Joined into KERNEL_CASES (tests/test_ops.py).  Each case is `(op, args,
+attrs, reference)`; the references are written entry by entry
 with Python's `math` and plain loops, not the kernels' NumPy calls.
 """
 
@@ -162,4 +163,6 @@ CASES: list = [
     ("meshgrid", ((_A[0], _A[1, :3].copy(), _A[2, :2].copy()),), {"indexing": "xy"}, _meshgrid_ref("xy")),
     ("meshgrid", ((np.int32([4, 5]),),), {"indexing": "xy"}, _meshgrid_ref("xy")),
     ("meshgrid", ((np.array(2.5, np.float32), _A[0]),), {}, _meshgrid_ref("ij")),
+    ("size", (_X,), {}, lambda x: 1 * 2 * 8 * 2 * 3),
+    ("size", (np.zeros((0, 3), np.int8),), {}, lambda x: 0),
 ]

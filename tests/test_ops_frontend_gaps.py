@@ -192,3 +192,21 @@ def test_nll_loss_refuses_a_target_out_of_range_and_gives_nan_when_every_target_
         kernel(p, np.array([0, 3]), reduction="mean", ignore_index=-100)
     assert np.isnan(kernel(p, np.array([1, 1]), reduction="mean", ignore_index=1))
     assert kernel(p, np.array([1, 1]), reduction="sum", ignore_index=1) == 0
+
+
+SIZE = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4, 5), dtype="float32")) -> R.Tensor((), dtype="int64"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            gv: R.Tensor((), dtype="int64") = R.size(x)
+            R.output(gv)
+        return gv
+"""
+
+
+def test_onnx_size_as_tvm_prints_it_is_the_element_count():
+    got = run_module(SIZE, np.zeros((2, 3, 4, 5), "float32"))
+    assert got.shape == () and got.dtype == np.int64 and int(got) == 120

@@ -3,7 +3,8 @@
 zeros/ones take no tensor argument, so the ``same`` rule leaves their device
 to annotations and placement.  full's `fill_value` is a 0-d tensor
 expression (``R.const(1.0, "float32")``), so the result shares its device.
-shape_of returns a shape value: shapes carry no device.  full has no torch
+shape_of returns a shape value: shapes carry no device.  ``R.size(x)`` (ONNX's
+Size) is the element count of `x`, a 0-d int64 tensor on the device of `x`.  full has no torch
 kernel (a torch device runs it on the host and uploads the result).
 ``R.zeros_like(x, dtype=None)``, ``R.ones_like(x, dtype=None)`` and
 ``R.full_like(x, fill_value, dtype=None)`` take the shape of `x` and, unless
@@ -120,6 +121,22 @@ register_op(
     torch_kernel=lambda t, expr: tuple(int(d) for d in expr.shape),
     work=no_work,
     doc="The shape of a tensor, as a shape value.",
+)
+
+
+def _infer_size(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    expect_tensor("size", args, 0)
+    return TensorStructInfo((), "int64")
+
+
+register_op(
+    "size",
+    [Param("expr")],
+    _infer_size,
+    lambda expr: np.asarray(expr.size, dtype=np.int64),
+    torch_kernel=lambda t, expr: t.torch.tensor(expr.numel(), dtype=t.torch.int64, device=t.device),
+    work=no_work,
+    doc="The number of elements of a tensor, as a 0-d int64 tensor on the tensor's device (its data not read).",
 )
 
 
