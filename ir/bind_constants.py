@@ -14,7 +14,9 @@ separately, keyed by the reference:
 Other keys (such as parameter names, when one ``.npz`` file holds a run's
 inputs and its constants) are ignored.  A key in constant form that names no
 constant of the module is an error, as is a value whose dtype vdplace does not
-support.  `missing_constants` lists the references that still have no value.
+support.  A value of 2-byte raw items (NumPy's ``|V2``, as TVM's bfloat16
+tensors come back from ``.numpy()`` and an ``.npz``) is bfloat16, kept in
+float32 as vdplace keeps every bfloat16 value.  `missing_constants` lists the references that still have no value.
 
 The pass never mutates its input.  Each bound constant gets the struct info of
 its value (keeping any vdevice it had); the calls, tuples and bindings that
@@ -31,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from .dtype import bfloat16_bits
 from .errors import InferenceError
 from .expr import Binding, Call, Constant, DataflowVar, Expr, If, Tuple, TupleGetItem, Var
 from .metadata import MetadataRef
@@ -91,9 +94,10 @@ def _load(values: ConstantValues) -> Mapping[Any, Any]:
     return values
 
 
-def _by_ref(values: Mapping[Any, Any], refs: set[MetadataRef]) -> dict[MetadataRef, np.ndarray]:
+def _by_ref(values: Mapping[Any, Any], refs: set[MetadataRef]) -> dict[MetadataRef, tuple[np.ndarray, str]]:
+    """Each referenced constant's value and its dtype (bfloat16 for 2-byte raw items, kept as float32)."""
     kinds = {ref.kind for ref in refs}
-    out: dict[MetadataRef, np.ndarray] = {}
+    out: dict[MetadataRef, tuple[np.ndarray, str]] = {}
     for key, value in values.items():
         ref = _key_ref(key, kinds)
         if ref is None:
@@ -101,9 +105,13 @@ def _by_ref(values: Mapping[Any, Any], refs: set[MetadataRef]) -> dict[MetadataR
         if ref not in refs:
             raise ValueError(f"the module has no constant {ref!r} (key {key!r})")
         array = np.asarray(value)
+        widened = bfloat16_bits(array)
+        if widened is not None:  # bfloat16 as TVM saves it; vdplace keeps bfloat16 values in float32
+            out[ref] = (widened, "bfloat16")
+            continue
         if str(array.dtype) not in DTYPES:
             raise ValueError(f"constant {ref!r}: unsupported dtype {array.dtype}")
-        out[ref] = array
+        out[ref] = (array, str(array.dtype))
     return out
 
 
@@ -135,7 +143,7 @@ def _key_ref(key: Any, kinds: Iterable[str]) -> MetadataRef | None:
 class _Binder(ExprMutator):
     """Swaps in the values and infers again whatever depends on them."""
 
-    def __init__(self, arrays: Mapping[MetadataRef, np.ndarray], vdevices: list) -> None:
+    def __init__(self, arrays: Mapping[MetadataRef, tuple[np.ndarray, str]], vdevices: list) -> None:
         super().__init__()
         self.arrays = arrays
         self.vdevices = vdevices
@@ -143,10 +151,10 @@ class _Binder(ExprMutator):
     def visit_constant(self, const: Constant) -> Expr:
         if const.ref is None or const.ref not in self.arrays:
             return const
-        array = self.arrays[const.ref]
+        array, dtype = self.arrays[const.ref]
         old = const.struct_info
         vdevice = old.vdevice if isinstance(old, TensorStructInfo) else None
-        sinfo = TensorStructInfo(array.shape, str(array.dtype), vdevice=vdevice)
+        sinfo = TensorStructInfo(array.shape, dtype, vdevice=vdevice)
         return Constant(array, sinfo, const.span, const.ref)
 
     def visit_call(self, call: Call, args: tuple[Expr, ...]) -> Expr:

@@ -44,3 +44,16 @@ def torch_dtype(torch: Any, dtype: str) -> Any:
     if dtype == "bfloat16":
         return torch.bfloat16
     return getattr(torch, str(to_numpy(dtype)))
+
+
+def bfloat16_bits(array: np.ndarray) -> np.ndarray | None:
+    """The float32 values of bfloat16 data kept as raw 2-byte items, None for any other array.
+
+    NumPy has no bfloat16: TVM's ``.numpy()`` of a bfloat16 tensor, saved to an
+    ``.npz``, comes back as the void dtype ``|V2`` (``ml_dtypes``' ``bfloat16``
+    is read the same way).  Those 16 bits are the upper half of a float32.
+    """
+    if not (array.dtype.kind == "V" and array.dtype.itemsize == 2) and array.dtype.name != "bfloat16":
+        return None
+    bits = np.ascontiguousarray(array).view(np.uint16).astype(np.uint32) << np.uint32(16)
+    return bits.view(np.float32)

@@ -140,3 +140,31 @@ def test_cli_run_takes_params_and_reports_missing_ones(tmp_path, capsys):
     assert "have no value" in err and 'metadata["ir.GenericConst"][0] (first used at' in err
     assert cli_main(["run", str(src), "--params", str(tmp_path / "nope.npz")]) == 2
     assert "cannot bind --params" in capsys.readouterr().err
+
+
+BF16 = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor((2, 2), dtype="float32")) -> R.Tensor((2, 2), dtype="bfloat16"):
+        with R.dataflow():
+            lv: R.Tensor((2, 2), dtype="bfloat16") = R.astype(a, dtype="bfloat16")
+            gv: R.Tensor((2, 2), dtype="bfloat16") = R.add(lv, metadata["ir.GenericConst"][0])
+            R.output(gv)
+        return gv
+"""
+
+
+def test_a_bfloat16_constant_saved_by_tvm_as_raw_two_byte_items_binds_as_bfloat16(tmp_path):
+    # bfloat16 1.0, -2.5, 0.0078125, 3.0e38 (upper halves of their float32 bits), as TVM's .numpy() gives them
+    bits = np.array([[0x3F80, 0xC020], [0x3C00, 0x7F62]], dtype=np.uint16)
+    path = tmp_path / "consts.npz"
+    np.savez(path, **{"ir.GenericConst:0": bits.view("V2")})
+    assert np.load(path)["ir.GenericConst:0"].dtype == np.dtype("V2")
+    bound = bind_constants(ir.parse(BF16), str(path))
+    (const,) = [b.value.args[1] for b in ir.iter_bindings(bound["main"]) if b.var.name == "gv"]
+    assert const.struct_info.dtype == "bfloat16"
+    want = np.array([[1.0, -2.5], [0.0078125, 3.0024e38]], dtype=np.float32)
+    np.testing.assert_allclose(const.data, want, rtol=1e-3)
+    got = runtime.run_reference(ir.parse(BF16), "main", np.zeros((2, 2), "float32"), params=str(path))
+    np.testing.assert_allclose(got, want, rtol=1e-3)
