@@ -32,6 +32,7 @@ import z3
 
 from vdplace.placement.cost.objective import allowed
 from vdplace.placement.cost.problem import CostProblem
+from vdplace.placement.solve.deadline import interrupt_after
 
 
 class ExactResult:
@@ -49,7 +50,8 @@ class ExactResult:
 class _Encoding:
     def __init__(self, p: CostProblem) -> None:
         self.p = p
-        self.opt = z3.Optimize()
+        self.ctx = z3.Context()  # its own: interrupting it (`interrupt_after`) touches no other Z3 call
+        self.opt = z3.Optimize(ctx=self.ctx)
         self.allowed = [allowed(p, u) for u in range(p.num_units)]
         self.x: dict[tuple[int, int], z3.BoolRef] = {}
         self.y: dict[tuple[int, int], z3.BoolRef] = {}
@@ -62,8 +64,8 @@ class _Encoding:
     def on(self, u: int, d: int) -> z3.BoolRef:
         a = self.allowed[u]
         if len(a) == 1:
-            return z3.BoolVal(a[0] == d)
-        return self.x.get((u, d), z3.BoolVal(False))
+            return z3.BoolVal(a[0] == d, self.ctx)
+        return self.x.get((u, d), z3.BoolVal(False, self.ctx))
 
     def soft(self, clause: z3.BoolRef, seconds: float) -> None:
         weight = round(seconds / self.quantum)
@@ -77,7 +79,7 @@ class _Encoding:
                 continue
             cheapest = min(p.compute[u][d] for d in a)  # type: ignore[type-var]
             for d in a:
-                self.x[u, d] = z3.Bool(f"x{u}_{d}")
+                self.x[u, d] = z3.Bool(f"x{u}_{d}", self.ctx)
             opt.add(z3.PbEq([(self.x[u, d], 1) for d in a], 1))
             for d in a:
                 self.soft(z3.Not(self.x[u, d]), p.compute[u][d] - cheapest)  # type: ignore[operator]
@@ -88,7 +90,7 @@ class _Encoding:
         for v, value in enumerate(p.values):
             for d in range(k):
                 need = z3.Or([self.on(c, d) for c in value.consumers])
-                y = z3.Bool(f"y{v}_{d}")
+                y = z3.Bool(f"y{v}_{d}", self.ctx)
                 opt.add(y == z3.And(z3.Not(self.on(value.unit, d)), need))
                 self.y[v, d] = y
             for h in self.allowed[value.unit]:
@@ -109,7 +111,7 @@ class _Encoding:
             terms = [(self.x[u, d], p.memory[u]) for u in range(p.num_units) if (u, d) in self.x and p.memory[u]]
             terms += [(self.y[v, d], val.nbytes) for v, val in enumerate(p.values) if val.nbytes]
             if fixed > limit:
-                opt.add(z3.BoolVal(False))
+                opt.add(z3.BoolVal(False, self.ctx))
             elif terms:
                 opt.add(z3.PbLe(terms, limit - fixed))
 
@@ -139,20 +141,22 @@ def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None 
         if time.perf_counter() > deadline:
             return ExactResult(None, False, enc.offset)
     opt = enc.opt
-    opt.set("timeout", max(1, int((deadline - time.perf_counter()) * 1000)))
+    remaining = max(0.001, deadline - time.perf_counter())
+    opt.set("timeout", int(remaining * 1000))
     if hint is not None:
         for (u, d), var in enc.x.items():
             opt.set_initial_value(var, hint[u] == d)
-    status = opt.check()
+    with interrupt_after(opt.ctx, remaining):
+        status = opt.check()
     if status == z3.unsat:
         return ExactResult(None, True, float("inf"), infeasible=True)
     lower = enc.offset
-    if enc.handle is not None:
-        bound = opt.lower(enc.handle)
-        if z3.is_rational_value(bound):
-            lower += bound.as_fraction() * enc.quantum  # type: ignore[union-attr]
     try:
+        if enc.handle is not None:
+            bound = opt.lower(enc.handle)
+            if z3.is_rational_value(bound):
+                lower += bound.as_fraction() * enc.quantum  # type: ignore[union-attr]
         model = opt.model()
-    except z3.Z3Exception:
+    except z3.Z3Exception:  # no model (interrupted before the first one)
         return ExactResult(None, False, float(lower))
     return ExactResult(enc.plan(model), status == z3.sat, float(lower))

@@ -33,6 +33,7 @@ from collections.abc import Collection, Hashable, Sequence
 import z3
 
 from vdplace.placement.solve.backend import BackendResult, Problem, SoftEdge, register_backend
+from vdplace.placement.solve.deadline import interrupt_after
 
 ENCODINGS = ("bv", "enum")
 DEFAULT_ENCODING = "enum"
@@ -111,7 +112,9 @@ def _optimize(problem: Problem, encoding: str) -> BackendResult:
         for allowed in problem.facts.get(c, ()):
             opt.add(enc.member(v, allowed))
     soft = _add_objective(opt, enc, variables, problem)
-    result = opt.check()
+    timeout_s = None if problem.timeout_ms is None else problem.timeout_ms / 1000
+    with interrupt_after(ctx, timeout_s):
+        result = opt.check()
     status = str(result)
     if result == z3.unsat:  # cannot happen: every class's facts have a common device
         raise RuntimeError("internal error: the soft-constraint problem is unsatisfiable")
