@@ -184,18 +184,22 @@ class FunctionBuilder(SeqBuilder):
         params: Sequence[tuple[str, StructInfo]],
         ret: StructInfo | None,
         private: bool,
+        pure: bool = True,
     ) -> None:
         super().__init__(module)
         self.name = name
         self.params = [Var(pname, sinfo) for pname, sinfo in params]
         self._ret = ret
         self._private = private
+        self._pure = pure
 
     def finish(self, body: Expr, ret: StructInfo | None = None) -> Function:
         """Close the function with result `body` and add it to the module."""
         ret = ret or self._ret
         sinfo = body.struct_info if ret is None else merge_annotation(ret, body.struct_info, None, "return value")
-        attrs = {"private": True} if self._private else {}
+        attrs: dict[str, Any] = {"private": True} if self._private else {}
+        if not self._pure:  # it may call impure ops (R.print, R.assert_op), outside dataflow blocks
+            attrs["pure"] = False
         func = Function(self.params, self.seq(body), sinfo, attrs)
         self.module.add(self.name, func)
         return func
@@ -214,8 +218,10 @@ class ModuleBuilder:
         params: Sequence[tuple[str, StructInfo]],
         ret: StructInfo | None = None,
         private: bool = False,
+        pure: bool = True,
     ) -> FunctionBuilder:
-        return FunctionBuilder(self, name, params, ret, private)
+        """A builder of function `name`; `pure=False` declares it may call impure ops (``R.print``)."""
+        return FunctionBuilder(self, name, params, ret, private, pure)
 
     def add(self, name: str, func: Function) -> None:
         if name in self.functions:

@@ -27,6 +27,9 @@ carries all of it; nothing about an op is kept anywhere else:
                   device then runs ``kernel`` on a host copy.  An op without one
                   always runs that way on torch devices.
 ``doc``           one line for listings.
+``pure``          False for an op run for its effect (``R.print``, ``R.assert_op``):
+                  as in TVM, only an ``@R.function(pure=False)`` (or one with the
+                  ``relax.force_pure`` attribute) calls it, never in a dataflow block.
 
 This module imports neither torch nor `runtime` / `placement`: a torch kernel
 gets the torch module from its `TorchContext` argument, which the runtime makes.
@@ -172,6 +175,7 @@ class Op:
         "work_fn",
         "_work_attrs",
         "doc",
+        "pure",
     )
 
     def __init__(
@@ -186,6 +190,7 @@ class Op:
         device_types: frozenset[str] | None = None,
         work: WorkFn | None = None,
         doc: str = "",
+        pure: bool = True,
     ) -> None:
         if device_rule not in DEVICE_RULES:
             raise ValueError(f"unknown device rule {device_rule!r}")
@@ -199,6 +204,7 @@ class Op:
         self.work_fn: WorkFn = work or _DEFAULT_WORK
         self._work_attrs = _takes_attrs(self.work_fn)
         self.doc = doc
+        self.pure = pure
 
     def work(self, args: Sequence[StructInfo], out: StructInfo, attrs: Mapping[str, Any] | None = None) -> Work:
         """The estimated work of one call with these argument and result struct infos and attributes.
@@ -251,6 +257,7 @@ def register_op(
     device_types: Sequence[str] | None = None,
     work: WorkFn | None = None,
     doc: str = "",
+    pure: bool = True,
 ) -> Op:
     """Register an op under `name` (``"add"``, ``"nn.relu"``); the parser finds it as ``R.<name>``.
 
@@ -268,6 +275,7 @@ def register_op(
         device_types=None if device_types is None else frozenset(device_types),
         work=work,
         doc=doc,
+        pure=pure,
     )
     _REGISTRY[name] = op
     return op

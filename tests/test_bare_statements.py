@@ -16,7 +16,7 @@ from vdplace import ir, placement, runtime
 from vdplace.ir import InferenceError, ModuleBuilder, ParseError, VDevice, parse, script, structural_equal
 from vdplace.ir import parser as parser_pkg
 from vdplace.ir.builder import tensor
-from vdplace.ir.expr import DataflowVar, StringImm, Var
+from vdplace.ir.expr import StringImm, Var
 from vdplace.ir.struct_info import TupleStructInfo
 
 ASSERT_LINE = '        R.assert_op(gv3, R.str("one_hot: Class values must be non-negative."), format=R.str("{}"))'
@@ -192,8 +192,11 @@ return x
     assert capsys.readouterr().out == "x=[1. 2. 3.] c=True\n[1. 2. 3.] True\ndone\n"
 
 
-def test_a_bare_statement_in_a_dataflow_block_is_a_dataflow_binding():
-    text = _module(
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_an_impure_call_in_a_dataflow_block_or_a_pure_function_is_refused_as_tvm_refuses_it(fast_path, monkeypatch):
+    if not fast_path:
+        monkeypatch.setattr(parser_pkg, "build_skeleton", lambda src: None)
+    in_dataflow = _module(
         """
 with R.dataflow():
     y = R.add(x, x)
@@ -202,18 +205,22 @@ with R.dataflow():
 return y
 """
     )
-    mod = parse(text)
-    bare = next(b for b in ir.iter_bindings(mod["main"]) if b.value.op.name == "print")
-    assert type(bare.var) is DataflowVar
-    printed = script(mod)
-    assert "R.output(y)" in printed and '            R.print(y, format=R.str("y={}"))' in printed.splitlines()
-    assert script(parse(printed)) == printed
+    with pytest.raises(ParseError, match=r"^m.py:7:13: R.print is impure: it cannot be called inside a dataflow block"):
+        parse(in_dataflow, filename="m.py")
+    bound = in_dataflow.replace('    R.print(y, format="y={}")', '    z: R.Tuple = R.print(y, format="y={}")')
+    with pytest.raises(ParseError, match=r"^m.py:7:13: R.print is impure"):
+        parse(bound, filename="m.py")
+    pure = _module('R.assert_op(c, format="{}")\nreturn x').replace("@R.function(pure=False)", "@R.function")
+    with pytest.raises(ParseError, match=r"^m.py:5:9: R.assert_op is impure: function 'main' must be declared"):
+        parse(pure, filename="m.py")
+    forced = pure.replace("        R.assert_op", '        R.func_attr({"relax.force_pure": True})\n        R.assert_op')
+    assert parse(forced)["main"].attrs == {"relax.force_pure": True}
 
 
 def test_a_named_void_binding_prints_bare_unless_it_is_used():
     cpu = VDevice("llvm")
     mb = ModuleBuilder([cpu])
-    f = mb.function("main", [("x", tensor((2,), "float32"))])
+    f = mb.function("main", [("x", tensor((2,), "float32"))], pure=False)
     x = f.params[0]
     f.emit("print", x, name="unused", format="{}")
     used = f.emit("print", x, x, name="shown", format="{} {}")

@@ -1,8 +1,11 @@
 """Ops run for their effect, whose result is void (``R.Tuple()``): ``R.assert_op`` and ``R.print``.
 
-They are impure in TVM (an ``@R.function(pure=False)`` calls them), and TVM
-prints a call of one as a bare statement, which the parser reads as a binding
-of a fresh variable ``_`` (`parser.standalone`).  As in TVM's Python
+They are impure (registered with ``pure=False``): as in TVM, only an
+``@R.function(pure=False)``, or a function with the ``relax.force_pure``
+attribute, may call them, and never inside a dataflow block (a `ParseError`
+at the call otherwise, `parser.purity`).  TVM prints a call of one as a bare
+statement, which the parser reads as a binding of a fresh variable ``_``
+(`parser.standalone`).  As in TVM's Python
 functions, their values are variadic and the format string is a keyword:
 
 * ``R.assert_op(condition, *format_args, format="")``: `condition` is a bool
@@ -86,6 +89,7 @@ register_op(
     _assert_op,
     work=no_work,
     doc="Raise AssertionError with the formatted message when the bool scalar `condition` is false.",
+    pure=False,
 )
 
 
@@ -113,4 +117,5 @@ register_op(
     _print,
     work=no_work,
     doc="Print the values to standard output, formatted with `format` when it is not empty.",
+    pure=False,
 )

@@ -25,6 +25,7 @@ from .fastlines import FastLine, FastRun, SkeletonMismatch
 from .fastpath import FastCaches
 from .function import FunctionParser, statement_words
 from .literals import bind_arguments, describe, dotted, literal
+from .purity import check_purity
 from .signatures import Signature, SignatureReader
 from .skeleton import FastBlock, Skeleton
 from .source import Source, quiet_parse
@@ -69,6 +70,7 @@ class ModuleParser(SignatureReader):
         self.names: dict[str, str] = {}
         self._run_starts: list[int] | None = None  # first lines of the skeleton's runs, sorted (`_last_line`)
         self._decorators: dict[str, dict[str, Any]] = {}  # a collapsed function's decorator text -> its attributes
+        self.calls_impure = False  # an impure op was looked up: the module's purity is checked (`purity`)
 
     # -- helpers shared with the function parser --------------------------------
     def op(self, name: str) -> Op | None:
@@ -81,6 +83,8 @@ class ModuleParser(SignatureReader):
             except KeyError:
                 op = None
             self._ops[name] = op
+            if op is not None and not op.pure:
+                self.calls_impure = True
             return op
 
     def intern(self, sinfo: StructInfo) -> StructInfo:
@@ -231,6 +235,8 @@ class ModuleParser(SignatureReader):
         if self.skeleton is not None and self.skeleton.consumed != len(self.skeleton.runs):
             raise ParseError("internal parser error: a fast-path line was not parsed", self.src.start())
         functions = {name: sig.function for name, sig in self.signatures.items()}
+        if self.calls_impure:
+            check_purity(functions)  # type: ignore[arg-type]
         return IRModule(
             functions,  # type: ignore[arg-type]
             self.vdevices,
