@@ -21,7 +21,7 @@ import numpy as np
 from ..dtype import is_float
 from ..errors import InferenceError
 from ..op import NO_WORK, Fallback, TorchContext, Work, data_bytes, expect_tensor
-from ..struct_info import DTYPES, Dim, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
+from ..struct_info import DTYPES, Dim, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 
 # -- attributes ---------------------------------------------------------------
 
@@ -96,6 +96,23 @@ def expect_prim(op: str, name: str, args: Sequence[StructInfo], index: int) -> P
             f"R.{op}: {name} must be a prim value such as R.prim_value(1), not a tensor; got {sinfo!r}"
         )
     return sinfo
+
+
+def joined_tensors(op: str, tup: StructInfo) -> tuple[list[TensorStructInfo], str]:
+    """The tensors of `op`'s tuple argument and their one dtype ("" when none is known), or an error."""
+    if not isinstance(tup, TupleStructInfo):
+        raise InferenceError(f"R.{op}: tensors must be a tuple of tensors, got {tup!r}")
+    if not tup.fields:
+        raise InferenceError(f"R.{op}: needs at least one tensor, got an empty tuple")
+    fields: list[TensorStructInfo] = []
+    for i, f in enumerate(tup.fields):
+        if not isinstance(f, TensorStructInfo):
+            raise InferenceError(f"R.{op}: field {i} of tensors must be a tensor, got {f!r}")
+        fields.append(f)
+    dtypes = sorted({f.dtype for f in fields if f.dtype})
+    if len(dtypes) > 1:
+        raise InferenceError(f"R.{op}: tensors have different dtypes {', '.join(dtypes)}")
+    return fields, dtypes[0] if dtypes else ""
 
 
 def same_dtype(op: str, a: TensorStructInfo, b: TensorStructInfo) -> str:
@@ -281,6 +298,33 @@ def unary_infer(op: str, result_dtype: str | None = None, float_only: bool = Fal
         return TensorStructInfo(a.shape, result_dtype or a.dtype, a.ndim)
 
     return infer
+
+
+def dtype_checked(op: str, infer: Callable[..., StructInfo], accept: Callable[[str], bool], expects: str):
+    """`infer`, first refusing a tensor argument whose dtype `accept` rejects ("R.<op>: expects <expects>, ...")."""
+
+    def checked(args: Sequence[StructInfo], attrs: dict) -> StructInfo:
+        for i in range(len(args)):
+            t = expect_tensor(op, args, i)
+            if t.dtype and not accept(t.dtype):
+                raise InferenceError(f"R.{op}: expects {expects}, got dtype {t.dtype}")
+        return infer(args, attrs)
+
+    return checked
+
+
+def no_float(op: str, infer: Callable[..., StructInfo]) -> Callable[..., StructInfo]:
+    """`infer`, first refusing float operands (logic and bit operations take bool or integer tensors)."""
+    return dtype_checked(op, infer, lambda dtype: not is_float(dtype), "a bool or integer tensor")
+
+
+def keep_dtype(fn: Callable[..., Any]) -> Callable[..., np.ndarray]:
+    """A NumPy kernel applying `fn` and returning its operands' dtype (NumPy may widen or turn bool)."""
+
+    def kernel(*xs: np.ndarray) -> np.ndarray:
+        return np.asarray(fn(*xs)).astype(np.result_type(*xs), copy=False)
+
+    return kernel
 
 
 # -- work and torch kernels ------------------------------------------------------

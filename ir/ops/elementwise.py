@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import InferenceError
 from ..op import Fallback, Param, TorchContext, elementwise_work, expect_tensor, register_op
 from ..struct_info import StructInfo, TensorStructInfo
-from .common import binary_infer, broadcast_shapes, same_dtype, torch_float_only, unary_infer
+from .common import binary_infer, broadcast_shapes, keep_dtype, same_dtype, torch_float_only, unary_infer
 from .special import sigmoid
 
 
@@ -114,15 +114,6 @@ _UNARY = {
 }
 
 
-def _keep_dtype(fn):
-    """An array of the operands' dtype (NumPy gives scalars for 0-d operands)."""
-
-    def kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
-        return np.asarray(fn(x1, x2)).astype(np.result_type(x1, x2), copy=False)
-
-    return kernel
-
-
 def _as_array(fn):
     """NumPy returns a scalar, not a 0-d array, for 0-d operands; kernels return arrays."""
 
@@ -144,7 +135,7 @@ for _name, (_fn, _torch) in _BINARY.items():
         _name,
         [Param("x1"), Param("x2")],
         binary_infer(_name, allow_bool=_name in _BOOL_BINARY),
-        _keep_dtype(_fn),
+        keep_dtype(_fn),
         torch_kernel=_torch,
         doc=f"Elementwise {_name} with NumPy broadcasting.",
     )

@@ -33,7 +33,7 @@ REDUCTIONS = ("mean", "sum", "none")
 def _check_shapes(p: TensorStructInfo, t: TensorStructInfo) -> None:
     if p.ndim == 0:
         raise InferenceError("R.nn.nll_loss: predictions must have rank >= 1, got a scalar")
-    if p.ndim > 0 and t.ndim >= 0 and t.ndim != max(p.ndim - 1, 0) and not (p.ndim == 1 and t.ndim == 0):
+    if p.ndim > 0 and t.ndim >= 0 and t.ndim != p.ndim - 1:
         raise InferenceError(
             f"R.nn.nll_loss: targets of rank {t.ndim} do not match predictions of rank {p.ndim} "
             "(targets are predictions' shape without the class axis 1)"

@@ -32,6 +32,7 @@ from .common import (
     dim_add,
     dim_product,
     dim_sum,
+    joined_tensors,
     no_work,
     normalize_axes,
     normalize_axis,
@@ -138,26 +139,9 @@ register_op(
 # -- concat ------------------------------------------------------------------------------
 
 
-def _joined_tensors(op: str, tup: StructInfo) -> tuple[list[TensorStructInfo], str]:
-    """The tensors of `op`'s tuple argument and their one dtype ("" when none is known), or an error."""
-    if not isinstance(tup, TupleStructInfo):
-        raise InferenceError(f"R.{op}: tensors must be a tuple of tensors, got {tup!r}")
-    if not tup.fields:
-        raise InferenceError(f"R.{op}: needs at least one tensor, got an empty tuple")
-    fields: list[TensorStructInfo] = []
-    for i, f in enumerate(tup.fields):
-        if not isinstance(f, TensorStructInfo):
-            raise InferenceError(f"R.{op}: field {i} of tensors must be a tensor, got {f!r}")
-        fields.append(f)
-    dtypes = sorted({f.dtype for f in fields if f.dtype})
-    if len(dtypes) > 1:
-        raise InferenceError(f"R.{op}: tensors have different dtypes {', '.join(dtypes)}")
-    return fields, dtypes[0] if dtypes else ""
-
-
 def _infer_concat(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     op = "concat"
-    fields, dtype = _joined_tensors(op, args[0])
+    fields, dtype = joined_tensors(op, args[0])
     shapes = [f.shape for f in fields]
     if attrs["axis"] is None:  # TVM: the inputs are flattened first
         if any(s is None for s in shapes):
@@ -213,7 +197,7 @@ register_op(
 def _infer_stack(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     """TVM's rules: one dtype and rank, identical shapes; a symbolic dim that may differ leaves the shape unknown."""
     op = "stack"
-    fields, dtype = _joined_tensors(op, args[0])
+    fields, dtype = joined_tensors(op, args[0])
     ranks = sorted({f.ndim for f in fields if f.ndim >= 0})
     if len(ranks) > 1:
         raise InferenceError(f"R.{op}: tensors have different ranks {ranks}")

@@ -30,11 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ..dtype import is_float
 from ..errors import InferenceError
 from ..op import Param, elementwise_work, expect_tensor, register_op
 from ..struct_info import StructInfo, TensorStructInfo
-from .common import binary_infer, expect_float, expect_prim, unary_infer
+from .common import binary_infer, expect_float, expect_prim, keep_dtype, no_float, unary_infer
 from .special import erfc_nonnegative, float_work
 
 # erf(z) = 2/sqrt(pi) * sum_n (-1)^n z^(2n+1) / (n! (2n+1)); 12 terms suffice for |z| < 0.5.
@@ -128,26 +127,6 @@ register_op(
 # -- logical and bitwise ---------------------------------------------------------------
 
 
-def _no_float(op: str, infer: Callable[..., StructInfo]) -> Callable[..., StructInfo]:
-    """`infer`, rejecting float operands first (logic and bit operations)."""
-
-    def checked(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
-        for i in range(len(args)):
-            t = expect_tensor(op, args, i)
-            if t.dtype and is_float(t.dtype):
-                raise InferenceError(f"R.{op}: expects a bool or integer tensor, got dtype {t.dtype}")
-        return infer(args, attrs)
-
-    return checked
-
-
-def _keep_dtype(fn: Callable[..., Any]) -> Callable[..., np.ndarray]:
-    def kernel(*xs: np.ndarray) -> np.ndarray:
-        return np.asarray(fn(*xs)).astype(np.result_type(*xs), copy=False)
-
-    return kernel
-
-
 _LOGIC_BINARY = {
     "logical_and": np.logical_and,
     "logical_or": np.logical_or,
@@ -160,8 +139,8 @@ for _name, _bfn in _LOGIC_BINARY.items():
     register_op(
         _name,
         [Param("x1"), Param("x2")],
-        _no_float(_name, binary_infer(_name)),
-        _keep_dtype(_bfn),
+        no_float(_name, binary_infer(_name)),
+        keep_dtype(_bfn),
         doc=f"Elementwise {_name} with NumPy broadcasting; the operands' dtype is kept.",
     )
 
@@ -169,8 +148,8 @@ for _name, _ufn in _LOGIC_UNARY.items():
     register_op(
         _name,
         [Param("x")],
-        _no_float(_name, unary_infer(_name)),
-        _keep_dtype(_ufn),
+        no_float(_name, unary_infer(_name)),
+        keep_dtype(_ufn),
         doc=f"Elementwise {_name}; the input's dtype is kept.",
     )
 

@@ -22,30 +22,21 @@ import numpy as np
 from ..errors import InferenceError
 from ..op import ATTR, TENSORS, Param, register_op
 from ..struct_info import Dim, StructInfo, TensorStructInfo, TupleStructInfo
-from .common import copy_work
+from .common import copy_work, joined_tensors
 
 _INDEXING = ("ij", "xy")
 
 
 def _lengths(args: Sequence[StructInfo]) -> tuple[list[Dim] | None, str]:
     """Each tensor's length (None when one is unknown) and their one dtype."""
-    tup = args[0]
-    if not isinstance(tup, TupleStructInfo) or not tup.fields:
-        raise InferenceError(f"R.meshgrid: tensors must be a non-empty tuple of 1-D tensors, got {tup!r}")
+    fields, dtype = joined_tensors("meshgrid", args[0])
     lengths: list[Dim] | None = []
-    dtypes = set()
-    for i, f in enumerate(tup.fields):
-        if not isinstance(f, TensorStructInfo):
-            raise InferenceError(f"R.meshgrid: field {i} of tensors must be a tensor, got {f!r}")
+    for i, f in enumerate(fields):
         if f.ndim > 1:
             raise InferenceError(f"R.meshgrid: field {i} must be a 1-D (or 0-d) tensor, got rank {f.ndim}")
-        if f.dtype:
-            dtypes.add(f.dtype)
         if lengths is not None:
             lengths = None if f.shape is None else [*lengths, f.shape[0] if f.shape else 1]
-    if len(dtypes) > 1:
-        raise InferenceError(f"R.meshgrid: tensors have different dtypes {', '.join(sorted(dtypes))}")
-    return lengths, dtypes.pop() if dtypes else ""
+    return lengths, dtype
 
 
 def _infer_meshgrid(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:

@@ -12,43 +12,21 @@ device runs these on the host.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
-
 import numpy as np
 
-from ..errors import InferenceError
-from ..op import Param, expect_tensor, register_op
-from ..struct_info import StructInfo
-from .common import binary_infer
+from ..op import Param, register_op
+from .common import binary_infer, dtype_checked, keep_dtype
 
 
-def _shift_infer(op: str) -> Callable[[Sequence[StructInfo], dict[str, Any]], StructInfo]:
-    base = binary_infer(op)
-
-    def infer(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
-        for i in range(2):
-            t = expect_tensor(op, args, i)
-            if t.dtype and not t.dtype.startswith(("int", "uint")):
-                raise InferenceError(f"R.{op}: expects integer tensors, got dtype {t.dtype}")
-        return base(args, attrs)
-
-    return infer
-
-
-def _shift_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
-    def kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
-        dtype = np.result_type(x1, x2)
-        return np.asarray(fn(x1.astype(dtype, copy=False), x2.astype(dtype, copy=False))).astype(dtype, copy=False)
-
-    return kernel
+def _is_integer(dtype: str) -> bool:
+    return dtype.startswith(("int", "uint"))
 
 
 for _name, _fn in (("left_shift", np.left_shift), ("right_shift", np.right_shift)):
     register_op(
         _name,
         [Param("x1"), Param("x2")],
-        _shift_infer(_name),
-        _shift_kernel(_fn),
+        dtype_checked(_name, binary_infer(_name), _is_integer, "integer tensors"),
+        keep_dtype(_fn),
         doc=f"Elementwise {_name.replace('_', ' ')} of integer tensors of one dtype, broadcast.",
     )

@@ -10,41 +10,16 @@ element.  No torch kernels: a torch device runs these on the host.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
-
 import numpy as np
 
-from ..dtype import is_float
-from ..errors import InferenceError
-from ..op import Param, expect_tensor, register_op
-from ..struct_info import StructInfo
-from .common import binary_infer
-
-
-def _xor_infer(op: str) -> Callable[[Sequence[StructInfo], dict[str, Any]], StructInfo]:
-    base = binary_infer(op)
-
-    def infer(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
-        for i in range(2):
-            t = expect_tensor(op, args, i)
-            if t.dtype and is_float(t.dtype):
-                raise InferenceError(f"R.{op}: expects a bool or integer tensor, got dtype {t.dtype}")
-        return base(args, attrs)
-
-    return infer
-
-
-def _xor(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
-    """Bitwise exclusive or, broadcast, in the operands' dtype."""
-    return np.asarray(np.bitwise_xor(x1, x2)).astype(np.result_type(x1, x2), copy=False)
-
+from ..op import Param, register_op
+from .common import binary_infer, keep_dtype, no_float
 
 for _name in ("bitwise_xor", "logical_xor"):
     register_op(
         _name,
         [Param("x1"), Param("x2")],
-        _xor_infer(_name),
-        _xor,
+        no_float(_name, binary_infer(_name)),
+        keep_dtype(np.bitwise_xor),
         doc=f"Elementwise {_name} of integer or bool tensors (bitwise on integers), broadcast.",
     )
