@@ -62,6 +62,8 @@ VDEVICE = "vdevice"  # to_vdevice's destination: a vdevice name, resolved agains
 VARIADIC = "variadic"  # any number of expressions, positional only: R.print's values, R.assert_op's format_args
 STRING = "string"  # a string attribute, written "..." or R.str("..."), printed R.str("..."): a format
 INDICES = "indices"  # a tuple of positions, each an int or a symbolic dim's text (strided_slice's begin, end)
+PRIM_FUNC = "prim_func"  # a module's @T.prim_func, written cls.f: call_tir's function (a `tir.PrimFunc`)
+OUT_TY = "out_ty"  # a struct-info annotation, or a list of them for a tuple: call_tir's outputs
 
 DEVICE_RULES = ("same", "host", "explicit")
 

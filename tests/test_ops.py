@@ -26,6 +26,7 @@ from tests import (
     cases_probe,
     cases_qdq,
     cases_sampling,
+    cases_tir,
     cases_vision,
 )
 from vdplace import placement, runtime
@@ -359,6 +360,7 @@ KERNEL_CASES += cases_sampling.CASES
 KERNEL_CASES += cases_frontend_gaps.CASES
 KERNEL_CASES += cases_vision.CASES
 KERNEL_CASES += cases_qdq.CASES
+KERNEL_CASES += cases_tir.CASES
 
 
 def _tolerance(value: Any) -> float:

@@ -588,9 +588,9 @@ FILE_ERRORS = [
         "prim func",
         MODULE + "    @T.prim_func\n    def f(x: T.handle):\n        T.evaluate(0)\n",
         ParseError,
-        3,
-        6,
-        r"TIR functions \(@T\.prim_func\) are not supported",
+        4,
+        14,
+        r"TIR: buffer 'x' must be declared with T\.Buffer\(shape, dtype\), got T\.handle",
     ),
     (
         "decorator keyword",

@@ -3,8 +3,8 @@
 One module per family (elementwise, math, linalg, reduce, nn, norm, activation, attention,
 pad, pixel_shuffle, conv, pool, resize, sampling, vision, qdq, trig, numeric, xor, shift,
 slice_scatter, search, median, loss, meshgrid, manipulate, index, gather, scatter, einsum, sort,
-create, device, effects; conv_pool holds what conv, pool and resize share); each op is one
-`register_op` call in its family's module, carrying every part of the op (see `vdplace.ir.op`
+create, device, effects, call_tir (runs a TIR function); conv_pool holds what conv, pool and resize
+share); each op is one `register_op` call in its family's module, carrying every part of the op (see `vdplace.ir.op`
 and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
 """
@@ -12,6 +12,7 @@ and docs/adding-an-op.md).
 from . import (  # noqa: F401
     activation,
     attention,
+    call_tir,
     conv,
     conv_pool,
     create,

@@ -20,9 +20,24 @@ from ..dtype import to_numpy
 from ..errors import InferenceError, ParseError
 from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
 from ..normalize import call_struct_info, get_item_struct_info, global_call_struct_info, tuple_struct_info
-from ..op import ATTR, DEVICE, INDICES, REQUIRED, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op, Param
+from ..op import (
+    ATTR,
+    DEVICE,
+    INDICES,
+    OUT_TY,
+    PRIM_FUNC,
+    REQUIRED,
+    SHAPE,
+    STRING,
+    TENSOR,
+    TENSORS,
+    VARIADIC,
+    VDEVICE,
+    Op,
+    Param,
+)
 from ..span import Span
-from ..struct_info import DTYPES, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo
+from ..struct_info import DTYPES, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, metadata_ref, too_deep
 
 # R.<name> that are statements or static things, never values: a clearer error than "unknown op".
@@ -40,6 +55,8 @@ NOT_VALUES = {
     "Callable": "R.Callable is an annotation, not a value",
 }
 _PRIM_DTYPES = {f"T.{d}": d for d in DTYPES}
+# Keywords read under another parameter's name: TVM before 0.27 wrote call_tir's outputs ``out_sinfo=``.
+_KEYWORD_ALIASES = {("call_tir", "out_sinfo"): "out_ty"}
 EXPR_KINDS = (TENSOR, TENSORS, SHAPE)
 
 
@@ -137,6 +154,10 @@ class ExprParser:
                 raise self.src.error(f"unknown op R.{rest}{self._suggest(rest)}", node.func)
             return self._op_call(op, node, depth)
         if head in self.aliases and rest and "." not in rest:
+            if rest in self.module.prim_funcs:
+                raise self.src.error(
+                    f"cls.{rest} is a TIR function: call it with R.call_tir(cls.{rest}, (args, ...), out_ty=...)", node
+                )
             return self._function_call(rest, node, depth)
         raise self.src.error(
             f"unknown function {name}: a call is R.<op>(...) or cls.<function>(...) of this module", node.func
@@ -150,6 +171,9 @@ class ExprParser:
         at = _variadic_at(op)
         if at >= 0:
             return self._variadic_call(op, node, depth, at)
+        if any((op.name, kw.arg) in _KEYWORD_ALIASES for kw in node.keywords):
+            keywords = [ast.keyword(_KEYWORD_ALIASES.get((op.name, kw.arg), kw.arg), kw.value) for kw in node.keywords]
+            node = ast.Call(node.func, node.args, keywords, **{a: getattr(node, a) for a in node._attributes})
         bound = bind_arguments(self.src, node, self.module.param_names(op), f"R.{op.name}")
         args: list[Expr] = []
         attrs: dict[str, Any] = {}
@@ -221,12 +245,32 @@ class ExprParser:
             raise self.src.error(f'R.{op.name} argument {name!r} must be a string: "..." or R.str("...")', node)
         if kind == DEVICE:
             return self.static.device(node)
+        if kind == PRIM_FUNC:
+            return self._prim_func_ref(op, name, node)
+        if kind == OUT_TY:  # an annotation, or a list of them for several outputs (a tuple result)
+            if isinstance(node, ast.List):
+                return TupleStructInfo([self.static.struct_info(e) for e in node.elts])
+            return self.static.struct_info(node)
         if kind == VDEVICE:
             vdevice = self.static.vdevice_ref(node)
             if vdevice is None:
                 raise self.src.error(f"R.{op.name} argument {name!r} needs a vdevice", node)
             return vdevice
         raise self.src.error(f"R.{op.name}: parameter {name!r} has an unknown kind {kind!r}", node)
+
+    def _prim_func_ref(self, op: Op, name: str, node: ast.expr) -> Any:
+        """``cls.f`` naming a ``@T.prim_func`` of the module: that `tir.PrimFunc`."""
+        ref = dotted(node) or ""
+        head, _, fname = ref.partition(".")
+        if not (head in self.aliases or head == self.module.class_name) or not fname or "." in fname:
+            raise self.src.error(
+                f"R.{op.name} argument {name!r} names a TIR function: cls.<name>, got {describe(node)}", node
+            )
+        func = self.module.prim_funcs.get(fname)
+        if func is None:
+            kind = "an @R.function, not a @T.prim_func" if fname in self.module.signatures else "not defined"
+            raise self.src.error(f"R.{op.name}: {ref} is {kind}", node)
+        return func
 
     def _index(self, node: ast.expr) -> int | str:
         """One position of an `INDICES` attribute: an int (negative counts from the end) or a symbolic dim."""

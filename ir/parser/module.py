@@ -18,6 +18,7 @@ from ..module import IRModule
 from ..op import Op, all_ops, get_op
 from ..span import Span
 from ..struct_info import FuncStructInfo, StructInfo, TensorStructInfo
+from ..tir import PrimFunc, is_prim_func, parse_prim_func
 from ..vdevice import DeviceSpec, Target, VDevice, lookup_device
 from .annotations import StaticReader
 from .fastfunctions import FastFunction
@@ -71,6 +72,7 @@ class ModuleParser(SignatureReader):
         self._run_starts: list[int] | None = None  # first lines of the skeleton's runs, sorted (`_last_line`)
         self._decorators: dict[str, dict[str, Any]] = {}  # a collapsed function's decorator text -> its attributes
         self.calls_impure = False  # an impure op was looked up: the module's purity is checked (`purity`)
+        self.prim_funcs: dict[str, PrimFunc] = {}  # the module's @T.prim_func functions, which R.call_tir names
 
     # -- helpers shared with the function parser --------------------------------
     def op(self, name: str) -> Op | None:
@@ -227,7 +229,10 @@ class ModuleParser(SignatureReader):
             module_attrs = self._module_attrs(attrs_call)
         self.implies_vdevices = not self.vdevices
         for fdef in defs:
-            self._signature(fdef)
+            if type(fdef) is ast.FunctionDef and is_prim_func(fdef):
+                self._prim_func(fdef)
+            else:
+                self._signature(fdef)
         for name in self._order():
             sig = self.signatures[name]
             sig.function = FunctionParser(self, sig).run()
@@ -246,6 +251,15 @@ class ModuleParser(SignatureReader):
             filename=self.src.filename,
             global_infos=infos,
         )
+
+    def _prim_func(self, fdef: ast.FunctionDef) -> None:
+        """Read a ``@T.prim_func`` into `prim_funcs` (before any relax function, which may name it)."""
+        self.where = fdef
+        name = fdef.name
+        if name in self.prim_funcs or name in self.signatures:
+            raise self.src.error(f"function {name!r} is defined twice", fdef)
+        self.prim_funcs[name] = parse_prim_func(self.src, fdef, self.statements)
+        _release(fdef)
 
     def _find_class(self, complete: bool = True) -> ast.ClassDef | None:
         """The module class; `complete` is False when the tree holds only the first lines of the text."""

@@ -57,6 +57,7 @@ class SignatureReader:
     vdevices: list[VDevice]
     class_name: str
     signatures: dict[str, Signature]
+    prim_funcs: dict[str, Any]  # name -> tir.PrimFunc
     type_vars: set[str]
     where: Any
     _run_starts: list[int] | None
@@ -65,6 +66,8 @@ class SignatureReader:
     def _signature(self, fdef: ast.FunctionDef | FastFunction) -> None:
         self.where = fdef
         name = fdef.name
+        if name in self.prim_funcs:
+            raise self.src.error(f"function {name!r} is defined twice", fdef)
         if name in self.signatures:
             first = self.signatures[name].node.lineno
             raise self.src.error(f"function {name!r} is defined twice (first at line {first})", fdef)
@@ -153,8 +156,6 @@ class SignatureReader:
         """The attributes a function's one decorator `deco` sets (it must be ``R.function`` or a call of it)."""
         call = deco if isinstance(deco, ast.Call) else None
         name = dotted(call.func if call is not None else deco)
-        if name == "T.prim_func":
-            raise self.src.error("TIR functions (@T.prim_func) are not supported; only @R.function", deco)
         if name != "R.function":
             raise self.src.error(f"the function decorator must be @R.function, got {describe(deco)}", deco)
         attrs: dict[str, Any] = {}

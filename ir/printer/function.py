@@ -25,6 +25,7 @@ import re
 
 from ..expr import Binding, BindingBlock, Call, DataflowVar, Function, If, SeqExpr, Var
 from ..struct_info import StructInfo, TupleStructInfo
+from ..tir import PrimFuncNames
 from ..visitor import ExprVisitor
 from .literals import PrintError, literal
 from .sinfo import SInfoFormatter
@@ -56,9 +57,15 @@ class FunctionPrinter(ValuePrinter):
     """Prints one function, its body into `lines`; owns the function's table of unique variable names."""
 
     def __init__(
-        self, lines: LineSink, sinfo: SInfoFormatter, plans: dict[str, CallPlan], class_name: str, gname: str
+        self,
+        lines: LineSink,
+        sinfo: SInfoFormatter,
+        plans: dict[str, CallPlan],
+        class_name: str,
+        gname: str,
+        tir: PrimFuncNames | None = None,
     ) -> None:
-        super().__init__(sinfo, plans, f"function {gname!r}")
+        super().__init__(sinfo, plans, f"function {gname!r}", tir)
         self.lines = lines
         self.class_name = class_name
         self.gname = gname

@@ -1,4 +1,5 @@
-"""A module as TVMScript: the header, module attributes and global infos, then each function."""
+"""A module as TVMScript: the header, module attributes and global infos, each function, then the TIR
+functions its ``R.call_tir`` calls name (each once, under a name no other function has)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TextIO
 
 from ..collector import collector_paused
 from ..module import IRModule
+from ..tir import PrimFuncNames, prim_func_lines
 from .function import INDENT, FunctionPrinter
 from .literals import PrintError, format_vdevice, literal
 from .sinfo import SInfoFormatter
@@ -63,15 +65,18 @@ def _pieces(mod: IRModule, sink: Callable[[], LineSink]) -> Iterator[tuple[list[
     blank = len(header) > len(HEADER) + 2  # a blank line after the module's header lines
     sinfo = SInfoFormatter(mod.vdevices)
     plans: dict[str, CallPlan] = {}
+    tir = PrimFuncNames(set(mod.functions) | {class_name})
     for gname, func in mod.functions.items():
         if not gname.isidentifier() or keyword.iskeyword(gname):
             raise PrintError(f"function name {gname!r} is not a Python identifier")
         body = sink()
-        printer = FunctionPrinter(body, sinfo, plans, class_name, gname)
+        printer = FunctionPrinter(body, sinfo, plans, class_name, gname, tir)
         lines = printer.print(func)
         printer.release()  # freed once dropped, though the collector is paused
         yield ([""] + lines if blank else lines), body
         blank = True
+    for name, prim_func in tir.functions:  # the TIR functions the calls named, after the functions that call them
+        yield [""] + prim_func_lines(prim_func, name), LineSink()
 
 
 def _module_header(mod: IRModule) -> list[str]:

@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
-from ..op import ATTR, DEVICE, INDICES, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op
+from ..op import ATTR, DEVICE, INDICES, OUT_TY, PRIM_FUNC, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op
+from ..struct_info import TupleStructInfo
+from ..tir import PrimFunc, PrimFuncNames
 from ..vdevice import DEVICE_TYPE_TO_CODE, DeviceSpec, VDevice
 from ..visitor import ExprVisitor
 from .literals import (
@@ -66,9 +68,12 @@ class ValuePrinter(ExprVisitor):
     declares them, ``n = T.int64()``).
     """
 
-    def __init__(self, sinfo: SInfoFormatter, plans: dict[str, CallPlan], where: str) -> None:
+    def __init__(
+        self, sinfo: SInfoFormatter, plans: dict[str, CallPlan], where: str, tir: PrimFuncNames | None = None
+    ) -> None:
         super().__init__()
         self.sinfo = sinfo
+        self.tir = tir if tir is not None else PrimFuncNames(set())
         self.plans = plans
         self.where = where
         self.taken: dict[str, Var | None] = {}
@@ -216,6 +221,15 @@ class ValuePrinter(ExprVisitor):
             if not isinstance(value, str):
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a string, got {value!r}")
             return f"R.str({string_literal(value)})"
+        if kind == PRIM_FUNC:
+            if not isinstance(value, PrimFunc):
+                raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a TIR PrimFunc, got {value!r}")
+            self.uses_cls = True
+            return f"cls.{self.tir.name(value)}"
+        if kind == OUT_TY:
+            if isinstance(value, TupleStructInfo):
+                return "[" + ", ".join(self.sinfo.format(f) for f in value.fields) + "]"
+            return self.sinfo.format(value)
         if kind == DEVICE:
             if not isinstance(value, DeviceSpec):
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a DeviceSpec, got {value!r}")

@@ -1,0 +1,330 @@
+"""Reading one ``@T.prim_func`` definition from its Python AST into a `PrimFunc` (never executing it).
+
+`parse_prim_func` takes the ``ast.FunctionDef`` the module parser found in
+the module class and a function that expands the statements of a body (the
+module parser's fast path may have collapsed some lines into ``pass``).  Every
+construct outside the subset of `nodes` is a `ParseError` at its line and
+column naming what is not read.  ``T.reads`` / ``T.writes`` / ``T.block_attr``
+are accepted and dropped: they describe the block for TVM's schedules and do
+not change what it computes (TVM's parser recomputes them when they are
+missing).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+from ..errors import ParseError
+from ..parser.literals import bind_arguments, bool_literal, describe, dotted, literal, str_literal
+from ..parser.source import Source, parse_python
+from .exprs import ExprReader, typed_extent
+from .nodes import Block, Buffer, For, IterVar, PrimFunc, Seq, Stmt, Store, Var, loaded
+
+Expand = Callable[[list[ast.stmt]], Iterable[ast.stmt]]
+
+_LOOP_KINDS = {"range": "range", "T.serial": "serial", "T.parallel": "parallel", "T.vectorized": "vectorized"}
+_LOOP_KINDS["T.unroll"] = "unroll"
+_BLOCKS = ("T.sblock", "T.block")
+_IGNORED = frozenset({"T.reads", "T.writes", "T.block_attr", "T.sblock_attr"})
+_ALLOCS = ("T.alloc_buffer", "T.sblock_alloc_buffer")
+# Buffer keywords that say how the buffer sits in memory, not what it holds: read and dropped.
+_LAYOUT_KEYWORDS = ("align", "offset_factor", "elem_offset")
+_AXIS_KINDS = {"T.axis.spatial": "S", "T.axis.S": "S", "T.axis.reduce": "R", "T.axis.R": "R"}
+
+
+def is_prim_func(fdef: ast.FunctionDef) -> bool:
+    """Whether `fdef` is decorated ``@T.prim_func`` (with or without arguments)."""
+    if len(fdef.decorator_list) != 1:
+        return False
+    deco = fdef.decorator_list[0]
+    return dotted(deco.func if isinstance(deco, ast.Call) else deco) == "T.prim_func"
+
+
+def prim_func_from_text(text: str, filename: str | None = None) -> PrimFunc:
+    """The one ``@T.prim_func`` definition of `text` (imports and comments around it allowed), for building
+    ``R.call_tir`` calls in Python (``FunctionBuilder.emit("call_tir", (x,), gvar=f, out_ty=...)``)."""
+    src = Source(text, filename)
+    tree = parse_python(src, text)
+    defs = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]  # type: ignore[attr-defined]
+    if len(defs) != 1 or not isinstance(defs[0], ast.FunctionDef) or not is_prim_func(defs[0]):
+        raise src.error("expected one @T.prim_func definition", defs[1] if len(defs) > 1 else None)
+    return parse_prim_func(src, defs[0], lambda body: body)
+
+
+def parse_prim_func(src: Source, fdef: ast.FunctionDef, expand: Expand) -> PrimFunc:
+    """The `PrimFunc` of `fdef`; `ParseError` at the first construct outside the subset."""
+    return _FunctionReader(src, expand).function(fdef)
+
+
+class _FunctionReader:
+    def __init__(self, src: Source, expand: Expand) -> None:
+        self.src = src
+        self.expand = expand
+        self.buffers: dict[str, Buffer] = {}
+        self.allocs: list[Buffer] = []
+        self.attrs: tuple[tuple[str, object], ...] = ()
+        self.scope: dict[str, tuple[Var, int]] = {}  # a loop or block variable in scope -> (var, loop extent)
+        self.exprs = ExprReader(src, self.buffers, self.scope)
+
+    def error(self, reason: str, node: ast.AST) -> ParseError:
+        return self.src.error(f"TIR: {reason}", node)
+
+    # -- the function ---------------------------------------------------------------
+    def function(self, fdef: ast.FunctionDef) -> PrimFunc:
+        private, s_tir = self.decorator(fdef.decorator_list[0])
+        args = fdef.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            raise self.error(f"function {fdef.name!r} takes plain buffer parameters only", fdef)
+        if fdef.returns is not None and not (isinstance(fdef.returns, ast.Constant) and fdef.returns.value is None):
+            raise self.error(f"function {fdef.name!r} returns nothing: it writes its output buffers", fdef.returns)
+        params = []
+        for arg in args.args:
+            if arg.annotation is None:
+                raise self.error(f"parameter {arg.arg!r} needs a T.Buffer(...) annotation", arg)
+            params.append(self.buffer(arg.arg, arg.annotation, "T.Buffer"))
+        if not params:
+            raise self.error(f"function {fdef.name!r} has no buffer parameters", fdef)
+        body = self.statements(self.root_body(list(self.expand(fdef.body))), root=True)
+        return PrimFunc(tuple(params), tuple(self.allocs), body, self.attrs, private, s_tir, fdef.name)
+
+    def decorator(self, deco: ast.expr) -> tuple[bool, bool]:
+        """The decorator's ``private`` and ``s_tir`` flags (both False when not given)."""
+        if not isinstance(deco, ast.Call):
+            return False, False
+        names = ("private", "s_tir", "check_well_formed")
+        flags = [
+            False if node is None else bool_literal(self.src, node, f"T.prim_func({name}=...)")
+            for name, node in zip(names, bind_arguments(self.src, deco, names, "T.prim_func"), strict=True)
+        ]
+        return flags[0], flags[1]
+
+    def buffer(self, name: str, node: ast.expr, what: str) -> Buffer:
+        """A buffer declared by ``T.Buffer(shape, dtype)`` (a parameter) or ``T.alloc_buffer(shape, dtype)``."""
+        if name in self.buffers:
+            raise self.error(f"buffer {name!r} is declared twice", node)
+        words = (what,) if what == "T.Buffer" else _ALLOCS
+        if not (isinstance(node, ast.Call) and dotted(node.func) in words):
+            raise self.error(f"buffer {name!r} must be declared with {what}(shape, dtype), got {describe(node)}", node)
+        shape_node, dtype_node = bind_arguments(self.src, node, ("shape", "dtype", *_LAYOUT_KEYWORDS), what)[:2]
+        if shape_node is None:
+            raise self.error(f"{what} needs a shape", node)
+        dims = shape_node.elts if isinstance(shape_node, (ast.Tuple, ast.List)) else [shape_node]
+        shape = tuple(self.dim(d) for d in dims)
+        dtype = "float32" if dtype_node is None else str_literal(self.src, dtype_node, f"{what} dtype")
+        buffer = self.buffers[name] = Buffer(name, shape, dtype)
+        return buffer
+
+    def dim(self, node: ast.expr) -> int:
+        value = literal(self.src, node) if isinstance(node, (ast.Constant, ast.Call, ast.UnaryOp)) else None
+        if type(value) is not int or value < 0:
+            raise self.error(
+                f"a buffer dim must be a non-negative integer (symbolic dims are not read), got {describe(node)}", node
+            )
+        return value
+
+    def root_body(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        """The function's statements, with an explicit ``with T.sblock("root"):`` opened and attributes read."""
+        out = []
+        for stmt in body:
+            if (
+                isinstance(stmt, ast.Expr)
+                and isinstance(stmt.value, ast.Constant)
+                and isinstance(stmt.value.value, str)
+            ):
+                continue  # docstring
+            call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+            if call is not None and dotted(call.func) == "T.func_attr":
+                (arg,) = bind_arguments(self.src, call, ("attrs",), "T.func_attr")
+                value = literal(self.src, arg) if arg is not None else None
+                if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+                    raise self.error("T.func_attr takes a dict with string keys", call)
+                self.attrs = tuple(value.items())
+                continue
+            if isinstance(stmt, ast.With) and self.block_name(stmt) == "root" and len(body) - len(out) == 1:
+                out.extend(self.expand(stmt.body))
+                continue
+            out.append(stmt)
+        return out
+
+    # -- statements -----------------------------------------------------------------
+    def statements(self, body: list[ast.stmt], root: bool = False) -> Stmt:
+        stmts = [s for s in (self.statement(stmt, root) for stmt in self.expand(body)) if s is not None]
+        if not stmts:
+            raise self.error("a body with no statement", body[0] if body else ast.Pass())
+        return stmts[0] if len(stmts) == 1 else Seq(tuple(stmts))
+
+    def statement(self, stmt: ast.stmt, root: bool) -> Stmt | None:
+        if isinstance(stmt, ast.For):
+            return self.loop(stmt)
+        if isinstance(stmt, ast.With):
+            return self.block(stmt)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+            return self.store(stmt.targets[0], stmt.value)
+        if isinstance(stmt, ast.Assign) and root and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            self.allocs.append(self.buffer(stmt.targets[0].id, stmt.value, "T.alloc_buffer"))
+            return None
+        if isinstance(stmt, ast.AnnAssign) and _is_let(stmt.annotation):
+            self.let(stmt)
+            return None
+        if isinstance(stmt, ast.Pass):
+            return None
+        if (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and dotted(stmt.value.func) == "T.call_packed"
+        ):
+            raise self.error("T.call_packed calls a function of TVM's runtime library, which vdplace cannot run", stmt)
+        raise self.error(f"this statement is not read ({_statement_words(stmt)})", stmt)
+
+    def let(self, stmt: ast.AnnAssign) -> None:
+        """``v: T.let[T.int64] = value``: `v` stands for `value` in what follows (substituted where used)."""
+        if not isinstance(stmt.target, ast.Name) or stmt.value is None:
+            raise self.error("T.let binds a plain name to a value", stmt)
+        value = self.exprs.read(stmt.value)
+        self.exprs.lets[stmt.target.id] = (value, loaded(value))
+
+    def store(self, target: ast.Subscript, value_node: ast.expr) -> Store:
+        load = self.exprs.load(target)
+        value = self.exprs.read(value_node)
+        value = self.exprs.coerce(value, value_node, load.buffer.dtype, f"a store to {load.buffer.name!r}")
+        self.exprs.written(load.buffer.name)
+        return Store(load.buffer, load.indices, value)
+
+    def loop(self, stmt: ast.For) -> For:
+        if stmt.orelse:
+            raise self.error("a for loop with an else branch", stmt)
+        call = stmt.iter
+        name = dotted(call.func) if isinstance(call, ast.Call) else None
+        targets = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else [stmt.target]
+        if not all(isinstance(t, ast.Name) for t in targets):
+            raise self.error("loop variables must be plain names", stmt.target)
+        if name == "T.grid":
+            extents = [typed_extent(self.src, a) for a in call.args]  # type: ignore[union-attr]
+            if call.keywords or len(extents) != len(targets):  # type: ignore[union-attr]
+                raise self.error(f"T.grid gives {len(extents)} extents for {len(targets)} loop variables", stmt)
+            kind = "grid"
+        elif name in _LOOP_KINDS and len(targets) == 1 and not call.keywords:  # type: ignore[union-attr]
+            extents = [self.range_extent(call)]  # type: ignore[arg-type]
+            kind = _LOOP_KINDS[name]
+        else:
+            raise self.error(
+                f"loops over T.grid, range, T.serial, T.parallel, T.vectorized or T.unroll only, got {describe(call)}",
+                call,
+            )
+        loop_vars = []
+        saved = dict(self.scope)
+        for target, (extent, dtype) in zip(targets, extents, strict=True):
+            var = Var(target.id, dtype)  # type: ignore[attr-defined]
+            self.scope[var.name] = (var, extent)
+            loop_vars.append(var)
+        body = self.statements(stmt.body)
+        self.restore(saved)
+        return For(tuple(loop_vars), tuple(e for e, _ in extents), kind, body)
+
+    def range_extent(self, call: ast.Call) -> tuple[int, str]:
+        """``range(n)``, ``T.serial(n)`` or ``T.serial(0, n)``: the extent and the loop variable's dtype."""
+        if len(call.args) == 2:
+            start, _ = typed_extent(self.src, call.args[0])
+            if start != 0:
+                raise self.error("a loop must start at 0", call.args[0])
+            return typed_extent(self.src, call.args[1])
+        if len(call.args) != 1:
+            raise self.error(f"{describe(call)} takes an extent, or 0 and an extent", call)
+        return typed_extent(self.src, call.args[0])
+
+    def restore(self, saved: dict[str, tuple[Var, int]]) -> None:
+        """Leave a loop or block: its variables go out of scope (the dict is shared with `exprs`)."""
+        self.scope.clear()
+        self.scope.update(saved)
+
+    # -- blocks ----------------------------------------------------------------------
+    def block_name(self, stmt: ast.With) -> str | None:
+        if len(stmt.items) != 1 or stmt.items[0].optional_vars is not None:
+            return None
+        call = stmt.items[0].context_expr
+        if not (isinstance(call, ast.Call) and dotted(call.func) in _BLOCKS and len(call.args) == 1):
+            return None
+        name = call.args[0]
+        return name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+
+    def block(self, stmt: ast.With) -> Block:
+        name = self.block_name(stmt)
+        if name is None:
+            raise self.error('a with statement must open a block: with T.sblock("name"):', stmt)
+        saved = dict(self.scope)
+        iter_vars: list[IterVar] = []
+        init: Stmt | None = None
+        rest: list[ast.stmt] = []
+        for inner in self.expand(stmt.body):
+            if isinstance(inner, ast.Assign) and not rest and self.axis_binding(inner, iter_vars):
+                continue
+            if isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
+                what = dotted(inner.value.func)
+                if what in _IGNORED:
+                    continue
+                if what == "T.where":
+                    raise self.error("block predicates (T.where) are not read", inner)
+            if isinstance(inner, ast.With) and _is_init(inner):
+                if init is not None or rest:
+                    raise self.error("T.init() must come once, before the block's statements", inner)
+                init = self.statements(inner.body)
+                continue
+            rest.append(inner)
+        if not rest:
+            raise self.error(f"block {name!r} has no statement", stmt)
+        body = self.statements(rest)
+        self.restore(saved)
+        return Block(name, tuple(iter_vars), init, body)
+
+    def axis_binding(self, stmt: ast.Assign, iter_vars: list[IterVar]) -> bool:
+        """Read ``v.. = T.axis.remap("SR", [...])`` or ``v = T.axis.spatial(extent, value)``; False if neither."""
+        call = stmt.value
+        what = dotted(call.func) if isinstance(call, ast.Call) else None
+        if what == "T.axis.remap":
+            kinds_node, loops_node = bind_arguments(self.src, call, ("kinds", "bindings"), "T.axis.remap")  # type: ignore[arg-type]
+            kinds = str_literal(self.src, kinds_node, "T.axis.remap kinds") if kinds_node else ""
+            loops = loops_node.elts if isinstance(loops_node, (ast.List, ast.Tuple)) else []
+            targets = stmt.targets[0].elts if isinstance(stmt.targets[0], ast.Tuple) else [stmt.targets[0]]
+            if not (len(kinds) == len(loops) == len(targets)) or set(kinds) - {"S", "R"}:
+                raise self.error('T.axis.remap takes kinds "S"/"R", one per loop variable and target', call)
+            for target, kind, loop in zip(targets, kinds, loops, strict=True):
+                if not (isinstance(loop, ast.Name) and loop.id in self.scope):
+                    raise self.error(f"T.axis.remap binds loop variables, got {describe(loop)}", loop)
+                var, extent = self.scope[loop.id]
+                self.bind_axis(target, kind, extent, var, iter_vars)
+            return True
+        if what in _AXIS_KINDS:
+            extent_node, value_node = bind_arguments(self.src, call, ("dom", "binding"), what)  # type: ignore[arg-type]
+            if extent_node is None or value_node is None or len(stmt.targets) != 1:
+                raise self.error(f"{what} takes an extent and a value", call)
+            extent, _ = typed_extent(self.src, extent_node)
+            self.bind_axis(stmt.targets[0], _AXIS_KINDS[what], extent, self.exprs.read(value_node), iter_vars)
+            return True
+        return False
+
+    def bind_axis(self, target: ast.expr, kind: str, extent: int, value, iter_vars: list[IterVar]) -> None:  # noqa: ANN001
+        if not isinstance(target, ast.Name):
+            raise self.error("a block variable must be a plain name", target)
+        if value.dtype not in ("int64", "int32"):
+            raise self.error(f"block variable {target.id!r} is bound to a {value.dtype} value", target)
+        var = Var(target.id, value.dtype)
+        self.scope[var.name] = (var, extent)
+        iter_vars.append(IterVar(var, kind, extent, value))
+
+
+def _is_let(annotation: ast.expr) -> bool:
+    return isinstance(annotation, ast.Subscript) and dotted(annotation.value) == "T.let"
+
+
+def _is_init(stmt: ast.With) -> bool:
+    if len(stmt.items) != 1 or stmt.items[0].optional_vars is not None:
+        return False
+    call = stmt.items[0].context_expr
+    return isinstance(call, ast.Call) and dotted(call.func) == "T.init" and not call.args and not call.keywords
+
+
+def _statement_words(stmt: ast.stmt) -> str:
+    if isinstance(stmt, ast.Expr):
+        return f"the expression {describe(stmt.value)}"
+    return f"a {type(stmt).__name__.lower()} statement"

@@ -1,0 +1,301 @@
+"""Running a `PrimFunc` on NumPy arrays: what ``R.call_tir`` computes.
+
+`run_prim_func` runs the function's statements in order on its parameter
+buffers (inputs, then the outputs it writes) and its own zeroed
+``T.alloc_buffer`` buffers.  A loop nest whose body is one block (or one
+store) is run as array operations over the whole iteration space at once, which
+gives the result of running it iteration by iteration because:
+
+* a store that does not read the buffer it writes depends on no other
+  iteration (what earlier nests wrote is complete);
+* a reduction update ``B[i] = B[i] op e`` (op ``+ - * max min & | ^``, ``e``
+  not reading ``B``) is applied with ``ufunc.at`` in row-major iteration
+  order, the order of the loops, after the block's ``T.init`` store has run
+  where every reduction variable is 0, the only iterations where it runs.
+
+Any other nest (several blocks in one loop, a store reading other elements
+of the buffer it writes: a scan) runs its outermost loop in Python, one
+iteration at a time, and tries the rest again.  ``T.if_then_else`` evaluates
+both sides over the arrays and keeps the chosen one; a load in a side not
+chosen may lie outside its buffer, so loads there read a clamped index.
+Any other load outside its buffer is an `IRRuntimeError` naming the function
+and the buffer.  Arithmetic follows the dtypes: float32 stays float32, integer
+``/`` truncates, ``//`` and ``%`` floor, casts to integers truncate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import IRError
+from .nodes import (
+    BinOp,
+    Block,
+    Cast,
+    Const,
+    Expr,
+    For,
+    Intrin,
+    Load,
+    PrimFunc,
+    Select,
+    Seq,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+    loaded,
+)
+
+
+class IRRuntimeError(IRError):
+    """A TIR function read outside a buffer."""
+
+
+def run_prim_func(func: PrimFunc, arrays: list[np.ndarray], *, vectorize: bool = True) -> None:
+    """Run `func` on `arrays`, one per parameter (writable, C-contiguous, of the parameters' shapes and dtypes).
+
+    With `vectorize` False every loop runs one iteration at a time (slow; what the array form must equal).
+    """
+    buffers: dict[str, np.ndarray] = {b.name: a for b, a in zip(func.params, arrays, strict=True)}
+    for b in func.allocs:
+        buffers[b.name] = np.zeros(b.shape, b.dtype)
+    with np.errstate(all="ignore"):
+        _Runner(func.name, buffers, vectorize).stmt(func.body, {})
+
+
+def _truncdiv(a: Any, b: Any) -> Any:
+    q = np.floor_divide(a, b)
+    return q + ((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)))
+
+
+def _truncmod(a: Any, b: Any) -> Any:
+    return a - _truncdiv(a, b) * b
+
+
+def _erf(x: Any) -> Any:
+    from ..ops.math import erf  # the op library's erf: TVM's results without SciPy
+
+    return erf(np.asarray(x))
+
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": np.add, "-": np.subtract, "*": np.multiply, "//": np.floor_divide, "%": np.remainder,
+    "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift,
+    "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "==": np.equal,
+    "!=": np.not_equal, "and": np.logical_and, "or": np.logical_or,
+}  # fmt: skip
+_INTRINSICS: dict[str, Callable[..., Any]] = {
+    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+    "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh, "floor": np.floor, "ceil": np.ceil, "round": np.rint,
+    "nearbyint": np.rint, "trunc": np.trunc, "fabs": np.abs, "abs": np.abs, "bitwise_not": np.invert,
+    "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "max": np.maximum, "min": np.minimum,
+    "pow": np.power, "fmod": np.fmod, "atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign,
+    "floordiv": np.floor_divide, "floormod": np.remainder, "truncdiv": _truncdiv, "truncmod": _truncmod,
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
+    "shift_left": np.left_shift, "shift_right": np.right_shift, "erf": _erf, "likely": lambda x: x,
+}  # fmt: skip
+# Reduction updates `ufunc.at` applies: the operator, and whether the loaded element may be its right operand.
+_UPDATES: dict[str, tuple[np.ufunc, bool]] = {
+    "+": (np.add, True), "*": (np.multiply, True), "-": (np.subtract, False), "max": (np.maximum, True),
+    "min": (np.minimum, True), "&": (np.bitwise_and, True), "|": (np.bitwise_or, True), "^": (np.bitwise_xor, True),
+}  # fmt: skip
+
+
+def _scalar(dtype: str, value: Any) -> Any:
+    return np.dtype(dtype).type(value)
+
+
+class _Runner:
+    def __init__(self, fname: str, buffers: dict[str, np.ndarray], vectorize: bool) -> None:
+        self.fname = fname
+        self.buffers = buffers
+        self.vectorize = vectorize
+
+    # -- statements ------------------------------------------------------------------
+    def stmt(self, stmt: Stmt, env: dict[str, Any]) -> None:
+        t = type(stmt)
+        if t is Seq:
+            for s in stmt.stmts:  # type: ignore[union-attr]
+                self.stmt(s, env)
+        elif t is For:
+            self.loop(stmt, env)  # type: ignore[arg-type]
+        elif t is Block:
+            self.block(stmt, env, None)  # type: ignore[arg-type]
+        else:
+            self.store(stmt, env, None)  # type: ignore[arg-type]
+
+    def loop(self, loop: For, env: dict[str, Any]) -> None:
+        loops: list[tuple[Var, int]] = []
+        inner: Stmt = loop
+        while type(inner) is For:
+            loops += zip(inner.vars, inner.extents, strict=True)  # type: ignore[union-attr]
+            inner = inner.body  # type: ignore[union-attr]
+        if self.vectorize and _vectorizes(inner):
+            shape = tuple(e for _, e in loops)
+            grid = dict(env)
+            for k, (var, extent) in enumerate(loops):
+                grid[var.name] = np.arange(extent, dtype=var.dtype).reshape(
+                    [-1 if j == k else 1 for j in range(len(loops))]
+                )
+            if type(inner) is Block:
+                self.block(inner, grid, shape)
+            else:
+                self.store(inner, grid, shape)  # type: ignore[arg-type]
+            return
+        (var, extent), rest = loops[0], loops[1:]
+        body = inner
+        for v, e in reversed(rest):
+            body = For((v,), (e,), "serial", body)
+        for i in range(extent):
+            self.stmt(body, {**env, var.name: _scalar(var.dtype, i)})
+
+    def block(self, block: Block, env: dict[str, Any], shape: tuple[int, ...] | None) -> None:
+        env = dict(env)
+        for iv in block.iter_vars:
+            env[iv.var.name] = self.expr(iv.value, env, False)
+        if block.init is not None:
+            first: Any = True  # where every reduction variable is 0
+            for iv in block.iter_vars:
+                if iv.kind == "R":
+                    first = np.logical_and(first, env[iv.var.name] == 0)
+            if shape is not None:
+                self.store(block.init, env, shape, np.broadcast_to(first, shape))  # type: ignore[arg-type]
+            elif first:
+                self.stmt(block.init, env)
+        if shape is None:
+            self.stmt(block.body, env)
+        else:
+            self.store(block.body, env, shape)  # type: ignore[arg-type]
+
+    def store(self, store: Store, env: dict[str, Any], shape: tuple[int, ...] | None, mask: Any = None) -> None:
+        target = self.buffers[store.buffer.name]
+        update = _update(store) if shape is not None else None
+        value_expr = update[1] if update is not None else store.value
+        indices = [self.expr(i, env, False) for i in store.indices]
+        value = self.expr(value_expr, env, False)
+        self.check(store.buffer.name, target.shape, indices)
+        if shape is None:
+            target[tuple(int(i) for i in indices)] = value
+            return
+        indices = [np.broadcast_to(i, shape) for i in indices]
+        value = np.broadcast_to(value, shape)
+        if mask is not None:
+            indices, value = [i[mask] for i in indices], value[mask]
+        if update is not None:
+            flat = np.ravel_multi_index(indices, target.shape) if indices else np.zeros(value.shape, np.intp)
+            update[0].at(target.reshape(-1), flat.reshape(-1), value.reshape(-1).astype(target.dtype, copy=False))
+        elif indices:
+            target[tuple(indices)] = value
+        elif value.size:  # a 0-d buffer written at every iteration keeps the last value
+            target[()] = value.reshape(-1)[-1]
+
+    def check(self, name: str, dims: tuple[int, ...], indices: list[Any]) -> None:
+        for axis, (index, dim) in enumerate(zip(indices, dims, strict=True)):
+            if np.any(index < 0) or np.any(index >= dim):
+                bad = np.asarray(index)
+                bad = bad[(bad < 0) | (bad >= dim)].reshape(-1)[0]
+                where = f"buffer {name!r} (axis {axis} of size {dim})"
+                raise IRRuntimeError(f"TIR function {self.fname!r}: index {int(bad)} is outside {where}")
+
+    # -- expressions -----------------------------------------------------------------
+    def expr(self, e: Expr, env: dict[str, Any], guarded: bool) -> Any:
+        t = type(e)
+        if t is Const:
+            return _scalar(e.dtype, e.value)  # type: ignore[union-attr]
+        if t is Var:
+            return env[e.name]  # type: ignore[union-attr]
+        if t is Load:
+            array = self.buffers[e.buffer.name]  # type: ignore[union-attr]
+            indices = [self.expr(i, env, guarded) for i in e.indices]  # type: ignore[union-attr]
+            if guarded:
+                indices = [np.clip(i, 0, max(d - 1, 0)) for i, d in zip(indices, array.shape, strict=True)]
+            else:
+                self.check(e.buffer.name, array.shape, indices)  # type: ignore[union-attr]
+            return array[tuple(indices)]
+        if t is BinOp:
+            a, b = self.expr(e.a, env, guarded), self.expr(e.b, env, guarded)  # type: ignore[union-attr]
+            if e.op == "/":  # type: ignore[union-attr]
+                return np.true_divide(a, b).astype(e.dtype) if e.dtype.startswith("float") else _truncdiv(a, b)  # type: ignore[union-attr]
+            return _BINARY[e.op](a, b)  # type: ignore[union-attr]
+        if t is Unary:
+            a = self.expr(e.a, env, guarded)  # type: ignore[union-attr]
+            return np.negative(a) if e.op == "-" else (np.logical_not(a) if e.op == "not" else np.invert(a))  # type: ignore[union-attr]
+        if t is Cast:
+            return np.asarray(self.expr(e.value, env, guarded)).astype(e.dtype)  # type: ignore[union-attr]
+        if t is Select:
+            return self.select(e, env, guarded)  # type: ignore[arg-type]
+        return self.intrinsic(e, env, guarded)  # type: ignore[arg-type]
+
+    def select(self, e: Select, env: dict[str, Any], guarded: bool) -> Any:
+        cond = self.expr(e.cond, env, guarded)
+        if np.ndim(cond) == 0 and e.lazy:  # one iteration: only the chosen side runs, as in TVM
+            return self.expr(e.a if cond else e.b, env, guarded)
+        lazy = guarded or e.lazy
+        return np.where(cond, self.expr(e.a, env, lazy), self.expr(e.b, env, lazy))
+
+    def intrinsic(self, e: Intrin, env: dict[str, Any], guarded: bool) -> Any:
+        if not e.args:
+            dtype = np.dtype(e.dtype)
+            if e.name == "infinity":
+                return _scalar(e.dtype, np.inf)
+            info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+            return _scalar(e.dtype, info.max if e.name == "max_value" else info.min)
+        args = [self.expr(a, env, guarded) for a in e.args]
+        if e.name == "sigmoid":
+            one = _scalar(e.dtype, 1)
+            return one / (one + np.exp(-args[0]))
+        if e.name == "rsqrt":
+            return _scalar(e.dtype, 1) / np.sqrt(args[0])
+        if e.name == "exp10":
+            return np.power(_scalar(e.dtype, 10), args[0])
+        return _INTRINSICS[e.name](*args)
+
+
+def _reads(e: Expr, name: str) -> bool:
+    """Whether `e` loads from the buffer called `name`."""
+    return name in loaded(e)
+
+
+def _update(store: Store) -> tuple[np.ufunc, Expr] | None:
+    """``B[i] = B[i] op e`` with `e` not reading ``B``: the ufunc and `e`; None for any other store."""
+    value = store.value
+    if type(value) is BinOp:
+        op, a, b = value.op, value.a, value.b
+    elif type(value) is Intrin and value.name in ("max", "min"):
+        op, (a, b) = value.name, value.args
+    else:
+        return None
+    entry = _UPDATES.get(op)
+    if entry is None:
+        return None
+    ufunc, commutes = entry
+    this = Load(store.buffer, store.indices)
+    name = store.buffer.name
+    if a == this and not _reads(b, name):
+        return ufunc, b
+    if commutes and b == this and not _reads(a, name):
+        return ufunc, a
+    return None
+
+
+def _vectorizes(stmt: Stmt) -> bool:
+    """Whether a loop nest's body `stmt` runs as array operations (see the module docstring)."""
+    if type(stmt) is Block:
+        if type(stmt.body) is not Store or (stmt.init is not None and type(stmt.init) is not Store):
+            return False
+        if stmt.init is not None and _reads(stmt.init.value, stmt.init.buffer.name):  # type: ignore[union-attr]
+            return False
+        stmt = stmt.body
+    if type(stmt) is not Store:
+        return False
+    return (
+        _update(stmt) is not None
+        or not _reads(stmt.value, stmt.buffer.name)
+        and not any(_reads(i, stmt.buffer.name) for i in stmt.indices)
+    )

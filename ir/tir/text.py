@@ -1,0 +1,209 @@
+"""A `PrimFunc` as TVMScript lines, in the form TVM 0.27 prints and parses (``T.sblock``, ``s_tir=True``).
+
+`prim_func_lines` is the inverse of `parse.parse_prim_func`: parsing the
+lines gives back an equal `PrimFunc`.  Expressions get the fewest
+parentheses Python's precedence allows.  ``T.reads`` / ``T.writes`` are not
+written; TVM's parser computes them.  `PrimFuncNames` gives each function of
+a module one printed name.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .nodes import (
+    BinOp,
+    Block,
+    Buffer,
+    Cast,
+    Const,
+    Expr,
+    For,
+    Intrin,
+    Load,
+    PrimFunc,
+    Select,
+    Seq,
+    Stmt,
+    Store,
+    Unary,
+    Var,
+)
+
+INDENT = "    "
+_PRECEDENCE = {"or": 1, "and": 2, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9}
+_PRECEDENCE.update({"*": 10, "/": 10, "//": 10, "%": 10})
+_PRECEDENCE.update(dict.fromkeys(("<", "<=", ">", ">=", "==", "!="), 4))
+_ATOM = 12
+
+
+class PrimFuncNames:
+    """One printed name per `PrimFunc` object of a module: its own name unless another function took it.
+
+    `reserved` are the names of the module's relax functions.  `functions`
+    lists the (name, function) pairs in the order they were first met (which
+    also keeps each function alive, so its id stays its own).  Functions are
+    told apart by identity: hashing one walks its whole body.
+    """
+
+    def __init__(self, reserved: set[str]) -> None:
+        self.taken = set(reserved)
+        self.names: dict[int, str] = {}
+        self.functions: list[tuple[str, PrimFunc]] = []
+
+    def name(self, func: PrimFunc) -> str:
+        name = self.names.get(id(func))
+        if name is None:
+            name = base = func.name if func.name.isidentifier() else "prim_func"
+            suffix = 0
+            while name in self.taken:
+                suffix += 1
+                name = f"{base}_{suffix}"
+            self.taken.add(name)
+            self.names[id(func)] = name
+            self.functions.append((name, func))
+        return name
+
+
+def prim_func_lines(func: PrimFunc, name: str, indent: str = INDENT) -> list[str]:
+    """The decorator, ``def`` line and body of `func` printed as `name`, each line indented by `indent`."""
+    flags = [f"{key}=True" for key, on in (("private", func.private), ("s_tir", func.s_tir)) if on]
+    lines = [f"{indent}@T.prim_func" + (f"({', '.join(flags)})" if flags else "")]
+    params = ", ".join(f"{b.name}: T.Buffer({_shape(b)}, {literal(b.dtype)})" for b in func.params)
+    lines.append(f"{indent}def {name}({params}):")
+    inner = indent + INDENT
+    if func.attrs:
+        lines.append(f"{inner}T.func_attr({literal(dict(func.attrs))})")
+    alloc = "T.sblock_alloc_buffer" if func.s_tir else "T.alloc_buffer"
+    lines.extend(f"{inner}{b.name} = {alloc}({_shape(b)}, {literal(b.dtype)})" for b in func.allocs)
+    _Writer(lines, "T.sblock" if func.s_tir else "T.block").stmt(func.body, inner, {})
+    return lines
+
+
+def literal(value: object) -> str:
+    """A string, number, bool, None, list/tuple or dict of them as Python reads it back (double-quoted strings)."""
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    return repr(value)
+
+
+def _shape(buffer: Buffer) -> str:
+    dims = [f"T.int64({d})" for d in buffer.shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def _extent(value: int, dtype: str) -> str:
+    return str(value) if dtype == "int32" else f"T.{dtype}({value})"
+
+
+class _Writer:
+    def __init__(self, lines: list[str], block_word: str) -> None:
+        self.lines = lines
+        self.block_word = block_word
+
+    def stmt(self, stmt: Stmt, indent: str, loops: dict[Var, int]) -> None:
+        lines = self.lines
+        if type(stmt) is Seq:
+            for s in stmt.stmts:
+                self.stmt(s, indent, loops)
+        elif type(stmt) is Store:
+            lines.append(f"{indent}{_load(stmt.buffer, stmt.indices)} = {expr(stmt.value)}")
+        elif type(stmt) is For:
+            names = ", ".join(v.name for v in stmt.vars)
+            extents = ", ".join(_extent(e, v.dtype) for v, e in zip(stmt.vars, stmt.extents, strict=True))
+            if stmt.kind == "grid":
+                lines.append(f"{indent}for {names} in T.grid({extents}):")
+            else:
+                word = "range" if stmt.kind == "range" else f"T.{stmt.kind}"
+                lines.append(f"{indent}for {names} in {word}({extents}):")
+            inner = dict(loops)
+            inner.update(zip(stmt.vars, stmt.extents, strict=True))
+            self.stmt(stmt.body, indent + INDENT, inner)
+        elif type(stmt) is Block:
+            self.block(stmt, indent, loops)
+        else:
+            raise TypeError(f"not a TIR statement: {stmt!r}")
+
+    def block(self, block: Block, indent: str, loops: dict[Var, int]) -> None:
+        lines = self.lines
+        lines.append(f"{indent}with {self.block_word}({literal(block.name)}):")
+        inner = indent + INDENT
+        ivs = block.iter_vars
+        if ivs and all(type(iv.value) is Var and loops.get(iv.value) == iv.extent for iv in ivs):
+            targets = ", ".join(iv.var.name for iv in ivs)
+            kinds = "".join(iv.kind for iv in ivs)
+            lines.append(f'{inner}{targets} = T.axis.remap("{kinds}", [{", ".join(iv.value.name for iv in ivs)}])')  # type: ignore[union-attr]
+        else:
+            for iv in ivs:
+                word = "spatial" if iv.kind == "S" else "reduce"
+                lines.append(
+                    f"{inner}{iv.var.name} = T.axis.{word}({_extent(iv.extent, iv.var.dtype)}, {expr(iv.value)})"
+                )
+        if block.init is not None:
+            lines.append(f"{inner}with T.init():")
+            self.stmt(block.init, inner + INDENT, loops)
+        self.stmt(block.body, inner, loops)
+
+
+def _load(buffer: Buffer, indices: tuple[Expr, ...]) -> str:
+    if not indices:
+        return f"{buffer.name}[()]"
+    return f"{buffer.name}[{', '.join(expr(i) for i in indices)}]"
+
+
+def expr(e: Expr) -> str:
+    """`e` as TVMScript."""
+    return _expr(e)[0]
+
+
+def _wrap(e: Expr, least: int) -> str:
+    text, prec = _expr(e)
+    return text if prec >= least else f"({text})"
+
+
+def _expr(e: Expr) -> tuple[str, int]:
+    """`e`'s text and the precedence of its outermost operator (`_ATOM` for a call, a name or a load)."""
+    t = type(e)
+    if t is Const:
+        return _const(e)  # type: ignore[arg-type]
+    if t is Var:
+        return e.name, _ATOM  # type: ignore[union-attr]
+    if t is Load:
+        return _load(e.buffer, e.indices), _ATOM  # type: ignore[union-attr]
+    if t is BinOp and e.op == "/" and not e.dtype.startswith("float"):  # type: ignore[union-attr]
+        return f"T.Div({expr(e.a)}, {expr(e.b)})", _ATOM  # type: ignore[union-attr]
+    if t is BinOp:
+        prec = _PRECEDENCE[e.op]  # type: ignore[union-attr]
+        right = prec + 1  # left-associative: a right operand of the same level needs brackets
+        left = prec + 1 if prec == 4 else prec  # comparisons do not chain here
+        return f"{_wrap(e.a, left)} {e.op} {_wrap(e.b, right)}", prec  # type: ignore[union-attr]
+    if t is Unary:
+        if e.op == "not":  # type: ignore[union-attr]
+            return f"not {_wrap(e.a, 3)}", 3  # type: ignore[union-attr]
+        return f"{e.op}{_wrap(e.a, 11)}", 11  # type: ignore[union-attr]
+    if t is Cast:
+        return f"T.Cast({literal(e.dtype)}, {expr(e.value)})", _ATOM  # type: ignore[union-attr]
+    if t is Select:
+        word = "if_then_else" if e.lazy else "Select"  # type: ignore[union-attr]
+        return f"T.{word}({expr(e.cond)}, {expr(e.a)}, {expr(e.b)})", _ATOM  # type: ignore[union-attr]
+    if t is Intrin:
+        if not e.args:  # type: ignore[union-attr]
+            return f"T.{e.name}({literal(e.dtype)})", _ATOM  # type: ignore[union-attr]
+        return f"T.{e.name}({', '.join(expr(a) for a in e.args)})", _ATOM  # type: ignore[union-attr]
+    raise TypeError(f"not a TIR expression: {e!r}")
+
+
+def _const(c: Const) -> tuple[str, int]:
+    value = c.value
+    if c.dtype == "bool":
+        return repr(bool(value)), _ATOM
+    if c.dtype == "int32":
+        return repr(int(value)), (11 if value < 0 else _ATOM)
+    if isinstance(value, float) and not math.isfinite(value):
+        word = "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+        return f'T.{c.dtype}("{word}")', _ATOM
+    return f"T.{c.dtype}({value!r})", _ATOM

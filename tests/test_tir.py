@@ -1,0 +1,199 @@
+"""``@T.prim_func`` + ``R.call_tir``: parsing, printing, running, placing.
+
+The modules in tests/tir/ are what TVM 0.27 printed for TOPI computes (the
+``bb.emit_te`` calls of its ONNX frontend and common TOPI ops), each with
+the inputs it was run on and the outputs of TVM's own llvm build (.npz).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vdplace import ir, placement, runtime
+from vdplace.ir import ParseError
+from vdplace.ir.expr import Call
+from vdplace.ir.tir import PrimFunc, prim_func_from_text, run_prim_func
+from vdplace.runtime.errors import KernelError
+
+CASES = sorted(p.stem for p in (Path(__file__).parent / "tir").glob("*.py"))
+
+
+def _case(name: str):
+    folder = Path(__file__).parent / "tir"
+    data = np.load(folder / f"{name}.npz")
+    ins = [data[f"in{i}"] for i in range(sum(k.startswith("in") for k in data))]
+    outs = [data[f"out{i}"] for i in range(sum(k.startswith("out") for k in data))]
+    return ir.parse((folder / f"{name}.py").read_text(), filename=f"{name}.py"), ins, outs
+
+
+def _flat(value) -> list[np.ndarray]:
+    return [np.asarray(v) for v in value] if isinstance(value, tuple) else [np.asarray(value)]
+
+
+def _close(got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=2e-5 if w.dtype.itemsize >= 4 else 2e-3, atol=1e-6)
+
+
+def _prim_funcs(mod) -> list[PrimFunc]:
+    found = []
+    for func in mod.functions.values():
+        for b in ir.iter_bindings(func):
+            if isinstance(b.value, Call) and isinstance(b.value.attrs.get("gvar"), PrimFunc):
+                found.append(b.value.attrs["gvar"])
+    return found
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_tvm_printed_module_round_trips_and_runs_as_tvm_built_it(name):
+    mod, ins, outs = _case(name)
+    assert ir.structural_equal(ir.parse(ir.script(mod)), mod)
+    placed = placement.place(mod, default="host").module
+    _close(_flat(runtime.VirtualMachine(runtime.compile(placed)).run("main", *ins)), outs)
+
+
+@pytest.mark.parametrize("name", ["einsum_bmm", "softmax", "argmax", "pad_const", "layer_norm", "cumsum"])
+def test_array_form_equals_running_one_iteration_at_a_time(name):
+    mod, ins, _ = _case(name)
+    for func in _prim_funcs(mod):
+        rng = np.random.default_rng(3)
+        arrays = [rng.standard_normal(b.shape).astype(b.dtype) for b in func.params]
+        if func.params[0].dtype.startswith("int"):
+            arrays[0] = rng.integers(0, 3, func.params[0].shape).astype(func.params[0].dtype)
+        one = [a.copy() for a in arrays]
+        run_prim_func(func, arrays)
+        run_prim_func(func, one, vectorize=False)
+        for a, b in zip(arrays, one, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+_MODULE = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
+
+    @T.prim_func(private=True, s_tir=True)
+    def scale(x: T.Buffer((T.int64(4),), "float32"), y: T.Buffer((T.int64(4),), "float32")):
+        for i in T.grid(T.int64(4)):
+            with T.sblock("y"):
+                v = T.axis.remap("S", [i])
+                y[v] = x[v] * T.float32(2.0) + T.Cast("float32", v)
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")):
+        cls = Module
+        h = R.hint_on_device(x, R.device(device_type=2, index=0))
+        a = R.call_tir(cls.scale, (h,), out_sinfo=R.Tensor((4,), dtype="float32"))
+        b = R.call_tir(cls.scale, (a,), out_ty=R.Tensor((4,), dtype="float32"))
+        c = R.add(b, x)
+        return c
+"""
+
+
+def test_call_tir_is_placed_with_its_arguments_and_runs_on_a_simulated_gpu():
+    mod = ir.parse(_MODULE)
+    result = placement.place(mod)
+    text = ir.script(result.module)
+    assert text.count("def scale(") == 1  # one function, printed once for both calls
+    assert text.count("R.call_tir(cls.scale, (") == 2
+    for b in ir.iter_bindings(result.module["main"]):
+        if b.var.name in ("a", "b"):
+            assert b.var.struct_info.vdevice.kind == "cuda"
+    x = np.arange(4, dtype="float32")
+    vm = runtime.VirtualMachine(runtime.compile(result.module), simulate_missing=True)
+    want = (x * 2 + np.arange(4)) * 2 + np.arange(4) + x
+    np.testing.assert_allclose(vm.run("main", x), want)
+
+
+def test_prim_funcs_sharing_a_name_print_under_unique_names():
+    first = prim_func_from_text(
+        "@T.prim_func\ndef f(a: T.Buffer((2,), 'float32'), b: T.Buffer((2,), 'float32')):\n"
+        "    for i in range(2):\n        b[i] = a[i] + 1.0\n"
+    )
+    second = prim_func_from_text(
+        "@T.prim_func\ndef f(a: T.Buffer((2,), 'float32'), b: T.Buffer((2,), 'float32')):\n"
+        "    for i in range(2):\n        b[i] = a[i] * 3.0\n"
+    )
+    mb = ir.ModuleBuilder([])
+    fb = mb.function("main", [("x", ir.tensor((2,)))])
+    (x,) = fb.params
+    y = fb.emit("call_tir", fb.tuple(x), gvar=first, out_ty=ir.tensor((2,)), name="y")
+    z = fb.emit("call_tir", fb.tuple(y), gvar=second, out_ty=ir.tensor((2,)), name="z")
+    fb.finish(z)
+    mod = mb.get()
+    text = ir.script(mod)
+    assert "def f(" in text and "def f_1(" in text
+    again = ir.parse(text)
+    assert ir.structural_equal(again, mod)
+    vm = runtime.VirtualMachine(runtime.compile(again))
+    np.testing.assert_allclose(vm.run("main", np.float32([1, 2])), np.float32([6, 9]))
+
+
+def _error(text: str) -> ParseError:
+    with pytest.raises(ParseError) as info:
+        ir.parse(text)
+    return info.value
+
+
+def _with_body(body: str, call: str = "R.call_tir(cls.f, (x,), out_ty=R.Tensor((4,), dtype='float32'))") -> str:
+    return (
+        "@I.ir_module\nclass Module:\n    @T.prim_func\n"
+        "    def f(x: T.Buffer((4,), 'float32'), y: T.Buffer((4,), 'float32')):\n"
+        + "".join(f"        {line}\n" for line in body.splitlines())
+        + "    @R.function\n    def main(x: R.Tensor((4,), 'float32')):\n        cls = Module\n"
+        + f"        y = {call}\n        return y\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "words"),
+    [
+        ('T.call_packed("tvm.contrib.sort", x)', 5, "runtime library"),
+        ("for i in T.grid(n):\n    y[i] = x[i]", 5, "extent must be an integer literal"),
+        ("for i in range(4):\n    y[i] = T.frobnicate(x[i])", 6, "not a TIR intrinsic"),
+        ("for i in range(4):\n    y[i] = x[i] + i", 6, "dtypes float32 and int32"),
+        ("for i in range(4):\n    y[i, i] = x[i]", 6, "has 1 dims, indexed with 2"),
+        ('for i in range(4):\n    with T.sblock("b"):\n        T.where(i < 2)\n        y[i] = x[i]', 7, "T.where"),
+        ("while True:\n    pass", 5, "not read"),
+    ],
+)
+def test_tir_outside_the_subset_is_a_located_error(body, line, words):
+    err = _error(_with_body(body))
+    assert err.span.line == line and words in str(err)
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        ("R.call_tir(cls.f, (x, x), out_ty=R.Tensor((4,), dtype='float32'))", "takes 2 buffers"),
+        ("R.call_tir(cls.f, (x,), out_ty=R.Tensor((5,), dtype='float32'))", "takes buffer 'y'"),
+        ("R.call_tir(cls.g, (x,), out_ty=R.Tensor((4,), dtype='float32'))", "cls.g is not defined"),
+        ("R.call_tir(cls.main, (x,), out_ty=R.Tensor((4,), dtype='float32'))", "an @R.function"),
+        ("cls.f(x)", "is a TIR function: call it with R.call_tir"),
+    ],
+)
+def test_a_wrong_call_tir_is_a_located_error(call, words):
+    err = _error(_with_body("for i in range(4):\n    y[i] = x[i]", call))
+    assert err.span.line == 10 and words in str(err)
+
+
+def test_a_load_outside_its_buffer_fails_the_run_naming_the_buffer():
+    mod = ir.parse(_with_body("for i in range(4):\n    y[i] = x[i + 1]"))
+    vm = runtime.VirtualMachine(runtime.compile(mod))
+    with pytest.raises(KernelError, match=r"index 4 is outside buffer 'x'"):
+        vm.run("main", np.zeros(4, "float32"))
+
+
+def test_a_store_reading_its_own_buffer_elsewhere_runs_in_loop_order():
+    func = prim_func_from_text(
+        "@T.prim_func\ndef scan(x: T.Buffer((5,), 'int64'), y: T.Buffer((5,), 'int64')):\n"
+        "    y[0] = x[0]\n    for i in range(4):\n        y[i + 1] = y[i] * 2 + x[i + 1]\n"
+    )
+    x, y = np.arange(5, dtype="int64"), np.zeros(5, "int64")
+    run_prim_func(func, [x, y])
+    assert y.tolist() == [0, 1, 4, 11, 26]
