@@ -2,9 +2,10 @@
 
     python benchmarks/fuzz_modules.py                       # 10,000 mutants, seed 0, 8 workers
     python benchmarks/fuzz_modules.py -n 200 --seed 7 --workers 1 --timeout 20
+    python benchmarks/fuzz_modules.py -n 2000 --seeds tests/tir/      # only seeds whose name has this text
 
 The seeds are every module the repository holds: ``examples/*.py``,
-``tests/models/*/*.py`` and the TVMScript string constants of ``tests/*.py``
+``tests/models/*/*.py``, ``tests/tir/*.py`` and the TVMScript string constants of ``tests/*.py``
 (read with `ast`, never imported).  Each mutant is one seed with one to three
 mutations (`MUTATIONS`: deleted, duplicated and swapped lines, truncation,
 token and character edits, deep nesting, huge dims, odd Unicode).  It goes
@@ -80,6 +81,7 @@ def seed_texts(root: Path = ROOT) -> list[tuple[str, str]]:
     """(name, text) of every module the repository holds, in a fixed order."""
     seeds = [(str(p.relative_to(root)), p.read_text()) for p in sorted((root / "examples").glob("*.py"))]
     seeds += [(str(p.relative_to(root)), p.read_text()) for p in sorted((root / "tests" / "models").glob("*/*.py"))]
+    seeds += [(str(p.relative_to(root)), p.read_text()) for p in sorted((root / "tests" / "tir").glob("*.py"))]
     for path in sorted((root / "tests").glob("*.py")):
         try:
             tree = ast.parse(path.read_text())
@@ -349,10 +351,11 @@ class Worker:
 
 
 def fuzz(
-    seed: int, count: int, workers: int = 1, timeout: float = 30.0
+    seed: int, count: int, workers: int = 1, timeout: float = 30.0, only: str = ""
 ) -> tuple[Counter, list[tuple[str, str, str, str]]]:
-    """Run `count` mutants of `seed`: outcome counts and the findings as (description, outcome, detail, text)."""
-    jobs = mutants(seed, count, seed_texts())
+    """Run `count` mutants of `seed` (of the seeds whose name contains `only`): outcome counts and the
+    findings as (description, outcome, detail, text)."""
+    jobs = mutants(seed, count, [s for s in seed_texts() if only in s[0]])
     context = multiprocessing.get_context("fork")
     pool = [Worker(context) for _ in range(max(1, min(workers, len(jobs))))]
     counts: Counter = Counter()
@@ -389,11 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=8, help="worker processes (default 8)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one mutant may take (default 30)")
     parser.add_argument("--show", action="store_true", help="print each finding's mutant text")
+    parser.add_argument("--seeds", default="", help="only the seeds whose name contains this text")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    counts, findings = fuzz(args.seed, args.count, args.workers, args.timeout)
+    counts, findings = fuzz(args.seed, args.count, args.workers, args.timeout, args.seeds)
     elapsed = time.perf_counter() - start
-    print(f"seed {args.seed}: {args.count} mutants from {len(seed_texts())} seeds in {elapsed:.1f} s")
+    seeds = sum(args.seeds in name for name, _ in seed_texts())
+    print(f"seed {args.seed}: {args.count} mutants from {seeds} seeds in {elapsed:.1f} s")
     for outcome, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"  {outcome:12} {n}")
     for description, outcome, detail, text in findings:

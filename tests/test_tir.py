@@ -197,3 +197,16 @@ def test_a_store_reading_its_own_buffer_elsewhere_runs_in_loop_order():
     x, y = np.arange(5, dtype="int64"), np.zeros(5, "int64")
     run_prim_func(func, [x, y])
     assert y.tolist() == [0, 1, 4, 11, 26]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("for i in range(4):\n    v: T.let[T.int64] = b[0]\n    b[i] = a[i]\n    a[i] = v", "after a store"),
+        ("for i in range(4):\n    v: T.let[T.int64] = a[i]\n    b[i] = v\nfor j in range(4):\n    b[j] = v", "'v'"),
+    ],
+)
+def test_a_let_is_used_only_in_its_scope_and_before_its_buffers_change(body, words):
+    head = "@T.prim_func\ndef f(a: T.Buffer((4,), 'int64'), b: T.Buffer((4,), 'int64')):\n"
+    with pytest.raises(ParseError, match=words):
+        prim_func_from_text(head + "".join(f"    {line}\n" for line in body.splitlines()))

@@ -17,7 +17,7 @@ from ..parser.literals import describe, dotted, typed_int
 from ..parser.source import Source
 from .nodes import BinOp, Buffer, Cast, Const, Expr, Intrin, Load, Select, Unary, Var
 
-MAX_DEPTH = 400
+MAX_DEPTH = 200  # TOPI prints at most ~25 levels; printing, running and comparing recurse per level
 
 SCALAR_DTYPES = frozenset(
     {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"}

@@ -213,7 +213,7 @@ class _FunctionReader:
                 call,
             )
         loop_vars = []
-        saved = dict(self.scope)
+        saved = self.enter()
         for target, (extent, dtype) in zip(targets, extents, strict=True):
             var = Var(target.id, dtype)  # type: ignore[attr-defined]
             self.scope[var.name] = (var, extent)
@@ -233,10 +233,17 @@ class _FunctionReader:
             raise self.error(f"{describe(call)} takes an extent, or 0 and an extent", call)
         return typed_extent(self.src, call.args[0])
 
-    def restore(self, saved: dict[str, tuple[Var, int]]) -> None:
-        """Leave a loop or block: its variables go out of scope (the dict is shared with `exprs`)."""
+    def enter(self) -> tuple[dict, dict, set]:
+        """What is in scope before a loop or block: its variables and lets leave scope with it (`restore`)."""
+        return dict(self.scope), dict(self.exprs.lets), set(self.exprs.stale)
+
+    def restore(self, saved: tuple[dict, dict, set]) -> None:
+        """Leave a loop or block (the dicts are shared with `exprs`)."""
+        scope, lets, stale = saved
         self.scope.clear()
-        self.scope.update(saved)
+        self.scope.update(scope)
+        # An outer let made stale by a store inside stays stale.
+        self.exprs.lets, self.exprs.stale = lets, stale | (self.exprs.stale & lets.keys())
 
     # -- blocks ----------------------------------------------------------------------
     def block_name(self, stmt: ast.With) -> str | None:
@@ -252,7 +259,7 @@ class _FunctionReader:
         name = self.block_name(stmt)
         if name is None:
             raise self.error('a with statement must open a block: with T.sblock("name"):', stmt)
-        saved = dict(self.scope)
+        saved = self.enter()
         iter_vars: list[IterVar] = []
         init: Stmt | None = None
         rest: list[ast.stmt] = []

@@ -9,6 +9,7 @@ a module one printed name.
 
 from __future__ import annotations
 
+import json
 import math
 
 from .nodes import (
@@ -82,8 +83,8 @@ def prim_func_lines(func: PrimFunc, name: str, indent: str = INDENT) -> list[str
 
 def literal(value: object) -> str:
     """A string, number, bool, None, list/tuple or dict of them as Python reads it back (double-quoted strings)."""
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, str):  # JSON's escapes are Python's: every character, control and odd Unicode included
+        return json.dumps(value)
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
