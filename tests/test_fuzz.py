@@ -30,10 +30,17 @@ def test_two_hundred_mutants_raise_only_documented_errors():
     assert counts["parse_error"] and counts["ran"] + counts["run_error"]  # some mutants reach the runtime
 
 
+def test_two_hundred_mutants_of_tir_modules_raise_only_documented_errors():
+    counts, findings = fuzz_modules.fuzz(seed=5, count=200, workers=2, timeout=60, only="tests/tir/")
+    assert not findings, "\n\n".join(f"{d} -> {o}\n{detail}" for d, o, detail, _ in findings)
+    assert counts["parse_error"] and counts["ran"]
+
+
 def test_the_seeds_cover_examples_models_and_test_snippets():
     names = [name for name, _ in fuzz_modules.seed_texts()]
     assert any(n.startswith("examples/") for n in names)
     assert any(n.startswith("tests/models/") for n in names)
+    assert any(n.startswith("tests/tir/") for n in names)
     assert any(n.startswith("tests/test_") and ":" in n for n in names)
 
 
