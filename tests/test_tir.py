@@ -15,7 +15,7 @@ import pytest
 from vdplace import ir, placement, runtime
 from vdplace.ir import ParseError
 from vdplace.ir.expr import Call
-from vdplace.ir.tir import PrimFunc, prim_func_from_text, run_prim_func
+from vdplace.ir.tir import IRRuntimeError, PrimFunc, prim_func_from_text, prim_func_lines, run_prim_func
 from vdplace.runtime.errors import KernelError
 
 CASES = sorted(p.stem for p in (Path(__file__).parent / "tir").glob("*.py"))
@@ -40,12 +40,13 @@ def _close(got: list[np.ndarray], want: list[np.ndarray]) -> None:
         np.testing.assert_allclose(g, w, rtol=2e-5 if w.dtype.itemsize >= 4 else 2e-3, atol=1e-6)
 
 
-def _prim_funcs(mod) -> list[PrimFunc]:
+def _prim_funcs(mod) -> list[tuple[PrimFunc, int]]:
+    """Each TIR function the module calls, and how many arguments its call passes."""
     found = []
     for func in mod.functions.values():
         for b in ir.iter_bindings(func):
             if isinstance(b.value, Call) and isinstance(b.value.attrs.get("gvar"), PrimFunc):
-                found.append(b.value.attrs["gvar"])
+                found.append((b.value.attrs["gvar"], len(b.value.args[0].struct_info.fields)))
     return found
 
 
@@ -60,16 +61,17 @@ def test_tvm_printed_module_round_trips_and_runs_as_tvm_built_it(name):
 @pytest.mark.parametrize("name", ["einsum_bmm", "softmax", "argmax", "pad_const", "layer_norm", "cumsum"])
 def test_array_form_equals_running_one_iteration_at_a_time(name):
     mod, ins, _ = _case(name)
-    for func in _prim_funcs(mod):
+    for func, count in _prim_funcs(mod):
         rng = np.random.default_rng(3)
-        arrays = [rng.standard_normal(b.shape).astype(b.dtype) for b in func.params]
+        inputs = [rng.standard_normal(b.shape).astype(b.dtype) for b in func.params[:count]]
         if func.params[0].dtype.startswith("int"):
-            arrays[0] = rng.integers(0, 3, func.params[0].shape).astype(func.params[0].dtype)
-        one = [a.copy() for a in arrays]
-        run_prim_func(func, arrays)
-        run_prim_func(func, one, vectorize=False)
-        for a, b in zip(arrays, one, strict=True):
+            inputs[0] = rng.integers(0, 3, func.params[0].shape).astype(func.params[0].dtype)
+        kept = [a.copy() for a in inputs]
+        array_form = run_prim_func(func, inputs)
+        one_at_a_time = run_prim_func(func, inputs, vectorize=False)
+        for a, b in zip(array_form, one_at_a_time, strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+        assert all(np.array_equal(a, b) for a, b in zip(inputs, kept, strict=True))  # inputs are not written
 
 
 _MODULE = """
@@ -154,7 +156,8 @@ def _with_body(body: str, call: str = "R.call_tir(cls.f, (x,), out_ty=R.Tensor((
     ("body", "line", "words"),
     [
         ('T.call_packed("tvm.contrib.sort", x)', 5, "runtime library"),
-        ("for i in T.grid(n):\n    y[i] = x[i]", 5, "extent must be an integer literal"),
+        ("for i in T.grid(n):\n    y[i] = x[i]", 5, "unknown name 'n'"),
+        ("for i in range(4):\n    for j in range(i):\n        y[i] = x[j]", 6, "only symbols, not the variable 'i'"),
         ("for i in range(4):\n    y[i] = T.frobnicate(x[i])", 6, "not a TIR intrinsic"),
         ("for i in range(4):\n    y[i] = x[i] + i", 6, "dtypes float32 and int32"),
         ("for i in range(4):\n    y[i, i] = x[i]", 6, "has 1 dims, indexed with 2"),
@@ -170,7 +173,7 @@ def test_tir_outside_the_subset_is_a_located_error(body, line, words):
 @pytest.mark.parametrize(
     ("call", "words"),
     [
-        ("R.call_tir(cls.f, (x, x), out_ty=R.Tensor((4,), dtype='float32'))", "takes 2 buffers"),
+        ("R.call_tir(cls.f, (x, x), out_ty=R.Tensor((4,), dtype='float32'))", "takes 2 parameters"),
         ("R.call_tir(cls.f, (x,), out_ty=R.Tensor((5,), dtype='float32'))", "takes buffer 'y'"),
         ("R.call_tir(cls.g, (x,), out_ty=R.Tensor((4,), dtype='float32'))", "cls.g is not defined"),
         ("R.call_tir(cls.main, (x,), out_ty=R.Tensor((4,), dtype='float32'))", "an @R.function"),
@@ -194,8 +197,7 @@ def test_a_store_reading_its_own_buffer_elsewhere_runs_in_loop_order():
         "@T.prim_func\ndef scan(x: T.Buffer((5,), 'int64'), y: T.Buffer((5,), 'int64')):\n"
         "    y[0] = x[0]\n    for i in range(4):\n        y[i + 1] = y[i] * 2 + x[i + 1]\n"
     )
-    x, y = np.arange(5, dtype="int64"), np.zeros(5, "int64")
-    run_prim_func(func, [x, y])
+    (y,) = run_prim_func(func, [np.arange(5, dtype="int64")])
     assert y.tolist() == [0, 1, 4, 11, 26]
 
 
@@ -210,3 +212,38 @@ def test_a_let_is_used_only_in_its_scope_and_before_its_buffers_change(body, wor
     head = "@T.prim_func\ndef f(a: T.Buffer((4,), 'int64'), b: T.Buffer((4,), 'int64')):\n"
     with pytest.raises(ParseError, match=words):
         prim_func_from_text(head + "".join(f"    {line}\n" for line in body.splitlines()))
+
+
+_SYMBOLIC = prim_func_from_text(
+    "@T.prim_func\ndef twice(var_x: T.handle, var_y: T.handle):\n"
+    "    n = T.int64()\n"
+    "    x = T.match_buffer(var_x, (n,), 'float32')\n"
+    "    y = T.match_buffer(var_y, (n * T.int64(2),), 'float32')\n"
+    "    for i in T.grid(n * T.int64(2)):\n"
+    "        with T.sblock('y'):\n"
+    "            v = T.axis.remap('S', [i])\n"
+    "            y[v] = x[v % n] + T.Cast('float32', n)\n"
+)
+
+
+def test_a_symbolic_dim_is_bound_by_the_argument_and_sizes_the_output():
+    (y,) = run_prim_func(_SYMBOLIC, [np.float32([1, 2, 3])])
+    assert y.tolist() == [4, 5, 6, 4, 5, 6]
+    assert prim_func_from_text("\n".join(prim_func_lines(_SYMBOLIC, "twice", ""))) == _SYMBOLIC
+
+
+def test_a_symbol_no_argument_binds_fails_the_run():
+    with pytest.raises(IRRuntimeError, match=r"symbol 'n' is bound by no argument"):
+        run_prim_func(_SYMBOLIC, [])
+    with pytest.raises(IRRuntimeError, match=r"buffer 'x' has 1 dims, the argument 2"):
+        run_prim_func(_SYMBOLIC, [np.zeros((2, 2), "float32")])
+
+
+def test_a_symbolic_module_prints_its_body_dims_bare_as_tvm_reads_them():
+    mod, ins, outs = _case("onnx_relu6_dynamic_batch")
+    text = ir.script(placement.place(mod, default="host").module)
+    assert 'def main(x: R.Tensor(("batch", 3, 4)' in text  # a signature declares the symbol by quoting it
+    assert "        batch = T.int64()\n" in text  # the body declares it before using it bare
+    assert 'R.Tensor((batch, 3, 4), dtype="float32"' in text and '"batch"' not in text.split("batch = T.int64()")[1]
+    assert "var_x: T.handle" in text and "T.match_buffer(var_x, (batch, T.int64(3), T.int64(4))" in text
+    assert ir.structural_equal(ir.parse(text), placement.place(mod, default="host").module)

@@ -23,9 +23,9 @@ import numpy as np
 
 from ..errors import InferenceError
 from ..op import OUT_TY, PRIM_FUNC, TENSORS, Param, Work, data_bytes, register_op
-from ..struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from ..tir import PrimFunc, run_prim_func
-from ..tir.nodes import BinOp, Block, Cast, Expr, For, Intrin, Select, Seq, Stmt, Unary, operands
+from ..struct_info import PrimStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
+from ..tir import Buffer, PrimFunc, run_prim_func
+from ..tir.nodes import BinOp, Block, Cast, Expr, For, Intrin, Scalar, Select, Seq, Stmt, Unary, operands
 
 
 def _outputs(out_ty: StructInfo) -> list[TensorStructInfo]:
@@ -48,31 +48,48 @@ def _infer(sinfos: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     args, outs = _arguments(sinfos[0]), _outputs(out_ty)
     if len(func.params) != len(args) + len(outs):
         raise InferenceError(
-            f"R.call_tir: TIR function {func.name!r} takes {len(func.params)} buffers, "
+            f"R.call_tir: TIR function {func.name!r} takes {len(func.params)} parameters, "
             f"the call gives {len(args)} arguments and {len(outs)} outputs"
         )
-    for i, (sinfo, buffer) in enumerate(zip(args + outs, func.params, strict=True)):
+    for i, (sinfo, param) in enumerate(zip(args + outs, func.params, strict=True)):
         what = f"argument {i}" if i < len(args) else f"output {i - len(args)}"
+        if type(param) is Scalar:
+            if i >= len(args) or not isinstance(sinfo, PrimStructInfo) or not sinfo.dtype.startswith("int"):
+                raise InferenceError(
+                    f"R.call_tir: {what} must be an integer prim value for {param.name!r}, got {sinfo!r}"
+                )
+            continue
         if not isinstance(sinfo, TensorStructInfo):
             raise InferenceError(f"R.call_tir: {what} must be a tensor, got {sinfo!r}")
         if i >= len(args) and sinfo.vdevice is not None:
             raise InferenceError("R.call_tir: out_ty names no vdevice; annotate the binding to place the result")
-        shape_ok = sinfo.shape is None or tuple(sinfo.shape) == buffer.shape
-        if i >= len(args):
-            shape_ok = sinfo.shape is not None and tuple(sinfo.shape) == buffer.shape
-        if not shape_ok or (sinfo.dtype and sinfo.dtype != buffer.dtype):
+        if not _fits(sinfo, param, output=i >= len(args)):
+            dims = [d if type(d) is int else "?" for d in param.shape]
             raise InferenceError(
-                f"R.call_tir: {what} is {sinfo!r}, but {func.name!r} takes buffer {buffer.name!r} "
-                f"of shape {list(buffer.shape)} and dtype {buffer.dtype}"
+                f"R.call_tir: {what} is {sinfo!r}, but {func.name!r} takes buffer {param.name!r} "
+                f"of shape {dims} and dtype {param.dtype}"
             )
     return out_ty
 
 
+def _fits(sinfo: TensorStructInfo, buffer: Buffer, output: bool) -> bool:
+    """Whether the tensor can be `buffer`: its dtype, its rank, and each dim both give as an int.
+
+    A symbolic dim is checked when the call runs; an output's shape must be known.
+    """
+    if sinfo.dtype and sinfo.dtype != buffer.dtype:
+        return False
+    if sinfo.shape is None:
+        return not output and sinfo.ndim in (-1, len(buffer.shape))
+    if len(sinfo.shape) != len(buffer.shape):
+        return False
+    return all(
+        type(a) is not int or type(b) is not int or a == b for a, b in zip(sinfo.shape, buffer.shape, strict=True)
+    )
+
+
 def _kernel(args: Any, *, gvar: PrimFunc, out_ty: StructInfo) -> Any:
-    inputs = list(args) if isinstance(args, (tuple, list)) else [args]
-    arrays = [np.array(a, dtype=b.dtype, order="C") for a, b in zip(inputs, gvar.params, strict=False)]
-    outs = [np.zeros(b.shape, b.dtype) for b in gvar.params[len(inputs) :]]
-    run_prim_func(gvar, arrays + outs)
+    outs = run_prim_func(gvar, list(args) if isinstance(args, (tuple, list)) else [args])
     return tuple(outs) if isinstance(out_ty, TupleStructInfo) else outs[0]
 
 
@@ -81,8 +98,9 @@ def _count(stmt: Stmt) -> float:
     t = type(stmt)
     if t is Seq:
         return sum(_count(s) for s in stmt.stmts)  # type: ignore[union-attr]
-    if t is For:
-        return float(np.prod(stmt.extents)) * _count(stmt.body)  # type: ignore[union-attr]
+    if t is For:  # a symbolic extent counts as 1, as a symbolic dim does in `struct_info.nbytes`
+        trips = [e if type(e) is int else 1 for e in stmt.extents]  # type: ignore[union-attr]
+        return float(np.prod(trips)) * _count(stmt.body)  # type: ignore[union-attr]
     if t is Block:
         return _count(stmt.body) + (_count(stmt.init) if stmt.init is not None else 0.0)  # type: ignore[union-attr]
     return float(max(1, _operations(stmt.value)))  # type: ignore[union-attr]

@@ -258,7 +258,7 @@ class ModuleParser(SignatureReader):
         name = fdef.name
         if name in self.prim_funcs or name in self.signatures:
             raise self.src.error(f"function {name!r} is defined twice", fdef)
-        self.prim_funcs[name] = parse_prim_func(self.src, fdef, self.statements)
+        self.prim_funcs[name] = parse_prim_func(self.src, fdef, self.statements, self.type_vars)
         _release(fdef)
 
     def _find_class(self, complete: bool = True) -> ast.ClassDef | None:

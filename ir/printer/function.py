@@ -64,8 +64,12 @@ class FunctionPrinter(ValuePrinter):
         class_name: str,
         gname: str,
         tir: PrimFuncNames | None = None,
+        signature: SInfoFormatter | None = None,
     ) -> None:
         super().__init__(sinfo, plans, f"function {gname!r}", tir)
+        # Parameters and the return annotation quote their symbolic dims, which declares them in TVM;
+        # `sinfo` writes the body's bare (see `SInfoFormatter.bare`).
+        self.signature = signature if signature is not None else sinfo
         self.lines = lines
         self.class_name = class_name
         self.gname = gname
@@ -105,10 +109,11 @@ class FunctionPrinter(ValuePrinter):
         self.renamed[var] = name
         return name
 
-    def fmt_sinfo(self, sinfo: StructInfo, var: Var | None) -> str:
-        """The struct info of `var` (None: the function's return) as text; PrintError names which."""
+    def fmt_sinfo(self, sinfo: StructInfo, var: Var | None, signature: bool = False) -> str:
+        """The struct info of `var` (None: the function's return) as text, as the `signature` or the body
+        writes it; PrintError names which."""
         try:
-            return self.sinfo.format(sinfo)
+            return self.signature.format(sinfo) if signature else self.body_sinfo(sinfo)
         except PrintError as err:
             raise self._located(err, var) from None
 
@@ -131,8 +136,8 @@ class FunctionPrinter(ValuePrinter):
         if deco_kwargs == ["private=False"]:
             deco_kwargs = []
         out.append(f"{INDENT}@R.function({', '.join(deco_kwargs)})" if deco_kwargs else f"{INDENT}@R.function")
-        params = ", ".join([f"{self.define(p)}: {self.fmt_sinfo(p.struct_info, p)}" for p in func.params])
-        ret = self.fmt_sinfo(func.ret_struct_info, None)
+        params = ", ".join([f"{self.define(p)}: {self.fmt_sinfo(p.struct_info, p, True)}" for p in func.params])
+        ret = self.fmt_sinfo(func.ret_struct_info, None, True)
         out.append(f"{INDENT}def {self.gname}({params}) -> {ret}:")
         del params  # the def line of a function of 400k parameters is tens of MB: one copy is enough
         other_attrs = {k: v for k, v in func.attrs.items() if k not in DECORATOR_ATTRS}
@@ -178,6 +183,10 @@ class FunctionPrinter(ValuePrinter):
             sinfo = self.sinfo.format(var.struct_info)
         except PrintError as err:
             raise self._located(err, var) from None
+        if self.sinfo.symbols:
+            names = self.sinfo.symbols.get(sinfo)
+            if names:
+                self.symbols |= names
         self.lines.append(f"{self.indent}{name}: {sinfo} = {value}")
 
     def _bare(self, binding: Binding) -> bool:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -102,20 +103,29 @@ def nonfinite_name(x: float) -> str:
     return "inf" if x > 0 else "-inf"
 
 
-def _dim(d: int | str) -> str:
-    return str(d) if isinstance(d, int) else string_literal(d)
+def _dim(d: int | str, bare: bool = False) -> str:
+    """A dim: an int, or a symbolic dim's text, quoted (as a signature writes it) or `bare` (as a body does)."""
+    return str(d) if isinstance(d, int) or bare else string_literal(d)
 
 
-def dims_tuple(dims: Sequence[int | str]) -> str:
-    """``(2, "n")``; a one-element tuple keeps its comma."""
+def dims_tuple(dims: Sequence[int | str], bare: bool = False) -> str:
+    """``(2, "n")`` (`bare`: ``(2, n)``); a one-element tuple keeps its comma."""
     if len(dims) == 1:
-        return f"({_dim(dims[0])},)"
-    return "(" + ", ".join(_dim(d) for d in dims) + ")"
+        return f"({_dim(dims[0], bare)},)"
+    return "(" + ", ".join(_dim(d, bare) for d in dims) + ")"
 
 
-def dims_list(dims: Sequence[int | str]) -> str:
-    """``[2, "n"]``."""
-    return "[" + ", ".join(_dim(d) for d in dims) + "]"
+def dims_list(dims: Sequence[int | str], bare: bool = False) -> str:
+    """``[2, "n"]`` (`bare`: ``[2, n]``)."""
+    return "[" + ", ".join(_dim(d, bare) for d in dims) + "]"
+
+
+_NAME = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
+
+
+def dim_symbols(dims: Iterable[object]) -> set[str]:
+    """The symbols the symbolic dims among `dims` name (``n * 2`` and ``T.min(n, 4)`` both name ``n``)."""
+    return {name for d in dims if isinstance(d, str) for name in _NAME.findall(d) if name != "T"}
 
 
 def _scalar_formatter(data: np.ndarray) -> Callable[[Any], str]:

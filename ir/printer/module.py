@@ -63,14 +63,15 @@ def _pieces(mod: IRModule, sink: Callable[[], LineSink]) -> Iterator[tuple[list[
         header.append(f"{INDENT}pass")
     yield header, LineSink()
     blank = len(header) > len(HEADER) + 2  # a blank line after the module's header lines
-    sinfo = SInfoFormatter(mod.vdevices)
+    signature = SInfoFormatter(mod.vdevices)
+    sinfo = SInfoFormatter(mod.vdevices, bare=True)
     plans: dict[str, CallPlan] = {}
     tir = PrimFuncNames(set(mod.functions) | {class_name})
     for gname, func in mod.functions.items():
         if not gname.isidentifier() or keyword.iskeyword(gname):
             raise PrintError(f"function name {gname!r} is not a Python identifier")
         body = sink()
-        printer = FunctionPrinter(body, sinfo, plans, class_name, gname, tir)
+        printer = FunctionPrinter(body, sinfo, plans, class_name, gname, tir, signature)
         lines = printer.print(func)
         printer.release()  # freed once dropped, though the collector is paused
         yield ([""] + lines if blank else lines), body

@@ -14,7 +14,7 @@ from ..struct_info import (
     TupleStructInfo,
 )
 from ..vdevice import VDevice, index_of, kind_ordinal
-from .literals import PrintError, dims_list, dims_tuple, literal, string_literal
+from .literals import PrintError, dim_symbols, dims_list, dims_tuple, literal, string_literal
 
 
 def format_struct_info(sinfo: StructInfo, vdevices: Sequence[VDevice] = ()) -> str:
@@ -31,8 +31,12 @@ class SInfoFormatter:
     one formatter serves one `script` call.
     """
 
-    def __init__(self, vdevices: Sequence[VDevice]) -> None:
+    def __init__(self, vdevices: Sequence[VDevice], bare: bool = False) -> None:
         self.vdevices = list(vdevices)
+        # `bare`: symbolic dims written as expressions (``(n, 3)``), as a function body writes them
+        # (TVM reads quoted dims only in a signature); `symbols` maps each such text to the symbols it names.
+        self.bare = bare
+        self.symbols: dict[str, set[str]] = {}
         self._cache: dict[tuple, str] = {}
         self._by_id: dict[int, str] = {}
         self._alive: list[StructInfo] = []
@@ -62,6 +66,10 @@ class SInfoFormatter:
             if text is None:
                 text = self._format(sinfo)
                 self._cache[key] = text
+                if self.bare:
+                    names = _symbols(sinfo)
+                    if names:
+                        self.symbols[text] = names
             self._by_id[id(sinfo)] = text
             self._alive.append(sinfo)
         return text
@@ -73,7 +81,7 @@ class SInfoFormatter:
             return "R.Tuple([" + ", ".join(self.format(f) for f in sinfo.fields) + "])"
         if isinstance(sinfo, ShapeStructInfo):
             if sinfo.values is not None:
-                return f"R.Shape({dims_list(sinfo.values)})"
+                return f"R.Shape({dims_list(sinfo.values, self.bare)})"
             return f"R.Shape(ndim={sinfo.ndim})" if sinfo.ndim >= 0 else "R.Shape()"
         if isinstance(sinfo, PrimStructInfo):
             if sinfo.value is None:
@@ -89,7 +97,7 @@ class SInfoFormatter:
     def _tensor(self, sinfo: TensorStructInfo) -> str:
         parts = []
         if sinfo.shape is not None:
-            parts.append(dims_tuple(sinfo.shape))
+            parts.append(dims_tuple(sinfo.shape, self.bare))
         if sinfo.dtype:
             parts.append(f"dtype={string_literal(sinfo.dtype)}")
         if sinfo.shape is None and sinfo.ndim >= 0:
@@ -97,3 +105,14 @@ class SInfoFormatter:
         if sinfo.vdevice is not None:
             parts.append(f"vdevice={string_literal(self.vdevice_name(sinfo.vdevice))}")
         return "R.Tensor(" + ", ".join(parts) + ")"
+
+
+def _symbols(sinfo: StructInfo) -> set[str]:
+    """The symbols `sinfo`'s dims name, tuples and shapes included."""
+    if isinstance(sinfo, TensorStructInfo):
+        return dim_symbols(sinfo.shape or ())
+    if isinstance(sinfo, ShapeStructInfo):
+        return dim_symbols(sinfo.values or ())
+    if isinstance(sinfo, TupleStructInfo):
+        return set().union(*(_symbols(f) for f in sinfo.fields)) if sinfo.fields else set()
+    return set()

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..expr import Call, Constant, Expr, GlobalVar, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var
 from ..op import ATTR, DEVICE, INDICES, OUT_TY, PRIM_FUNC, SHAPE, STRING, TENSOR, TENSORS, VARIADIC, VDEVICE, Op
-from ..struct_info import TupleStructInfo
+from ..struct_info import StructInfo, TupleStructInfo
 from ..tir import PrimFunc, PrimFuncNames
 from ..vdevice import DEVICE_TYPE_TO_CODE, DeviceSpec, VDevice
 from ..visitor import ExprVisitor
@@ -24,7 +24,9 @@ from .literals import (
     PrintError,
     array_literal,
     constant_dtype,
+    dim_symbols,
     dims_list,
+    dims_tuple,
     literal,
     nonfinite_name,
     string_literal,
@@ -118,7 +120,20 @@ class ValuePrinter(ExprVisitor):
         self.texts.append(f"R.const({array_literal(data)}, {dtype})")
 
     def visit_shape_expr(self, shape: ShapeExpr) -> None:
-        self.texts.append(f"R.shape({dims_list(shape.values)})")
+        values = shape.values
+        if any(type(d) is str for d in values):  # symbolic dims, written as expressions of declared symbols
+            self.symbols |= dim_symbols(values)
+            self.texts.append(f"R.shape({dims_list(values, bare=True)})")
+            return
+        self.texts.append(f"R.shape({dims_list(values)})")
+
+    def body_sinfo(self, sinfo: StructInfo) -> str:
+        """`sinfo` as the function body writes it (symbolic dims bare, their symbols declared)."""
+        text = self.sinfo.format(sinfo)
+        names = self.sinfo.symbols.get(text) if self.sinfo.symbols else None
+        if names:
+            self.symbols |= names
+        return text
 
     def visit_prim_value(self, value: PrimValue) -> None:
         v = value.value
@@ -215,7 +230,10 @@ class ValuePrinter(ExprVisitor):
                 return literal(value)
             except PrintError as err:
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r}: {err}") from None
-        if kind == INDICES:  # a symbolic position prints as its quoted text, as a symbolic dim does
+        if kind == INDICES and isinstance(value, tuple) and any(type(v) is str for v in value):
+            self.symbols |= dim_symbols(value)  # a symbolic position: an expression of declared symbols
+            return dims_tuple(value, bare=True)
+        if kind == INDICES:
             return self.attr(op, ATTR, name, value)
         if kind == STRING:
             if not isinstance(value, str):
@@ -228,8 +246,8 @@ class ValuePrinter(ExprVisitor):
             return f"cls.{self.tir.name(value)}"
         if kind == OUT_TY:
             if isinstance(value, TupleStructInfo):
-                return "[" + ", ".join(self.sinfo.format(f) for f in value.fields) + "]"
-            return self.sinfo.format(value)
+                return "[" + ", ".join(self.body_sinfo(f) for f in value.fields) + "]"
+            return self.body_sinfo(value)
         if kind == DEVICE:
             if not isinstance(value, DeviceSpec):
                 raise PrintError(f"{self.where}: R.{op.name} attribute {name!r} must be a DeviceSpec, got {value!r}")

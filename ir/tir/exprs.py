@@ -15,7 +15,7 @@ import math
 from ..errors import ParseError
 from ..parser.literals import describe, dotted, typed_int
 from ..parser.source import Source
-from .nodes import BinOp, Buffer, Cast, Const, Expr, Intrin, Load, Select, Unary, Var
+from .nodes import BinOp, Buffer, Cast, Const, Expr, Intrin, Load, Select, Unary, Var, operands
 
 MAX_DEPTH = 200  # TOPI prints at most ~25 levels; printing, running and comparing recurse per level
 
@@ -49,27 +49,22 @@ _CALL_OPERATORS = {"Div": "/", "FloorDiv": "//", "FloorMod": "%", "Add": "+", "S
 _FLOAT_WORDS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
+def _vars(e: Expr) -> list[Var]:
+    todo, found = [e], []
+    while todo:
+        x = todo.pop()
+        if type(x) is Var:
+            found.append(x)
+        todo.extend(operands(x))
+    return found
+
+
 def is_int(dtype: str) -> bool:
     return dtype.startswith(("int", "uint"))
 
 
 def is_float(dtype: str) -> bool:
     return dtype.startswith("float")
-
-
-def typed_extent(src: Source, node: ast.expr) -> tuple[int, str]:
-    """A loop or axis extent: ``T.int64(4)`` (int64) or a bare ``4`` (int32), never negative."""
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        value, dtype = node.value, "int32"
-    elif isinstance(node, ast.Call) and typed_int(node) is not None:
-        value, dtype = typed_int(node), dotted(node.func)[2:]  # type: ignore[index]
-    else:
-        raise src.error(
-            f"TIR: an extent must be an integer literal (symbolic extents are not read), got {describe(node)}", node
-        )
-    if value < 0:  # type: ignore[operator]
-        raise src.error(f"TIR: a negative extent {value}", node)
-    return value, dtype  # type: ignore[return-value]
 
 
 def _bits(dtype: str) -> int:
@@ -86,10 +81,13 @@ def _weak(node: ast.expr) -> bool:
 class ExprReader:
     """Reads expressions over `buffers` and the variables in `scope` (both shared with the statement reader)."""
 
-    def __init__(self, src: Source, buffers: dict[str, Buffer], scope: dict[str, tuple[Var, int]]) -> None:
+    def __init__(self, src: Source, buffers: dict[str, Buffer], scope: dict[str, tuple[Var, int | Expr]]) -> None:
         self.src = src
         self.buffers = buffers
         self.scope = scope
+        # The function's symbols (``n = T.int64()``, ``n: T.int64``, the module's ``TypeVar``s), and those read.
+        self.symbols: dict[str, Var] = {}
+        self.used: set[str] = set()
         # ``T.let`` names -> (value, buffers it loads); a name whose buffers a later store wrote is stale.
         self.lets: dict[str, tuple[Expr, frozenset[str]]] = {}
         self.stale: set[str] = set()
@@ -116,6 +114,9 @@ class ExprReader:
                 if name in self.stale:
                     raise self.error(f"let {name!r} is used after a store to a buffer its value reads", node)
                 return self.lets[name][0]
+            if name in self.symbols:
+                self.used.add(name)
+                return self.symbols[name]
             if name in self.buffers:
                 raise self.error(f"buffer {name!r} is used without indices", node)
             raise self.error(f"unknown name {name!r}", node)
@@ -140,6 +141,36 @@ class ExprReader:
         if t is ast.Call:
             return self.call(node, d)  # type: ignore[arg-type]
         raise self.error(f"this expression is not read: {describe(node)}", node)
+
+    def extent(self, node: ast.expr) -> tuple[int | Expr, str]:
+        """A loop, axis or buffer extent and its dtype: ``T.int64(4)``, a bare ``4`` (int32), or an integer
+        expression of the function's symbols only (``n * T.int64(2)``), never negative."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            value, dtype = node.value, "int32"
+        elif isinstance(node, ast.Call) and typed_int(node) is not None:
+            value, dtype = typed_int(node), dotted(node.func)[2:]  # type: ignore[index]
+        else:
+            expr = self.read(node)
+            if not is_int(expr.dtype):
+                raise self.error(f"an extent must be an integer, got a {expr.dtype} value", node)
+            bound = [v for v in _vars(expr) if v.name not in self.symbols]
+            if bound:
+                raise self.error(f"an extent may name only symbols, not the variable {bound[0].name!r}", node)
+            return expr, expr.dtype
+        if value < 0:  # type: ignore[operator]
+            raise self.error(f"a negative extent {value}", node)
+        return value, dtype  # type: ignore[return-value]
+
+    def dim(self, node: ast.expr) -> int | Expr:
+        """A buffer dim: an extent, or one written as a string (``"n * T.int64(2)"``, as TVM prints some)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                inner = ast.parse(node.value.strip(), mode="eval").body
+                return self.extent(inner)[0]
+            except (SyntaxError, ParseError) as err:
+                reason = err.reason if isinstance(err, ParseError) else "invalid syntax"
+                raise self.error(f"cannot read the dim {node.value!r}: {reason}", node) from None
+        return self.extent(node)[0]
 
     def constant(self, node: ast.Constant) -> Const:
         value = node.value

@@ -24,10 +24,23 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, slots=True)
 class Buffer:
-    """A named buffer: a function parameter or an intermediate ``T.alloc_buffer``; static shape."""
+    """A named buffer: a function parameter or an intermediate ``T.alloc_buffer``.
+
+    A dim is an int or an integer expression of the function's symbols
+    (``n``, ``n * T.int64(2)``), bound when the function runs: a dim that is
+    a bare symbol takes the length of the array passed for the buffer.
+    """
 
     name: str
-    shape: tuple[int, ...]
+    shape: tuple[int | Expr, ...]
+    dtype: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    """A scalar parameter (``n: T.int64``): a symbol the call passes as a prim value."""
+
+    name: str
     dtype: str
 
 
@@ -170,7 +183,7 @@ class IterVar:
 
     var: Var
     kind: str
-    extent: int
+    extent: int | Expr
     value: Expr
 
 
@@ -186,7 +199,8 @@ class Block:
 
 @dataclass(frozen=True, slots=True)
 class For:
-    """Loops over ``range(extent)`` for each of `vars`, outermost first.
+    """Loops over ``range(extent)`` for each of `vars`, outermost first (an extent: an int or an
+    expression of the function's symbols).
 
     `kind` is how the loops were written: ``"grid"`` (``for a, b in
     T.grid(...)``: any number of variables) or, for a single variable,
@@ -195,7 +209,7 @@ class For:
     """
 
     vars: tuple[Var, ...]
-    extents: tuple[int, ...]
+    extents: tuple[int | Expr, ...]
     kind: str
     body: Stmt
 
@@ -214,6 +228,9 @@ Stmt = Store | Block | For | Seq
 class PrimFunc:
     """A TIR function in destination-passing style: its last `num_outputs` params are written.
 
+    `params` are buffers (``T.Buffer``, or a ``T.handle`` matched to one with
+    ``T.match_buffer``) and `Scalar` symbols; `symbols` are every symbol the
+    function names (the scalars among them).
     `name` is the function's name in its text; it is not part of the value
     (two functions with equal bodies compare equal whatever their names), so
     a printer that must rename one to keep names unique loses nothing.
@@ -221,14 +238,18 @@ class PrimFunc:
     buffers, `private` and `s_tir` the decorator's flags.
     """
 
-    params: tuple[Buffer, ...]
+    params: tuple[Buffer | Scalar, ...]
     allocs: tuple[Buffer, ...]
     body: Stmt
     attrs: tuple[tuple[str, object], ...] = ()
+    symbols: tuple[Var, ...] = ()
     private: bool = True
     s_tir: bool = True
     name: str = field(default="main", compare=False)
 
     def __repr__(self) -> str:  # the body can be thousands of nodes: messages name the function only
-        params = ", ".join(f"{b.name}: {b.dtype}{list(b.shape)}" for b in self.params)
+        params = ", ".join(
+            f"{b.name}: {b.dtype}" + (f"{[d if type(d) is int else '?' for d in b.shape]}" if type(b) is Buffer else "")
+            for b in self.params
+        )
         return f"PrimFunc({self.name}({params}))"

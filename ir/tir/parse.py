@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable
 from ..errors import ParseError
 from ..parser.literals import bind_arguments, bool_literal, describe, dotted, literal, str_literal
 from ..parser.source import Source, parse_python
-from .exprs import ExprReader, typed_extent
-from .nodes import Block, Buffer, For, IterVar, PrimFunc, Seq, Stmt, Store, Var, loaded
+from .exprs import ExprReader
+from .nodes import Block, Buffer, Expr, For, IterVar, PrimFunc, Scalar, Seq, Stmt, Store, Var, loaded
 
 Expand = Callable[[list[ast.stmt]], Iterable[ast.stmt]]
 
@@ -52,9 +52,15 @@ def prim_func_from_text(text: str, filename: str | None = None) -> PrimFunc:
     return parse_prim_func(src, defs[0], lambda body: body)
 
 
-def parse_prim_func(src: Source, fdef: ast.FunctionDef, expand: Expand) -> PrimFunc:
-    """The `PrimFunc` of `fdef`; `ParseError` at the first construct outside the subset."""
-    return _FunctionReader(src, expand).function(fdef)
+def parse_prim_func(src: Source, fdef: ast.FunctionDef, expand: Expand, type_vars: Iterable[str] = ()) -> PrimFunc:
+    """The `PrimFunc` of `fdef`; `ParseError` at the first construct outside the subset.
+
+    `type_vars` are the symbols the file declares at its top (``n = TypeVar("n")``, as TVM prints a
+    symbolic dim shared by several functions): int64 symbols of the function too.
+    """
+    reader = _FunctionReader(src, expand)
+    reader.exprs.symbols.update((name, Var(name, "int64")) for name in type_vars)
+    return reader.function(fdef)
 
 
 class _FunctionReader:
@@ -64,8 +70,9 @@ class _FunctionReader:
         self.buffers: dict[str, Buffer] = {}
         self.allocs: list[Buffer] = []
         self.attrs: tuple[tuple[str, object], ...] = ()
-        self.scope: dict[str, tuple[Var, int]] = {}  # a loop or block variable in scope -> (var, loop extent)
+        self.scope: dict[str, tuple[Var, int | Expr]] = {}  # a loop or block variable in scope -> (var, extent)
         self.exprs = ExprReader(src, self.buffers, self.scope)
+        self.handles: dict[str, Buffer | None] = {}  # a ``T.handle`` parameter -> the buffer matched to it
 
     def error(self, reason: str, node: ast.AST) -> ParseError:
         return self.src.error(f"TIR: {reason}", node)
@@ -78,15 +85,42 @@ class _FunctionReader:
             raise self.error(f"function {fdef.name!r} takes plain buffer parameters only", fdef)
         if fdef.returns is not None and not (isinstance(fdef.returns, ast.Constant) and fdef.returns.value is None):
             raise self.error(f"function {fdef.name!r} returns nothing: it writes its output buffers", fdef.returns)
-        params = []
-        for arg in args.args:
-            if arg.annotation is None:
-                raise self.error(f"parameter {arg.arg!r} needs a T.Buffer(...) annotation", arg)
-            params.append(self.buffer(arg.arg, arg.annotation, "T.Buffer"))
-        if not params:
+        params = [self.parameter(arg) for arg in args.args]
+        if not any(type(p) is Buffer or p in self.handles for p in params):
             raise self.error(f"function {fdef.name!r} has no buffer parameters", fdef)
         body = self.statements(self.root_body(list(self.expand(fdef.body))), root=True)
-        return PrimFunc(tuple(params), tuple(self.allocs), body, self.attrs, private, s_tir, fdef.name)
+        for i, p in enumerate(params):
+            if type(p) is str:
+                if self.handles[p] is None:
+                    raise self.error(f"handle {p!r} is never matched to a buffer (T.match_buffer)", args.args[i])
+                params[i] = self.handles[p]  # type: ignore[call-overload]
+        exprs = self.exprs
+        symbols = tuple(exprs.symbols[n] for n in sorted(exprs.used))
+        return PrimFunc(
+            tuple(params),  # type: ignore[arg-type]
+            tuple(self.allocs),
+            body,
+            attrs=self.attrs,
+            symbols=symbols,
+            private=private,
+            s_tir=s_tir,
+            name=fdef.name,
+        )
+
+    def parameter(self, arg: ast.arg) -> Buffer | Scalar | str:
+        """A parameter: ``T.Buffer(...)``, a ``T.handle`` (its name, matched later) or a scalar ``T.int64``."""
+        ann = arg.annotation
+        if ann is None:
+            raise self.error(f"parameter {arg.arg!r} needs a T.Buffer(...) annotation", arg)
+        word = dotted(ann) or ""
+        if word == "T.handle":
+            self.handles[arg.arg] = None
+            return arg.arg
+        if word[2:] in ("int64", "int32") and word.startswith("T."):
+            self.exprs.symbols[arg.arg] = Var(arg.arg, word[2:])
+            self.exprs.used.add(arg.arg)
+            return Scalar(arg.arg, word[2:])
+        return self.buffer(arg.arg, ann, "T.Buffer")
 
     def decorator(self, deco: ast.expr) -> tuple[bool, bool]:
         """The decorator's ``private`` and ``s_tir`` flags (both False when not given)."""
@@ -103,10 +137,16 @@ class _FunctionReader:
         """A buffer declared by ``T.Buffer(shape, dtype)`` (a parameter) or ``T.alloc_buffer(shape, dtype)``."""
         if name in self.buffers:
             raise self.error(f"buffer {name!r} is declared twice", node)
-        words = (what,) if what == "T.Buffer" else _ALLOCS
+        words = (what,) if what != "T.alloc_buffer" else _ALLOCS
         if not (isinstance(node, ast.Call) and dotted(node.func) in words):
             raise self.error(f"buffer {name!r} must be declared with {what}(shape, dtype), got {describe(node)}", node)
-        shape_node, dtype_node = bind_arguments(self.src, node, ("shape", "dtype", *_LAYOUT_KEYWORDS), what)[:2]
+        names = ("shape", "dtype", *_LAYOUT_KEYWORDS)
+        if what == "T.match_buffer":
+            handle = node.args[0] if node.args else None
+            if not (isinstance(handle, ast.Name) and handle.id in self.handles and self.handles[handle.id] is None):
+                raise self.error("T.match_buffer takes a T.handle parameter not matched yet, then a shape", node)
+            node = ast.Call(node.func, node.args[1:], node.keywords, **{a: getattr(node, a) for a in node._attributes})
+        shape_node, dtype_node = bind_arguments(self.src, node, names, what)[:2]
         if shape_node is None:
             raise self.error(f"{what} needs a shape", node)
         dims = shape_node.elts if isinstance(shape_node, (ast.Tuple, ast.List)) else [shape_node]
@@ -115,13 +155,21 @@ class _FunctionReader:
         buffer = self.buffers[name] = Buffer(name, shape, dtype)
         return buffer
 
-    def dim(self, node: ast.expr) -> int:
-        value = literal(self.src, node) if isinstance(node, (ast.Constant, ast.Call, ast.UnaryOp)) else None
-        if type(value) is not int or value < 0:
-            raise self.error(
-                f"a buffer dim must be a non-negative integer (symbolic dims are not read), got {describe(node)}", node
-            )
-        return value
+    def dim(self, node: ast.expr) -> int | Expr:
+        return self.exprs.dim(node)
+
+    def declaration(self, stmt: ast.Assign) -> bool:
+        """Read ``n = T.int64()`` (a symbol) or ``x = T.match_buffer(handle, shape, dtype)``; False if neither."""
+        call, target = stmt.value, stmt.targets[0]
+        word = dotted(call.func) if isinstance(call, ast.Call) else None
+        if word in ("T.int64", "T.int32") and not call.args and not call.keywords:  # type: ignore[union-attr]
+            self.exprs.symbols[target.id] = Var(target.id, word[2:])  # type: ignore[attr-defined]
+            return True
+        if word == "T.match_buffer":
+            buffer = self.buffer(target.id, call, "T.match_buffer")  # type: ignore[attr-defined, arg-type]
+            self.handles[call.args[0].id] = buffer  # type: ignore[union-attr]
+            return True
+        return False
 
     def root_body(self, body: list[ast.stmt]) -> list[ast.stmt]:
         """The function's statements, with an explicit ``with T.sblock("root"):`` opened and attributes read."""
@@ -162,7 +210,8 @@ class _FunctionReader:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
             return self.store(stmt.targets[0], stmt.value)
         if isinstance(stmt, ast.Assign) and root and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            self.allocs.append(self.buffer(stmt.targets[0].id, stmt.value, "T.alloc_buffer"))
+            if not self.declaration(stmt):
+                self.allocs.append(self.buffer(stmt.targets[0].id, stmt.value, "T.alloc_buffer"))
             return None
         if isinstance(stmt, ast.AnnAssign) and _is_let(stmt.annotation):
             self.let(stmt)
@@ -200,7 +249,7 @@ class _FunctionReader:
         if not all(isinstance(t, ast.Name) for t in targets):
             raise self.error("loop variables must be plain names", stmt.target)
         if name == "T.grid":
-            extents = [typed_extent(self.src, a) for a in call.args]  # type: ignore[union-attr]
+            extents = [self.exprs.extent(a) for a in call.args]  # type: ignore[union-attr]
             if call.keywords or len(extents) != len(targets):  # type: ignore[union-attr]
                 raise self.error(f"T.grid gives {len(extents)} extents for {len(targets)} loop variables", stmt)
             kind = "grid"
@@ -222,16 +271,16 @@ class _FunctionReader:
         self.restore(saved)
         return For(tuple(loop_vars), tuple(e for e, _ in extents), kind, body)
 
-    def range_extent(self, call: ast.Call) -> tuple[int, str]:
+    def range_extent(self, call: ast.Call) -> tuple[int | Expr, str]:
         """``range(n)``, ``T.serial(n)`` or ``T.serial(0, n)``: the extent and the loop variable's dtype."""
         if len(call.args) == 2:
-            start, _ = typed_extent(self.src, call.args[0])
+            start, _ = self.exprs.extent(call.args[0])
             if start != 0:
                 raise self.error("a loop must start at 0", call.args[0])
-            return typed_extent(self.src, call.args[1])
+            return self.exprs.extent(call.args[1])
         if len(call.args) != 1:
             raise self.error(f"{describe(call)} takes an extent, or 0 and an extent", call)
-        return typed_extent(self.src, call.args[0])
+        return self.exprs.extent(call.args[0])
 
     def enter(self) -> tuple[dict, dict, set]:
         """What is in scope before a loop or block: its variables and lets leave scope with it (`restore`)."""
@@ -305,7 +354,7 @@ class _FunctionReader:
             extent_node, value_node = bind_arguments(self.src, call, ("dom", "binding"), what)  # type: ignore[arg-type]
             if extent_node is None or value_node is None or len(stmt.targets) != 1:
                 raise self.error(f"{what} takes an extent and a value", call)
-            extent, _ = typed_extent(self.src, extent_node)
+            extent, _ = self.exprs.extent(extent_node)
             self.bind_axis(stmt.targets[0], _AXIS_KINDS[what], extent, self.exprs.read(value_node), iter_vars)
             return True
         return False

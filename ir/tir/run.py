@@ -34,6 +34,7 @@ from ..errors import IRError
 from .nodes import (
     BinOp,
     Block,
+    Buffer,
     Cast,
     Const,
     Expr,
@@ -41,6 +42,7 @@ from .nodes import (
     Intrin,
     Load,
     PrimFunc,
+    Scalar,
     Select,
     Seq,
     Stmt,
@@ -52,19 +54,50 @@ from .nodes import (
 
 
 class IRRuntimeError(IRError):
-    """A TIR function read outside a buffer."""
+    """A TIR function read outside a buffer, or was passed arrays its shapes do not fit."""
 
 
-def run_prim_func(func: PrimFunc, arrays: list[np.ndarray], *, vectorize: bool = True) -> None:
-    """Run `func` on `arrays`, one per parameter (writable, C-contiguous, of the parameters' shapes and dtypes).
+def run_prim_func(func: PrimFunc, args: list[Any], *, vectorize: bool = True) -> list[np.ndarray]:
+    """Run `func` on `args`, the values of its first parameters (arrays for buffers, integers for
+    scalars; copied, never written); the parameters after them are its outputs, allocated zeroed
+    and returned.
 
-    With `vectorize` False every loop runs one iteration at a time (slow; what the array form must equal).
+    A symbol is bound by a scalar argument or by the length of an argument's axis whose dim is
+    that bare symbol; every dim is then checked against its array.  With `vectorize` False every
+    loop runs one iteration at a time (slow; what the array form must equal).
     """
-    buffers: dict[str, np.ndarray] = {b.name: a for b, a in zip(func.params, arrays, strict=True)}
-    for b in func.allocs:
-        buffers[b.name] = np.zeros(b.shape, b.dtype)
+    env: dict[str, Any] = {}
+    inputs = func.params[: len(args)]
+    for p, a in zip(inputs, args, strict=True):
+        if type(p) is Scalar:
+            env[p.name] = np.dtype(p.dtype).type(int(a))
+    buffers: dict[str, np.ndarray] = {}
+    for p, a in zip(inputs, args, strict=True):
+        if type(p) is Buffer:
+            array = buffers[p.name] = np.array(a, dtype=p.dtype, order="C")
+            if array.ndim != len(p.shape):
+                raise IRRuntimeError(
+                    f"TIR function {func.name!r}: buffer {p.name!r} has {len(p.shape)} dims, the argument {array.ndim}"
+                )
+            for dim, length in zip(p.shape, array.shape, strict=True):
+                if type(dim) is Var and dim.name not in env:
+                    env[dim.name] = np.dtype(dim.dtype).type(length)
+    runner = _Runner(func.name, buffers, vectorize)
+    for p in inputs:
+        if type(p) is Buffer and runner.shape(p, env) != buffers[p.name].shape:
+            raise IRRuntimeError(
+                f"TIR function {func.name!r}: buffer {p.name!r} has shape "
+                f"{list(runner.shape(p, env))}, the argument {list(buffers[p.name].shape)}"
+            )
+    outputs = []
+    for p in func.params[len(args) :] + func.allocs:
+        if type(p) is not Buffer:
+            raise IRRuntimeError(f"TIR function {func.name!r}: no argument for scalar {p.name!r}")
+        buffers[p.name] = np.zeros(runner.shape(p, env), p.dtype)
+        outputs.append(buffers[p.name])
     with np.errstate(all="ignore"):
-        _Runner(func.name, buffers, vectorize).stmt(func.body, {})
+        runner.stmt(func.body, env)
+    return outputs[: len(func.params) - len(args)]
 
 
 def _truncdiv(a: Any, b: Any) -> Any:
@@ -117,6 +150,18 @@ class _Runner:
         self.buffers = buffers
         self.vectorize = vectorize
 
+    def shape(self, buffer: Buffer, env: dict[str, Any]) -> tuple[int, ...]:
+        """`buffer`'s shape with its symbols' values from `env`."""
+        return tuple(d if type(d) is int else self.extent(d, env) for d in buffer.shape)
+
+    def extent(self, e: Expr, env: dict[str, Any]) -> int:
+        try:
+            return int(self.expr(e, env, False))
+        except KeyError as err:
+            raise IRRuntimeError(
+                f"TIR function {self.fname!r}: symbol {err.args[0]!r} is bound by no argument"
+            ) from None
+
     # -- statements ------------------------------------------------------------------
     def stmt(self, stmt: Stmt, env: dict[str, Any]) -> None:
         t = type(stmt)
@@ -134,7 +179,8 @@ class _Runner:
         loops: list[tuple[Var, int]] = []
         inner: Stmt = loop
         while type(inner) is For:
-            loops += zip(inner.vars, inner.extents, strict=True)  # type: ignore[union-attr]
+            extents = [e if type(e) is int else self.extent(e, env) for e in inner.extents]  # type: ignore[union-attr]
+            loops += zip(inner.vars, extents, strict=True)  # type: ignore[union-attr]
             inner = inner.body  # type: ignore[union-attr]
         if self.vectorize and _vectorizes(inner):
             shape = tuple(e for _, e in loops)

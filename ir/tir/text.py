@@ -23,6 +23,7 @@ from .nodes import (
     Intrin,
     Load,
     PrimFunc,
+    Scalar,
     Select,
     Seq,
     Stmt,
@@ -70,11 +71,14 @@ def prim_func_lines(func: PrimFunc, name: str, indent: str = INDENT) -> list[str
     """The decorator, ``def`` line and body of `func` printed as `name`, each line indented by `indent`."""
     flags = [f"{key}=True" for key, on in (("private", func.private), ("s_tir", func.s_tir)) if on]
     lines = [f"{indent}@T.prim_func" + (f"({', '.join(flags)})" if flags else "")]
-    params = ", ".join(f"{b.name}: T.Buffer({_shape(b)}, {literal(b.dtype)})" for b in func.params)
-    lines.append(f"{indent}def {name}({params}):")
     inner = indent + INDENT
+    params, matched = _parameters(func)
+    lines.append(f"{indent}def {name}({', '.join(params)}):")
     if func.attrs:
         lines.append(f"{inner}T.func_attr({literal(dict(func.attrs))})")
+    scalars = {p.name for p in func.params if type(p) is Scalar}
+    lines.extend(f"{inner}{v.name} = T.{v.dtype}()" for v in func.symbols if v.name not in scalars)
+    lines.extend(f"{inner}{line}" for line in matched)
     alloc = "T.sblock_alloc_buffer" if func.s_tir else "T.alloc_buffer"
     lines.extend(f"{inner}{b.name} = {alloc}({_shape(b)}, {literal(b.dtype)})" for b in func.allocs)
     _Writer(lines, "T.sblock" if func.s_tir else "T.block").stmt(func.body, inner, {})
@@ -92,12 +96,37 @@ def literal(value: object) -> str:
     return repr(value)
 
 
+def _parameters(func: PrimFunc) -> tuple[list[str], list[str]]:
+    """The ``def`` line's parameters, and the ``T.match_buffer`` lines of those printed as handles.
+
+    A buffer with a symbolic dim is a ``T.handle`` matched in the body, after the symbols are
+    declared (``n = T.int64()``): the form TVM parses without the file declaring its symbols.
+    """
+    taken = {p.name for p in func.params} | {v.name for v in func.symbols} | {b.name for b in func.allocs}
+    params, matched = [], []
+    for p in func.params:
+        if type(p) is Scalar:
+            params.append(f"{p.name}: T.{p.dtype}")
+        elif all(type(d) is int for d in p.shape):
+            params.append(f"{p.name}: T.Buffer({_shape(p)}, {literal(p.dtype)})")
+        else:
+            handle = f"var_{p.name}"
+            while handle in taken:
+                handle += "_"
+            taken.add(handle)
+            params.append(f"{handle}: T.handle")
+            matched.append(f"{p.name} = T.match_buffer({handle}, {_shape(p)}, {literal(p.dtype)})")
+    return params, matched
+
+
 def _shape(buffer: Buffer) -> str:
-    dims = [f"T.int64({d})" for d in buffer.shape]
+    dims = [f"T.int64({d})" if type(d) is int else expr(d) for d in buffer.shape]
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
 
 
-def _extent(value: int, dtype: str) -> str:
+def _extent(value: int | Expr, dtype: str) -> str:
+    if type(value) is not int:
+        return expr(value)  # type: ignore[arg-type]
     return str(value) if dtype == "int32" else f"T.{dtype}({value})"
 
 
