@@ -273,10 +273,10 @@ class ExprReader:
             return Unary("-", value, value.dtype)
         if isinstance(node.op, ast.Not):
             return Unary("not", self.boolean(node.operand, depth), "bool")
-        if isinstance(node.op, ast.Invert):
+        if isinstance(node.op, ast.Invert):  # bitwise: on a bool, logical not
             value = self.read(node.operand, depth)
-            if not is_int(value.dtype):
-                raise self.error(f"'~' takes an integer, got {value.dtype}", node)
+            if not is_int(value.dtype) and value.dtype != "bool":
+                raise self.error(f"'~' takes an integer or a bool, got {value.dtype}", node)
             return Unary("~", value, value.dtype)
         raise self.error(f"the operator in {describe(node)} is not read", node)
 

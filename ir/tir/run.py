@@ -15,12 +15,17 @@ gives the result of running it iteration by iteration because:
 
 Any other nest (several blocks in one loop, a store reading other elements
 of the buffer it writes: a scan) runs its outermost loop in Python, one
-iteration at a time, and tries the rest again.  ``T.if_then_else`` evaluates
-both sides over the arrays and keeps the chosen one; a load in a side not
-chosen may lie outside its buffer, so loads there read a clamped index.
-Any other load outside its buffer is an `IRRuntimeError` naming the function
-and the buffer.  Arithmetic follows the dtypes: float32 stays float32, integer
-``/`` truncates, ``//`` and ``%`` floor, casts to integers truncate.
+iteration at a time, and tries the rest again.  ``T.if_then_else`` over
+arrays evaluates both sides and keeps the chosen one.
+
+A load outside its buffer is undefined in TVM, and TOPI's own code does it
+where the value is then discarded (its slice_scatter gathers from every row
+before masking, ``T.if_then_else`` sides not taken): here such a load reads
+NaN from a float buffer and the nearest element from any other, so a
+discarded value changes nothing and a float one that is used shows.  A store
+outside its buffer is an `IRRuntimeError` naming the function and the
+buffer.  Arithmetic follows the dtypes: float32 stays float32, integer ``/``
+truncates, ``//`` and ``%`` floor, casts to integers truncate.
 """
 
 from __future__ import annotations
@@ -156,7 +161,7 @@ class _Runner:
 
     def extent(self, e: Expr, env: dict[str, Any]) -> int:
         try:
-            return int(self.expr(e, env, False))
+            return int(self.expr(e, env))
         except KeyError as err:
             raise IRRuntimeError(
                 f"TIR function {self.fname!r}: symbol {err.args[0]!r} is bound by no argument"
@@ -204,7 +209,7 @@ class _Runner:
     def block(self, block: Block, env: dict[str, Any], shape: tuple[int, ...] | None) -> None:
         env = dict(env)
         for iv in block.iter_vars:
-            env[iv.var.name] = self.expr(iv.value, env, False)
+            env[iv.var.name] = self.expr(iv.value, env)
         if block.init is not None:
             first: Any = True  # where every reduction variable is 0
             for iv in block.iter_vars:
@@ -223,8 +228,8 @@ class _Runner:
         target = self.buffers[store.buffer.name]
         update = _update(store) if shape is not None else None
         value_expr = update[1] if update is not None else store.value
-        indices = [self.expr(i, env, False) for i in store.indices]
-        value = self.expr(value_expr, env, False)
+        indices = [self.expr(i, env) for i in store.indices]
+        value = self.expr(value_expr, env)
         self.check(store.buffer.name, target.shape, indices)
         if shape is None:
             target[tuple(int(i) for i in indices)] = value
@@ -250,7 +255,7 @@ class _Runner:
                 raise IRRuntimeError(f"TIR function {self.fname!r}: index {int(bad)} is outside {where}")
 
     # -- expressions -----------------------------------------------------------------
-    def expr(self, e: Expr, env: dict[str, Any], guarded: bool) -> Any:
+    def expr(self, e: Expr, env: dict[str, Any]) -> Any:
         t = type(e)
         if t is Const:
             return _scalar(e.dtype, e.value)  # type: ignore[union-attr]
@@ -258,41 +263,50 @@ class _Runner:
             return env[e.name]  # type: ignore[union-attr]
         if t is Load:
             array = self.buffers[e.buffer.name]  # type: ignore[union-attr]
-            indices = [self.expr(i, env, guarded) for i in e.indices]  # type: ignore[union-attr]
-            if guarded:
-                indices = [np.clip(i, 0, max(d - 1, 0)) for i, d in zip(indices, array.shape, strict=True)]
-            else:
-                self.check(e.buffer.name, array.shape, indices)  # type: ignore[union-attr]
-            return array[tuple(indices)]
+            return self.load(e.buffer.name, array, [self.expr(i, env) for i in e.indices])  # type: ignore[union-attr]
         if t is BinOp:
-            a, b = self.expr(e.a, env, guarded), self.expr(e.b, env, guarded)  # type: ignore[union-attr]
+            a, b = self.expr(e.a, env), self.expr(e.b, env)  # type: ignore[union-attr]
             if e.op == "/":  # type: ignore[union-attr]
                 return np.true_divide(a, b).astype(e.dtype) if e.dtype.startswith("float") else _truncdiv(a, b)  # type: ignore[union-attr]
             return _BINARY[e.op](a, b)  # type: ignore[union-attr]
         if t is Unary:
-            a = self.expr(e.a, env, guarded)  # type: ignore[union-attr]
+            a = self.expr(e.a, env)  # type: ignore[union-attr]
             return np.negative(a) if e.op == "-" else (np.logical_not(a) if e.op == "not" else np.invert(a))  # type: ignore[union-attr]
         if t is Cast:
-            return np.asarray(self.expr(e.value, env, guarded)).astype(e.dtype)  # type: ignore[union-attr]
+            return np.asarray(self.expr(e.value, env)).astype(e.dtype)  # type: ignore[union-attr]
         if t is Select:
-            return self.select(e, env, guarded)  # type: ignore[arg-type]
-        return self.intrinsic(e, env, guarded)  # type: ignore[arg-type]
+            return self.select(e, env)  # type: ignore[arg-type]
+        return self.intrinsic(e, env)  # type: ignore[arg-type]
 
-    def select(self, e: Select, env: dict[str, Any], guarded: bool) -> Any:
-        cond = self.expr(e.cond, env, guarded)
+    def load(self, name: str, array: np.ndarray, indices: list[Any]) -> Any:
+        """``array[indices]``; an element outside the array reads NaN (a float buffer) or the nearest one."""
+        outside: Any = None
+        for k, (i, d) in enumerate(zip(indices, array.shape, strict=True)):
+            bad = (i < 0) | (i >= d)
+            if np.any(bad):
+                if d == 0:
+                    raise IRRuntimeError(f"TIR function {self.fname!r}: buffer {name!r} has no element to read")
+                outside = bad if outside is None else outside | bad
+                indices[k] = np.clip(i, 0, d - 1)
+        value = array[tuple(indices)]
+        if outside is not None and array.dtype.kind == "f":
+            value = np.where(outside, np.asarray(np.nan, array.dtype), value)
+        return value
+
+    def select(self, e: Select, env: dict[str, Any]) -> Any:
+        cond = self.expr(e.cond, env)
         if np.ndim(cond) == 0 and e.lazy:  # one iteration: only the chosen side runs, as in TVM
-            return self.expr(e.a if cond else e.b, env, guarded)
-        lazy = guarded or e.lazy
-        return np.where(cond, self.expr(e.a, env, lazy), self.expr(e.b, env, lazy))
+            return self.expr(e.a if cond else e.b, env)
+        return np.where(cond, self.expr(e.a, env), self.expr(e.b, env))
 
-    def intrinsic(self, e: Intrin, env: dict[str, Any], guarded: bool) -> Any:
+    def intrinsic(self, e: Intrin, env: dict[str, Any]) -> Any:
         if not e.args:
             dtype = np.dtype(e.dtype)
             if e.name == "infinity":
                 return _scalar(e.dtype, np.inf)
             info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
             return _scalar(e.dtype, info.max if e.name == "max_value" else info.min)
-        args = [self.expr(a, env, guarded) for a in e.args]
+        args = [self.expr(a, env) for a in e.args]
         if e.name == "sigmoid":
             one = _scalar(e.dtype, 1)
             return one / (one + np.exp(-args[0]))
