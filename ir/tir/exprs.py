@@ -15,7 +15,7 @@ import math
 from ..errors import ParseError
 from ..parser.literals import describe, dotted, typed_int
 from ..parser.source import Source
-from .nodes import BinOp, Buffer, Cast, Const, Expr, Intrin, Load, Select, Unary, Var, operands
+from .nodes import BinOp, Buffer, Cast, Const, Expr, Intrin, Load, Select, Unary, Var, variables
 
 MAX_DEPTH = 200  # TOPI prints at most ~25 levels; printing, running and comparing recurse per level
 
@@ -47,16 +47,6 @@ _INT_INTRINSICS = frozenset({"floordiv", "floormod", "truncdiv", "truncmod", "bi
 # division truncating toward zero) and their binary-operator forms.
 _CALL_OPERATORS = {"Div": "/", "FloorDiv": "//", "FloorMod": "%", "Add": "+", "Sub": "-", "Mul": "*"}
 _FLOAT_WORDS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
-
-
-def _vars(e: Expr) -> list[Var]:
-    todo, found = [e], []
-    while todo:
-        x = todo.pop()
-        if type(x) is Var:
-            found.append(x)
-        todo.extend(operands(x))
-    return found
 
 
 def is_int(dtype: str) -> bool:
@@ -142,9 +132,10 @@ class ExprReader:
             return self.call(node, d)  # type: ignore[arg-type]
         raise self.error(f"this expression is not read: {describe(node)}", node)
 
-    def extent(self, node: ast.expr) -> tuple[int | Expr, str]:
+    def extent(self, node: ast.expr, symbols_only: bool = False) -> tuple[int | Expr, str]:
         """A loop, axis or buffer extent and its dtype: ``T.int64(4)``, a bare ``4`` (int32), or an integer
-        expression of the function's symbols only (``n * T.int64(2)``), never negative."""
+        expression (``n * T.int64(2)``; of the function's symbols only if `symbols_only`, as a buffer's
+        dims are; a loop's may name enclosing loop and block variables), never a negative literal."""
         if isinstance(node, ast.Constant) and type(node.value) is int:
             value, dtype = node.value, "int32"
         elif isinstance(node, ast.Call) and typed_int(node) is not None:
@@ -153,9 +144,9 @@ class ExprReader:
             expr = self.read(node)
             if not is_int(expr.dtype):
                 raise self.error(f"an extent must be an integer, got a {expr.dtype} value", node)
-            bound = [v for v in _vars(expr) if v.name not in self.symbols]
-            if bound:
-                raise self.error(f"an extent may name only symbols, not the variable {bound[0].name!r}", node)
+            bound = sorted(variables(expr) - self.symbols.keys())
+            if bound and symbols_only:
+                raise self.error(f"a buffer dim may name only symbols, not the variable {bound[0]!r}", node)
             return expr, expr.dtype
         if value < 0:  # type: ignore[operator]
             raise self.error(f"a negative extent {value}", node)
@@ -166,11 +157,11 @@ class ExprReader:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
                 inner = ast.parse(node.value.strip(), mode="eval").body
-                return self.extent(inner)[0]
+                return self.extent(inner, symbols_only=True)[0]
             except (SyntaxError, ParseError) as err:
                 reason = err.reason if isinstance(err, ParseError) else "invalid syntax"
                 raise self.error(f"cannot read the dim {node.value!r}: {reason}", node) from None
-        return self.extent(node)[0]
+        return self.extent(node, symbols_only=True)[0]
 
     def constant(self, node: ast.Constant) -> Const:
         value = node.value

@@ -153,6 +153,17 @@ def operands(e: Expr) -> tuple[Expr, ...]:
     return ()
 
 
+def variables(e: Expr) -> set[str]:
+    """The names of the variables (loop, block and symbol) `e` reads."""
+    names, todo = set(), [e]
+    while todo:
+        x = todo.pop()
+        if type(x) is Var:
+            names.add(x.name)
+        todo.extend(operands(x))
+    return names
+
+
 def loaded(e: Expr) -> frozenset[str]:
     """The names of the buffers `e` loads from."""
     names, todo = set(), [e]
@@ -178,12 +189,12 @@ class Store:
 
 @dataclass(frozen=True, slots=True)
 class IterVar:
-    """A block iteration variable: spatial (``"S"``) or reduction (``"R"``), over ``range(extent)``,
-    bound to `value`, an expression of the enclosing loops' variables."""
+    """A block iteration variable: spatial (``"S"``) or reduction (``"R"``), over ``range(extent)``
+    (or a ``(min, end)`` domain), bound to `value`, an expression of the enclosing loops' variables."""
 
     var: Var
     kind: str
-    extent: int | Expr
+    extent: int | Expr | tuple[int | Expr, int | Expr]
     value: Expr
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..errors import ParseError
 from ..parser.literals import bind_arguments, bool_literal, describe, dotted, literal, str_literal
@@ -354,12 +355,15 @@ class _FunctionReader:
             extent_node, value_node = bind_arguments(self.src, call, ("dom", "binding"), what)  # type: ignore[arg-type]
             if extent_node is None or value_node is None or len(stmt.targets) != 1:
                 raise self.error(f"{what} takes an extent and a value", call)
-            extent, _ = self.exprs.extent(extent_node)
+            if isinstance(extent_node, ast.Tuple) and len(extent_node.elts) == 2:  # a domain [min, end)
+                extent: Any = tuple(self.exprs.extent(e)[0] for e in extent_node.elts)
+            else:
+                extent = self.exprs.extent(extent_node)[0]
             self.bind_axis(stmt.targets[0], _AXIS_KINDS[what], extent, self.exprs.read(value_node), iter_vars)
             return True
         return False
 
-    def bind_axis(self, target: ast.expr, kind: str, extent: int, value, iter_vars: list[IterVar]) -> None:  # noqa: ANN001
+    def bind_axis(self, target: ast.expr, kind: str, extent: Any, value: Any, iter_vars: list[IterVar]) -> None:
         if not isinstance(target, ast.Name):
             raise self.error("a block variable must be a plain name", target)
         if value.dtype not in ("int64", "int32"):

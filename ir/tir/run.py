@@ -30,6 +30,7 @@ truncates, ``//`` and ``%`` floor, casts to integers truncate.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -55,6 +56,7 @@ from .nodes import (
     Unary,
     Var,
     loaded,
+    variables,
 )
 
 
@@ -184,20 +186,22 @@ class _Runner:
         loops: list[tuple[Var, int]] = []
         inner: Stmt = loop
         while type(inner) is For:
+            names = {v.name for v, _ in loops}
+            if loops and any(type(e) is not int and names & variables(e) for e in inner.extents):  # type: ignore[union-attr]
+                break  # a loop whose extent an enclosing one's variable sets: the body of that one
             extents = [e if type(e) is int else self.extent(e, env) for e in inner.extents]  # type: ignore[union-attr]
             loops += zip(inner.vars, extents, strict=True)  # type: ignore[union-attr]
             inner = inner.body  # type: ignore[union-attr]
         if self.vectorize and _vectorizes(inner):
             shape = tuple(e for _, e in loops)
-            grid = dict(env)
-            for k, (var, extent) in enumerate(loops):
-                grid[var.name] = np.arange(extent, dtype=var.dtype).reshape(
-                    [-1 if j == k else 1 for j in range(len(loops))]
-                )
+            grid = _grid(env, loops)
             if type(inner) is Block:
                 self.block(inner, grid, shape)
             else:
                 self.store(inner, grid, shape)  # type: ignore[arg-type]
+            return
+        if self.vectorize and type(inner) is Block and _steps_over_reductions(inner, loops):
+            self.reduction_steps(inner, loops, env)
             return
         (var, extent), rest = loops[0], loops[1:]
         body = inner
@@ -205,6 +209,23 @@ class _Runner:
             body = For((v,), (e,), "serial", body)
         for i in range(extent):
             self.stmt(body, {**env, var.name: _scalar(var.dtype, i)})
+
+    def reduction_steps(self, block: Block, loops: list[tuple[Var, int]], env: dict[str, Any]) -> None:
+        """Run `block` over its spatial loops as arrays, one step of its reduction loops at a time.
+
+        A block's spatial instances are independent and each writes only its own elements, so running
+        all of them at each reduction step, the steps in loop order, does what the loops do.
+        """
+        kinds = {iv.value.name: iv.kind for iv in block.iter_vars}  # type: ignore[union-attr]
+        spatial = [(v, e) for v, e in loops if kinds[v.name] == "S"]
+        reduction = [(v, e) for v, e in loops if kinds[v.name] == "R"]
+        shape = tuple(e for _, e in spatial)
+        grid = _grid(env, spatial)
+        for point in itertools.product(*(range(e) for _, e in reduction)):
+            step = dict(grid)
+            for (v, _), i in zip(reduction, point, strict=True):
+                step[v.name] = _scalar(v.dtype, i)
+            self.block(block, step, shape)
 
     def block(self, block: Block, env: dict[str, Any], shape: tuple[int, ...] | None) -> None:
         env = dict(env)
@@ -216,13 +237,16 @@ class _Runner:
                 if iv.kind == "R":
                     first = np.logical_and(first, env[iv.var.name] == 0)
             if shape is not None:
-                self.store(block.init, env, shape, np.broadcast_to(first, shape))  # type: ignore[arg-type]
+                mask = np.broadcast_to(first, shape)
+                for init in _stores(block.init):
+                    self.store(init, env, shape, mask)
             elif first:
                 self.stmt(block.init, env)
         if shape is None:
             self.stmt(block.body, env)
         else:
-            self.store(block.body, env, shape)  # type: ignore[arg-type]
+            for store in _stores(block.body):
+                self.store(store, env, shape)
 
     def store(self, store: Store, env: dict[str, Any], shape: tuple[int, ...] | None, mask: Any = None) -> None:
         target = self.buffers[store.buffer.name]
@@ -342,6 +366,29 @@ def _update(store: Store) -> tuple[np.ufunc, Expr] | None:
     if commutes and b == this and not _reads(a, name):
         return ufunc, a
     return None
+
+
+def _grid(env: dict[str, Any], loops: list[tuple[Var, int]]) -> dict[str, Any]:
+    """`env` with each loop variable an `arange` along its own axis of the loops' grid."""
+    grid = dict(env)
+    for k, (var, extent) in enumerate(loops):
+        grid[var.name] = np.arange(extent, dtype=var.dtype).reshape([-1 if j == k else 1 for j in range(len(loops))])
+    return grid
+
+
+def _stores(stmt: Stmt | None) -> tuple[Store, ...]:
+    """The stores of a block's body (a store, or stores one after another)."""
+    return stmt.stmts if type(stmt) is Seq else (stmt,)  # type: ignore[return-value, union-attr]
+
+
+def _steps_over_reductions(block: Block, loops: list[tuple[Var, int]]) -> bool:
+    """Whether `block` runs as `_Runner.reduction_steps`: each loop binds exactly one of its iteration
+    variables (``T.axis.remap``), and its init and body are stores."""
+    bound = [iv.value for iv in block.iter_vars]
+    if sorted(id(v) for v in bound) != sorted(id(v) for v, _ in loops) or len(set(map(id, bound))) != len(bound):
+        return False
+    bodies = _stores(block.body) + (_stores(block.init) if block.init is not None else ())
+    return all(type(s) is Store for s in bodies)
 
 
 def _vectorizes(stmt: Stmt) -> bool:

@@ -170,9 +170,10 @@ class _Writer:
         else:
             for iv in ivs:
                 word = "spatial" if iv.kind == "S" else "reduce"
-                lines.append(
-                    f"{inner}{iv.var.name} = T.axis.{word}({_extent(iv.extent, iv.var.dtype)}, {expr(iv.value)})"
-                )
+                dom = iv.extent  # an extent, or a (min, end) domain
+                text = "(" + ", ".join(_extent(d, iv.var.dtype) for d in dom) + ")" if type(dom) is tuple else None
+                text = text or _extent(dom, iv.var.dtype)  # type: ignore[arg-type]
+                lines.append(f"{inner}{iv.var.name} = T.axis.{word}({text}, {expr(iv.value)})")
         if block.init is not None:
             lines.append(f"{inner}with T.init():")
             self.stmt(block.init, inner + INDENT, loops)
