@@ -161,7 +161,7 @@ def _with_body(body: str, call: str = "R.call_tir(cls.f, (x,), out_ty=R.Tensor((
         ("for i in range(4):\n    y[i] = x[i] + i", 6, "dtypes float32 and int32"),
         ("for i in range(4):\n    y[i, i] = x[i]", 6, "has 1 dims, indexed with 2"),
         ('for i in range(4):\n    with T.sblock("b"):\n        T.where(i < 2)\n        y[i] = x[i]', 7, "T.where"),
-        ("while True:\n    pass", 5, "not read"),
+        ("T.evaluate(0)", 5, "not read"),
     ],
 )
 def test_tir_outside_the_subset_is_a_located_error(body, line, words):
@@ -210,6 +210,39 @@ def test_a_loop_extent_may_name_an_enclosing_loop_variable():
     for vectorize in (True, False):
         (y,) = run_prim_func(func, [np.float32([1, 2, 3, 4])], vectorize=vectorize)
         assert y.tolist() == [1, 3, 6, 10]
+
+
+_SEARCH = """@T.prim_func
+def searchsorted(a: T.Buffer((5,), "float32"), v: T.Buffer((3,), "float32"), out: T.Buffer((3,), "int64")):
+    for k in T.parallel(3):
+        lo = T.alloc_local((1,), "int64")
+        hi = T.alloc_local((1,), "int64")
+        lo[0] = T.int64(0)
+        hi[0] = T.int64(5)
+        while lo[0] < hi[0]:
+            if a[lo[0] + (hi[0] - lo[0] >> T.int64(1))] < v[k]:
+                lo[0] = lo[0] + (hi[0] - lo[0] >> T.int64(1)) + T.int64(1)
+            else:
+                hi[0] = lo[0] + (hi[0] - lo[0] >> T.int64(1))
+        out[k] = lo[0]
+"""
+
+
+def test_if_while_and_local_buffers_run_as_tvm_s_searchsorted_writes_them():
+    func = prim_func_from_text(_SEARCH)
+    assert prim_func_from_text("\n".join(prim_func_lines(func, "searchsorted", ""))) == func
+    (out,) = run_prim_func(func, [np.float32([1, 2, 3, 4, 5]), np.float32([0, 2.5, 9])])
+    assert out.tolist() == [0, 2, 5]
+
+
+def test_a_while_loop_that_never_ends_fails_the_run(monkeypatch):
+    monkeypatch.setattr("vdplace.ir.tir.run._MAX_WHILE", 1000)  # 2**20 by default
+    func = prim_func_from_text(
+        "@T.prim_func\ndef spin(x: T.Buffer((1,), 'int64'), y: T.Buffer((1,), 'int64')):\n"
+        "    while x[0] < T.int64(1):\n        y[0] = y[0] + T.int64(1)\n"
+    )
+    with pytest.raises(IRRuntimeError, match="while loop ran"):
+        run_prim_func(func, [np.int64([0])])
 
 
 def test_a_store_reading_its_own_buffer_elsewhere_runs_in_loop_order():

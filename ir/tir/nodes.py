@@ -232,7 +232,31 @@ class Seq:
     stmts: tuple[Stmt, ...]
 
 
-Stmt = Store | Block | For | Seq
+@dataclass(frozen=True, slots=True)
+class IfThenElse:
+    """``if cond: then`` with an optional ``else: otherwise``."""
+
+    cond: Expr
+    then: Stmt
+    otherwise: Stmt | None
+
+
+@dataclass(frozen=True, slots=True)
+class While:
+    """``while cond: body``."""
+
+    cond: Expr
+    body: Stmt
+
+
+@dataclass(frozen=True, slots=True)
+class Alloc:
+    """``name = T.alloc_local(shape, dtype)`` inside the body: a fresh zeroed buffer each time it runs."""
+
+    buffer: Buffer
+
+
+Stmt = Store | Block | For | Seq | IfThenElse | While | Alloc
 
 
 @dataclass(frozen=True, slots=True)

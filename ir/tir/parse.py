@@ -20,15 +20,32 @@ from ..errors import ParseError
 from ..parser.literals import bind_arguments, bool_literal, describe, dotted, literal, str_literal
 from ..parser.source import Source, parse_python
 from .exprs import ExprReader
-from .nodes import Block, Buffer, Expr, For, IterVar, PrimFunc, Scalar, Seq, Stmt, Store, Var, loaded
+from .nodes import (
+    Alloc,
+    Block,
+    Buffer,
+    Expr,
+    For,
+    IfThenElse,
+    IterVar,
+    PrimFunc,
+    Scalar,
+    Seq,
+    Stmt,
+    Store,
+    Var,
+    While,
+    loaded,
+)
 
 Expand = Callable[[list[ast.stmt]], Iterable[ast.stmt]]
 
 _LOOP_KINDS = {"range": "range", "T.serial": "serial", "T.parallel": "parallel", "T.vectorized": "vectorized"}
 _LOOP_KINDS["T.unroll"] = "unroll"
 _BLOCKS = ("T.sblock", "T.block")
-_IGNORED = frozenset({"T.reads", "T.writes", "T.block_attr", "T.sblock_attr"})
-_ALLOCS = ("T.alloc_buffer", "T.sblock_alloc_buffer")
+_IGNORED = frozenset({"T.reads", "T.writes", "T.block_attr", "T.sblock_attr", "T.attr"})
+_LOCAL_ALLOCS = ("T.alloc_local", "T.alloc_buffer", "T.sblock_alloc_buffer")
+_ALLOCS = ("T.alloc_buffer", "T.sblock_alloc_buffer", "T.alloc_local")
 # Buffer keywords that say how the buffer sits in memory, not what it holds: read and dropped.
 _LAYOUT_KEYWORDS = ("align", "offset_factor", "elem_offset")
 _AXIS_KINDS = {"T.axis.spatial": "S", "T.axis.S": "S", "T.axis.reduce": "R", "T.axis.R": "R"}
@@ -138,7 +155,7 @@ class _FunctionReader:
         """A buffer declared by ``T.Buffer(shape, dtype)`` (a parameter) or ``T.alloc_buffer(shape, dtype)``."""
         if name in self.buffers:
             raise self.error(f"buffer {name!r} is declared twice", node)
-        words = (what,) if what != "T.alloc_buffer" else _ALLOCS
+        words = _ALLOCS if what == "T.alloc_buffer" else (what,)
         if not (isinstance(node, ast.Call) and dotted(node.func) in words):
             raise self.error(f"buffer {name!r} must be declared with {what}(shape, dtype), got {describe(node)}", node)
         names = ("shape", "dtype", *_LAYOUT_KEYWORDS)
@@ -216,6 +233,18 @@ class _FunctionReader:
             return None
         if isinstance(stmt, ast.AnnAssign) and _is_let(stmt.annotation):
             self.let(stmt)
+            return None
+        if isinstance(stmt, ast.If):
+            cond = self.exprs.boolean(stmt.test, 0)
+            otherwise = self.statements(stmt.orelse) if stmt.orelse else None
+            return IfThenElse(cond, self.statements(stmt.body), otherwise)
+        if isinstance(stmt, ast.While) and not stmt.orelse:
+            return While(self.exprs.boolean(stmt.test, 0), self.statements(stmt.body))
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            call = stmt.value
+            if isinstance(call, ast.Call) and dotted(call.func) in _LOCAL_ALLOCS:
+                return Alloc(self.buffer(stmt.targets[0].id, call, dotted(call.func)))  # type: ignore[arg-type]
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in _IGNORED:
             return None
         if isinstance(stmt, ast.Pass):
             return None

@@ -45,6 +45,7 @@ from .nodes import (
     Const,
     Expr,
     For,
+    IfThenElse,
     Intrin,
     Load,
     PrimFunc,
@@ -55,9 +56,12 @@ from .nodes import (
     Store,
     Unary,
     Var,
+    While,
     loaded,
     variables,
 )
+
+_MAX_WHILE = 1 << 20  # iterations one run of a while loop may take before it is taken for a hang
 
 
 class IRRuntimeError(IRError):
@@ -179,8 +183,22 @@ class _Runner:
             self.loop(stmt, env)  # type: ignore[arg-type]
         elif t is Block:
             self.block(stmt, env, None)  # type: ignore[arg-type]
-        else:
+        elif t is Store:
             self.store(stmt, env, None)  # type: ignore[arg-type]
+        elif t is IfThenElse:
+            if self.expr(stmt.cond, env):  # type: ignore[union-attr]
+                self.stmt(stmt.then, env)  # type: ignore[union-attr]
+            elif stmt.otherwise is not None:  # type: ignore[union-attr]
+                self.stmt(stmt.otherwise, env)  # type: ignore[union-attr]
+        elif t is While:
+            for _ in range(_MAX_WHILE):
+                if not self.expr(stmt.cond, env):  # type: ignore[union-attr]
+                    return
+                self.stmt(stmt.body, env)  # type: ignore[union-attr]
+            raise IRRuntimeError(f"TIR function {self.fname!r}: a while loop ran {_MAX_WHILE} times without ending")
+        else:  # Alloc
+            b = stmt.buffer  # type: ignore[union-attr]
+            self.buffers[b.name] = np.zeros(self.shape(b, env), b.dtype)
 
     def loop(self, loop: For, env: dict[str, Any]) -> None:
         loops: list[tuple[Var, int]] = []

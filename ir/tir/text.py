@@ -13,6 +13,7 @@ import json
 import math
 
 from .nodes import (
+    Alloc,
     BinOp,
     Block,
     Buffer,
@@ -20,6 +21,7 @@ from .nodes import (
     Const,
     Expr,
     For,
+    IfThenElse,
     Intrin,
     Load,
     PrimFunc,
@@ -30,6 +32,7 @@ from .nodes import (
     Store,
     Unary,
     Var,
+    While,
 )
 
 INDENT = "    "
@@ -155,6 +158,18 @@ class _Writer:
             self.stmt(stmt.body, indent + INDENT, inner)
         elif type(stmt) is Block:
             self.block(stmt, indent, loops)
+        elif type(stmt) is IfThenElse:
+            lines.append(f"{indent}if {expr(stmt.cond)}:")
+            self.stmt(stmt.then, indent + INDENT, loops)
+            if stmt.otherwise is not None:
+                lines.append(f"{indent}else:")
+                self.stmt(stmt.otherwise, indent + INDENT, loops)
+        elif type(stmt) is While:
+            lines.append(f"{indent}while {expr(stmt.cond)}:")
+            self.stmt(stmt.body, indent + INDENT, loops)
+        elif type(stmt) is Alloc:
+            b = stmt.buffer
+            lines.append(f"{indent}{b.name} = T.alloc_local({_shape(b)}, {literal(b.dtype)})")
         else:
             raise TypeError(f"not a TIR statement: {stmt!r}")
 
