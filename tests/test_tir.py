@@ -323,3 +323,16 @@ def test_expressions_compute_what_tvm_computes(dtype, value, x, want):
     for vectorize in (True, False):
         (y,) = run_prim_func(func, [np.array(x, dtype)], vectorize=vectorize)
         assert y.tolist() == want
+
+
+def test_bfloat16_is_computed_in_float32_and_rounded_where_cast_and_stored():
+    """As TVM's bfloat16 legalization does (TVM 0.27's llvm build gives the same for exp of a cast)."""
+    from vdplace.ir.ops.special import round_bfloat16
+
+    func = prim_func_from_text(
+        "@T.prim_func\ndef f(x: T.Buffer((4,), 'float32'), y: T.Buffer((4,), 'bfloat16')):\n"
+        "    for i in range(4):\n        y[i] = T.exp(T.Cast('bfloat16', x[i])) * T.bfloat16(3.0)\n"
+    )
+    x = np.float32([1.0039, 0.3, 2.5, -1.7])
+    (y,) = run_prim_func(func, [x])
+    np.testing.assert_array_equal(y, round_bfloat16(np.exp(round_bfloat16(x)) * np.float32(3)))

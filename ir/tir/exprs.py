@@ -21,6 +21,7 @@ MAX_DEPTH = 200  # TOPI prints at most ~25 levels; printing, running and compari
 
 SCALAR_DTYPES = frozenset(
     {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"}
+    | {"bfloat16"}
 )
 _BINOPS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
@@ -54,7 +55,7 @@ def is_int(dtype: str) -> bool:
 
 
 def is_float(dtype: str) -> bool:
-    return dtype.startswith("float")
+    return dtype.startswith("float") or dtype == "bfloat16"
 
 
 def _bits(dtype: str) -> int:

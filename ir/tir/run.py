@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtype import is_float, to_numpy
 from ..errors import IRError
 from .nodes import (
     BinOp,
@@ -85,7 +86,7 @@ def run_prim_func(func: PrimFunc, args: list[Any], *, vectorize: bool = True) ->
     buffers: dict[str, np.ndarray] = {}
     for p, a in zip(inputs, args, strict=True):
         if type(p) is Buffer:
-            array = buffers[p.name] = np.array(a, dtype=p.dtype, order="C")
+            array = buffers[p.name] = np.array(a, dtype=to_numpy(p.dtype), order="C")
             if array.ndim != len(p.shape):
                 raise IRRuntimeError(
                     f"TIR function {func.name!r}: buffer {p.name!r} has {len(p.shape)} dims, the argument {array.ndim}"
@@ -104,7 +105,7 @@ def run_prim_func(func: PrimFunc, args: list[Any], *, vectorize: bool = True) ->
     for p in func.params[len(args) :] + func.allocs:
         if type(p) is not Buffer:
             raise IRRuntimeError(f"TIR function {func.name!r}: no argument for scalar {p.name!r}")
-        buffers[p.name] = np.zeros(runner.shape(p, env), p.dtype)
+        buffers[p.name] = np.zeros(runner.shape(p, env), to_numpy(p.dtype))
         outputs.append(buffers[p.name])
     with np.errstate(all="ignore"):
         runner.stmt(func.body, env)
@@ -152,7 +153,14 @@ _UPDATES: dict[str, tuple[np.ufunc, bool]] = {
 
 
 def _scalar(dtype: str, value: Any) -> Any:
-    return np.dtype(dtype).type(value)
+    return to_numpy(dtype).type(value)
+
+
+def _bfloat16(x: Any) -> Any:
+    """`x` (float32) rounded to bfloat16's precision: values of a bfloat16 expression are kept so."""
+    from ..ops.special import round_bfloat16  # the op library's, as R.astype rounds
+
+    return round_bfloat16(x) if np.ndim(x) else round_bfloat16(np.asarray(x))[()]
 
 
 class _Runner:
@@ -198,7 +206,7 @@ class _Runner:
             raise IRRuntimeError(f"TIR function {self.fname!r}: a while loop ran {_MAX_WHILE} times without ending")
         else:  # Alloc
             b = stmt.buffer  # type: ignore[union-attr]
-            self.buffers[b.name] = np.zeros(self.shape(b, env), b.dtype)
+            self.buffers[b.name] = np.zeros(self.shape(b, env), to_numpy(b.dtype))
 
     def loop(self, loop: For, env: dict[str, Any]) -> None:
         loops: list[tuple[Var, int]] = []
@@ -272,6 +280,8 @@ class _Runner:
         value_expr = update[1] if update is not None else store.value
         indices = [self.expr(i, env) for i in store.indices]
         value = self.expr(value_expr, env)
+        if store.buffer.dtype == "bfloat16":
+            value = _bfloat16(value)
         self.check(store.buffer.name, target.shape, indices)
         if shape is None:
             target[tuple(int(i) for i in indices)] = value
@@ -298,6 +308,11 @@ class _Runner:
 
     # -- expressions -----------------------------------------------------------------
     def expr(self, e: Expr, env: dict[str, Any]) -> Any:
+        """`e`'s value: a NumPy scalar, or an array over the loops' grid.
+
+        bfloat16 values are held as float32 and computed in it, as TVM's bfloat16 legalization does:
+        rounded where they are cast to bfloat16 and where they are stored.
+        """
         t = type(e)
         if t is Const:
             return _scalar(e.dtype, e.value)  # type: ignore[union-attr]
@@ -309,13 +324,14 @@ class _Runner:
         if t is BinOp:
             a, b = self.expr(e.a, env), self.expr(e.b, env)  # type: ignore[union-attr]
             if e.op == "/":  # type: ignore[union-attr]
-                return np.true_divide(a, b).astype(e.dtype) if e.dtype.startswith("float") else _truncdiv(a, b)  # type: ignore[union-attr]
+                return np.true_divide(a, b).astype(to_numpy(e.dtype)) if is_float(e.dtype) else _truncdiv(a, b)  # type: ignore[union-attr]
             return _BINARY[e.op](a, b)  # type: ignore[union-attr]
         if t is Unary:
             a = self.expr(e.a, env)  # type: ignore[union-attr]
             return np.negative(a) if e.op == "-" else (np.logical_not(a) if e.op == "not" else np.invert(a))  # type: ignore[union-attr]
         if t is Cast:
-            return np.asarray(self.expr(e.value, env)).astype(e.dtype)  # type: ignore[union-attr]
+            value = np.asarray(self.expr(e.value, env)).astype(to_numpy(e.dtype))  # type: ignore[union-attr]
+            return _bfloat16(value) if e.dtype == "bfloat16" else value  # type: ignore[union-attr]
         if t is Select:
             return self.select(e, env)  # type: ignore[arg-type]
         return self.intrinsic(e, env)  # type: ignore[arg-type]
@@ -343,7 +359,7 @@ class _Runner:
 
     def intrinsic(self, e: Intrin, env: dict[str, Any]) -> Any:
         if not e.args:
-            dtype = np.dtype(e.dtype)
+            dtype = to_numpy(e.dtype)
             if e.name == "infinity":
                 return _scalar(e.dtype, np.inf)
             info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
@@ -365,7 +381,10 @@ def _reads(e: Expr, name: str) -> bool:
 
 
 def _update(store: Store) -> tuple[np.ufunc, Expr] | None:
-    """``B[i] = B[i] op e`` with `e` not reading ``B``: the ufunc and `e`; None for any other store."""
+    """``B[i] = B[i] op e`` with `e` not reading ``B``: the ufunc and `e`; None for any other store, and for
+    a bfloat16 ``B``, each partial result of which is rounded (the reduction then runs step by step)."""
+    if store.buffer.dtype == "bfloat16":
+        return None
     value = store.value
     if type(value) is BinOp:
         op, a, b = value.op, value.a, value.b
