@@ -182,17 +182,18 @@ class _Runner:
             ) from None
 
     # -- statements ------------------------------------------------------------------
-    def stmt(self, stmt: Stmt, env: dict[str, Any]) -> None:
+    def stmt(self, stmt: Stmt, env: dict[str, Any], lanes: tuple[int, ...] | None = None) -> None:
+        """Run `stmt`; with `lanes`, inside a parallel loop run as arrays of that shape (`parallel`)."""
         t = type(stmt)
         if t is Seq:
             for s in stmt.stmts:  # type: ignore[union-attr]
-                self.stmt(s, env)
+                self.stmt(s, env, lanes)
         elif t is For:
-            self.loop(stmt, env)  # type: ignore[arg-type]
+            self.loop(stmt, env, lanes)  # type: ignore[arg-type]
         elif t is Block:
-            self.block(stmt, env, None)  # type: ignore[arg-type]
+            self.block(stmt, env, lanes)  # type: ignore[arg-type]
         elif t is Store:
-            self.store(stmt, env, None)  # type: ignore[arg-type]
+            self.store(stmt, env, lanes)  # type: ignore[arg-type]
         elif t is IfThenElse:
             if self.expr(stmt.cond, env):  # type: ignore[union-attr]
                 self.stmt(stmt.then, env)  # type: ignore[union-attr]
@@ -208,7 +209,15 @@ class _Runner:
             b = stmt.buffer  # type: ignore[union-attr]
             self.buffers[b.name] = np.zeros(self.shape(b, env), to_numpy(b.dtype))
 
-    def loop(self, loop: For, env: dict[str, Any]) -> None:
+    def loop(self, loop: For, env: dict[str, Any], lanes: tuple[int, ...] | None = None) -> None:
+        if lanes is not None:  # inside a parallel loop run as arrays: this one runs in order
+            self.in_order(loop, env, lanes)
+            return
+        if self.vectorize and loop.kind == "parallel" and _runs_as_lanes(loop):
+            (var,), (extent,) = loop.vars, loop.extents
+            n = extent if type(extent) is int else self.extent(extent, env)
+            self.stmt(loop.body, {**env, var.name: np.arange(n, dtype=var.dtype)}, (n,))
+            return
         loops: list[tuple[Var, int]] = []
         inner: Stmt = loop
         while type(inner) is For:
@@ -235,6 +244,16 @@ class _Runner:
             body = For((v,), (e,), "serial", body)
         for i in range(extent):
             self.stmt(body, {**env, var.name: _scalar(var.dtype, i)})
+
+    def in_order(self, loop: For, env: dict[str, Any], lanes: tuple[int, ...]) -> None:
+        """`loop`'s iterations one after another, its body over the parallel loop's `lanes`."""
+        (var, extent), *rest = zip(loop.vars, loop.extents, strict=True)
+        body = (
+            loop.body if not rest else For(tuple(v for v, _ in rest), tuple(e for _, e in rest), loop.kind, loop.body)
+        )
+        n = extent if type(extent) is int else self.extent(extent, env)
+        for i in range(n):
+            self.stmt(body, {**env, var.name: _scalar(var.dtype, i)}, lanes)
 
     def reduction_steps(self, block: Block, loops: list[tuple[Var, int]], env: dict[str, Any]) -> None:
         """Run `block` over its spatial loops as arrays, one step of its reduction loops at a time.
@@ -426,6 +445,35 @@ def _steps_over_reductions(block: Block, loops: list[tuple[Var, int]]) -> bool:
         return False
     bodies = _stores(block.body) + (_stores(block.init) if block.init is not None else ())
     return all(type(s) is Store for s in bodies)
+
+
+def _runs_as_lanes(loop: For) -> bool:
+    """Whether a ``T.parallel`` loop runs as arrays over its variable (`_Runner.stmt`'s `lanes`).
+
+    Its iterations are independent (what ``T.parallel`` promises), so they may run side by side when its
+    body holds only loops (whose extents do not name its variable), blocks of stores, and stores: TOPI's
+    scans (cumsum) and scatters.
+    """
+    if len(loop.vars) != 1:
+        return False
+    name = loop.vars[0].name
+    todo: list[Stmt] = [loop.body]
+    while todo:
+        s = todo.pop()
+        t = type(s)
+        if t is Seq:
+            todo.extend(s.stmts)  # type: ignore[union-attr]
+        elif t is For:
+            if any(type(e) is not int and name in variables(e) for e in s.extents):  # type: ignore[union-attr]
+                return False
+            todo.append(s.body)  # type: ignore[union-attr]
+        elif t is Block:
+            inits = _stores(s.init) if s.init is not None else ()  # type: ignore[union-attr]
+            if not all(type(x) is Store for x in _stores(s.body) + inits):  # type: ignore[union-attr]
+                return False
+        elif t is not Store:
+            return False
+    return True
 
 
 def _vectorizes(stmt: Stmt) -> bool:
