@@ -63,6 +63,9 @@ from .nodes import (
 )
 
 _MAX_WHILE = 1 << 20  # iterations one run of a while loop may take before it is taken for a hang
+# A reduction nest of more iterations than this runs step by step (`_Runner.reduction_steps`) rather than as
+# one array over all of them: a legalized matmul would otherwise hold an index per multiply-add.
+_MAX_GRID = 1 << 22
 
 
 class IRRuntimeError(IRError):
@@ -227,7 +230,8 @@ class _Runner:
             extents = [e if type(e) is int else self.extent(e, env) for e in inner.extents]  # type: ignore[union-attr]
             loops += zip(inner.vars, extents, strict=True)  # type: ignore[union-attr]
             inner = inner.body  # type: ignore[union-attr]
-        if self.vectorize and _vectorizes(inner):
+        steps = self.vectorize and type(inner) is Block and _steps_over_reductions(inner, loops)
+        if self.vectorize and _vectorizes(inner) and not (steps and _grid_size(loops) > _MAX_GRID):
             shape = tuple(e for _, e in loops)
             grid = _grid(env, loops)
             if type(inner) is Block:
@@ -235,7 +239,7 @@ class _Runner:
             else:
                 self.store(inner, grid, shape)  # type: ignore[arg-type]
             return
-        if self.vectorize and type(inner) is Block and _steps_over_reductions(inner, loops):
+        if steps:
             self.reduction_steps(inner, loops, env)
             return
         (var, extent), rest = loops[0], loops[1:]
@@ -422,6 +426,13 @@ def _update(store: Store) -> tuple[np.ufunc, Expr] | None:
     if commutes and b == this and not _reads(a, name):
         return ufunc, a
     return None
+
+
+def _grid_size(loops: list[tuple[Var, int]]) -> int:
+    size = 1
+    for _, extent in loops:
+        size *= extent
+    return size
 
 
 def _grid(env: dict[str, Any], loops: list[tuple[Var, int]]) -> dict[str, Any]:
