@@ -2,19 +2,20 @@
 
 This is the part of TVM's tensor-level IR that its TOPI compute definitions
 print as ``@T.prim_func`` functions (what TVM's ONNX frontend emits for Clip
-with tensor bounds, Einsum, Tile, Pad modes, Resize): perfect loop nests
-over ``T.grid``, one block per nest with ``T.axis`` bindings, an optional
-``T.init`` for reductions, buffer loads and stores, arithmetic and math
-intrinsics.  Every node is an immutable value compared field by field, so a
-`PrimFunc` can sit in a relax call's attributes (``R.call_tir``) and two
-parses of one text compare equal.
+with tensor bounds, Einsum, Tile, Pad modes, Resize, and what LegalizeOps
+makes of every op): loop nests, blocks with ``T.axis`` bindings and an
+optional ``T.init``, buffer loads and stores, ``if`` / ``while``, local
+buffers, arithmetic and math intrinsics, static or symbolic shapes.  Every
+node is an immutable value compared field by field, so a `PrimFunc` can sit
+in a relax call's attributes (``R.call_tir``) and two parses of one text
+compare equal.
 
 Invariants: every expression carries its dtype (``"int64"``, ``"float32"``,
 ``"bool"``...), set by the parser, which makes both operands of a binary
 operator share one dtype (a bare Python number takes its partner's dtype, as
 TVM's parser does).  A block's iteration variables and a loop's variable are
-bound before use; a buffer is a parameter of its function or one of its
-``T.alloc_buffer`` buffers.
+bound before use; a buffer is a parameter of its function, one of its
+``T.alloc_buffer`` buffers or an `Alloc` statement's.
 """
 
 from __future__ import annotations
