@@ -58,14 +58,20 @@ from .nodes import (
     Unary,
     Var,
     While,
-    loaded,
     variables,
+)
+from .plan import (
+    MAX_GRID,
+    block_stores,
+    grid_size,
+    loop_grid,
+    reduction_update,
+    runs_as_lanes,
+    steps_over_reductions,
+    vectorizes,
 )
 
 _MAX_WHILE = 1 << 20  # iterations one run of a while loop may take before it is taken for a hang
-# A reduction nest of more iterations than this runs step by step (`_Runner.reduction_steps`) rather than as
-# one array over all of them: a legalized matmul would otherwise hold an index per multiply-add.
-_MAX_GRID = 1 << 22
 
 
 class IRRuntimeError(IRError):
@@ -148,11 +154,6 @@ _INTRINSICS: dict[str, Callable[..., Any]] = {
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
     "shift_left": np.left_shift, "shift_right": np.right_shift, "erf": _erf, "likely": lambda x: x,
 }  # fmt: skip
-# Reduction updates `ufunc.at` applies: the operator, and whether the loaded element may be its right operand.
-_UPDATES: dict[str, tuple[np.ufunc, bool]] = {
-    "+": (np.add, True), "*": (np.multiply, True), "-": (np.subtract, False), "max": (np.maximum, True),
-    "min": (np.minimum, True), "&": (np.bitwise_and, True), "|": (np.bitwise_or, True), "^": (np.bitwise_xor, True),
-}  # fmt: skip
 
 
 def _scalar(dtype: str, value: Any) -> Any:
@@ -216,7 +217,7 @@ class _Runner:
         if lanes is not None:  # inside a parallel loop run as arrays: this one runs in order
             self.in_order(loop, env, lanes)
             return
-        if self.vectorize and loop.kind == "parallel" and _runs_as_lanes(loop):
+        if self.vectorize and loop.kind == "parallel" and runs_as_lanes(loop):
             (var,), (extent,) = loop.vars, loop.extents
             n = extent if type(extent) is int else self.extent(extent, env)
             self.stmt(loop.body, {**env, var.name: np.arange(n, dtype=var.dtype)}, (n,))
@@ -230,10 +231,10 @@ class _Runner:
             extents = [e if type(e) is int else self.extent(e, env) for e in inner.extents]  # type: ignore[union-attr]
             loops += zip(inner.vars, extents, strict=True)  # type: ignore[union-attr]
             inner = inner.body  # type: ignore[union-attr]
-        steps = self.vectorize and type(inner) is Block and _steps_over_reductions(inner, loops)
-        if self.vectorize and _vectorizes(inner) and not (steps and _grid_size(loops) > _MAX_GRID):
+        steps = self.vectorize and type(inner) is Block and steps_over_reductions(inner, loops)
+        if self.vectorize and vectorizes(inner) and not (steps and grid_size(loops) > MAX_GRID):
             shape = tuple(e for _, e in loops)
-            grid = _grid(env, loops)
+            grid = loop_grid(env, loops)
             if type(inner) is Block:
                 self.block(inner, grid, shape)
             else:
@@ -269,7 +270,7 @@ class _Runner:
         spatial = [(v, e) for v, e in loops if kinds[v.name] == "S"]
         reduction = [(v, e) for v, e in loops if kinds[v.name] == "R"]
         shape = tuple(e for _, e in spatial)
-        grid = _grid(env, spatial)
+        grid = loop_grid(env, spatial)
         for point in itertools.product(*(range(e) for _, e in reduction)):
             step = dict(grid)
             for (v, _), i in zip(reduction, point, strict=True):
@@ -287,19 +288,19 @@ class _Runner:
                     first = np.logical_and(first, env[iv.var.name] == 0)
             if shape is not None:
                 mask = np.broadcast_to(first, shape)
-                for init in _stores(block.init):
+                for init in block_stores(block.init):
                     self.store(init, env, shape, mask)
             elif first:
                 self.stmt(block.init, env)
         if shape is None:
             self.stmt(block.body, env)
         else:
-            for store in _stores(block.body):
+            for store in block_stores(block.body):
                 self.store(store, env, shape)
 
     def store(self, store: Store, env: dict[str, Any], shape: tuple[int, ...] | None, mask: Any = None) -> None:
         target = self.buffers[store.buffer.name]
-        update = _update(store) if shape is not None else None
+        update = reduction_update(store) if shape is not None else None
         value_expr = update[1] if update is not None else store.value
         indices = [self.expr(i, env) for i in store.indices]
         value = self.expr(value_expr, env)
@@ -396,109 +397,3 @@ class _Runner:
         if e.name == "exp10":
             return np.power(_scalar(e.dtype, 10), args[0])
         return _INTRINSICS[e.name](*args)
-
-
-def _reads(e: Expr, name: str) -> bool:
-    """Whether `e` loads from the buffer called `name`."""
-    return name in loaded(e)
-
-
-def _update(store: Store) -> tuple[np.ufunc, Expr] | None:
-    """``B[i] = B[i] op e`` with `e` not reading ``B``: the ufunc and `e`; None for any other store, and for
-    a bfloat16 ``B``, each partial result of which is rounded (the reduction then runs step by step)."""
-    if store.buffer.dtype == "bfloat16":
-        return None
-    value = store.value
-    if type(value) is BinOp:
-        op, a, b = value.op, value.a, value.b
-    elif type(value) is Intrin and value.name in ("max", "min"):
-        op, (a, b) = value.name, value.args
-    else:
-        return None
-    entry = _UPDATES.get(op)
-    if entry is None:
-        return None
-    ufunc, commutes = entry
-    this = Load(store.buffer, store.indices)
-    name = store.buffer.name
-    if a == this and not _reads(b, name):
-        return ufunc, b
-    if commutes and b == this and not _reads(a, name):
-        return ufunc, a
-    return None
-
-
-def _grid_size(loops: list[tuple[Var, int]]) -> int:
-    size = 1
-    for _, extent in loops:
-        size *= extent
-    return size
-
-
-def _grid(env: dict[str, Any], loops: list[tuple[Var, int]]) -> dict[str, Any]:
-    """`env` with each loop variable an `arange` along its own axis of the loops' grid."""
-    grid = dict(env)
-    for k, (var, extent) in enumerate(loops):
-        grid[var.name] = np.arange(extent, dtype=var.dtype).reshape([-1 if j == k else 1 for j in range(len(loops))])
-    return grid
-
-
-def _stores(stmt: Stmt | None) -> tuple[Store, ...]:
-    """The stores of a block's body (a store, or stores one after another)."""
-    return stmt.stmts if type(stmt) is Seq else (stmt,)  # type: ignore[return-value, union-attr]
-
-
-def _steps_over_reductions(block: Block, loops: list[tuple[Var, int]]) -> bool:
-    """Whether `block` runs as `_Runner.reduction_steps`: each loop binds exactly one of its iteration
-    variables (``T.axis.remap``), and its init and body are stores."""
-    bound = [iv.value for iv in block.iter_vars]
-    if sorted(id(v) for v in bound) != sorted(id(v) for v, _ in loops) or len(set(map(id, bound))) != len(bound):
-        return False
-    bodies = _stores(block.body) + (_stores(block.init) if block.init is not None else ())
-    return all(type(s) is Store for s in bodies)
-
-
-def _runs_as_lanes(loop: For) -> bool:
-    """Whether a ``T.parallel`` loop runs as arrays over its variable (`_Runner.stmt`'s `lanes`).
-
-    Its iterations are independent (what ``T.parallel`` promises), so they may run side by side when its
-    body holds only loops (whose extents do not name its variable), blocks of stores, and stores: TOPI's
-    scans (cumsum) and scatters.
-    """
-    if len(loop.vars) != 1:
-        return False
-    name = loop.vars[0].name
-    todo: list[Stmt] = [loop.body]
-    while todo:
-        s = todo.pop()
-        t = type(s)
-        if t is Seq:
-            todo.extend(s.stmts)  # type: ignore[union-attr]
-        elif t is For:
-            if any(type(e) is not int and name in variables(e) for e in s.extents):  # type: ignore[union-attr]
-                return False
-            todo.append(s.body)  # type: ignore[union-attr]
-        elif t is Block:
-            inits = _stores(s.init) if s.init is not None else ()  # type: ignore[union-attr]
-            if not all(type(x) is Store for x in _stores(s.body) + inits):  # type: ignore[union-attr]
-                return False
-        elif t is not Store:
-            return False
-    return True
-
-
-def _vectorizes(stmt: Stmt) -> bool:
-    """Whether a loop nest's body `stmt` runs as array operations (see the module docstring)."""
-    if type(stmt) is Block:
-        if type(stmt.body) is not Store or (stmt.init is not None and type(stmt.init) is not Store):
-            return False
-        if stmt.init is not None and _reads(stmt.init.value, stmt.init.buffer.name):  # type: ignore[union-attr]
-            return False
-        stmt = stmt.body
-    if type(stmt) is not Store:
-        return False
-    return (
-        _update(stmt) is not None
-        or not _reads(stmt.value, stmt.buffer.name)
-        and not any(_reads(i, stmt.buffer.name) for i in stmt.indices)
-    )
