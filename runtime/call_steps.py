@@ -24,6 +24,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from vdplace.ir.ops.match_cast import match_dims
 from vdplace.ir.struct_info import tensor_leaves
 
 from . import shapes
@@ -32,7 +33,7 @@ from .diagnostics import Diagnostics
 from .errors import DeviceMemoryError, VMError
 from .frame import Frame, Step
 from .instructions import Call
-from .registers import drop
+from .registers import acquire, drop
 
 _DA = DeviceArray
 
@@ -107,6 +108,8 @@ def _result_wrapper(dev: Device | None, tensor_result: bool) -> Callable[[Any], 
 
 def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagnostics: Diagnostics) -> Step:
     """The step that runs `instr` (at `pc` of `frame`) on `dev` (None: on the host)."""
+    if instr.op.name == "match_cast":
+        return _match_cast_step(frame, pc, instr)
     late = shapes.symbolic_attrs(instr.op, instr.attrs)  # positions naming symbolic dims: resolved per run
     kernel = _kernel(instr, dev, late)
     env_slot = frame.env_slot
@@ -142,6 +145,27 @@ def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagn
     if len(args) == 1:
         return (call1_step, kernel, dev.adopt_result, dev, args[0], out, dropped, nxt, generic)
     return (call2_step, kernel, dev.adopt_result, dev, args[0], args[1], out, dropped, nxt, generic)
+
+
+def _match_cast_step(frame: Frame, pc: int, instr: Call) -> Step:
+    """``R.match_cast``: the value itself, once its shape fits the annotation; binds the annotation's new symbols
+    in the frame's dims (which the instructions after it read)."""
+    ty, env_slot = instr.attrs["ty"], frame.env_slot
+    (arg,), out, dropped, nxt = instr.args, instr.out, instr.drop, pc + 1
+
+    def step(regs: list) -> int:
+        value = regs[arg]
+        env = regs[env_slot]
+        if env is None:
+            env = regs[env_slot] = {}
+        match_dims(ty, tuple(_unwrap(value).shape), env, shapes.evaluate)
+        acquire(value)
+        regs[out] = value
+        if dropped:
+            drop(regs, dropped)
+        return nxt
+
+    return (closure_step, step)
 
 
 def result_name(frame: Frame, pc: int, diagnostics: Diagnostics) -> str:

@@ -33,6 +33,7 @@ from vdplace.ir.expr import (
 )
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
+from vdplace.ir.ops.match_cast import match_dims
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
@@ -148,6 +149,9 @@ class _Interpreter:
     @staticmethod
     def op(op: Op, args: list[Any], attrs: dict[str, Any], dims: dict[str, int]) -> Any:
         if op.name in ("to_vdevice", "hint_on_device"):
+            return args[0]
+        if op.name == "match_cast":  # binds the annotation's new symbols, as the VM does
+            match_dims(attrs["ty"], np.shape(args[0]), dims, shapes.evaluate)
             return args[0]
         if op.kernel is None:
             raise VMError(f"R.{op.name} has no NumPy kernel")

@@ -401,3 +401,12 @@ def test_importing_the_runtime_does_not_import_ray():
     code = "import sys, vdplace.runtime, vdplace.runtime.ray, vdplace.cli; assert 'ray' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
     assert runtime.RayExecutor is RayExecutor
+
+
+def test_a_match_cast_is_refused_before_any_actor_starts():
+    """Its symbols would be bound on one actor only; the local VM runs it (tests/test_match_cast.py)."""
+    from tests.test_match_cast import NONZERO
+
+    exe = runtime.compile(placement.place(ir.parse(NONZERO), default="host").module)
+    with pytest.raises(runtime.CompileError, match=r"cannot run main:\d+, an R.match_cast"):
+        RayExecutor(exe, timeout=30)

@@ -3,7 +3,7 @@
 One module per family (elementwise, math, linalg, reduce, nn, norm, activation, attention,
 pad, pixel_shuffle, conv, pool, resize, sampling, vision, qdq, trig, numeric, xor, shift,
 slice_scatter, search, median, loss, meshgrid, manipulate, index, gather, scatter, einsum, sort,
-create, device, effects, call_tir (runs a TIR function); conv_pool holds what conv, pool and resize
+create, device, effects, call_tir (runs a TIR function), match_cast, unique; conv_pool holds what conv, pool and resize
 share); each op is one `register_op` call in its family's module, carrying every part of the op (see `vdplace.ir.op`
 and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     linalg,
     loss,
     manipulate,
+    match_cast,
     math,
     median,
     meshgrid,
@@ -44,6 +45,7 @@ from . import (  # noqa: F401
     slice_scatter,
     sort,
     trig,
+    unique,
     vision,
     xor,
 )

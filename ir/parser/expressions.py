@@ -37,7 +37,15 @@ from ..op import (
     Param,
 )
 from ..span import Span
-from ..struct_info import DTYPES, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
+from ..struct_info import (
+    DTYPES,
+    PrimStructInfo,
+    ShapeStructInfo,
+    StructInfo,
+    TensorStructInfo,
+    TupleStructInfo,
+    replace_vdevices,
+)
 from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, metadata_ref, too_deep
 
 # R.<name> that are statements or static things, never values: a clearer error than "unknown op".
@@ -55,8 +63,8 @@ NOT_VALUES = {
     "Callable": "R.Callable is an annotation, not a value",
 }
 _PRIM_DTYPES = {f"T.{d}": d for d in DTYPES}
-# Keywords read under another parameter's name: TVM before 0.27 wrote call_tir's outputs ``out_sinfo=``.
-_KEYWORD_ALIASES = {("call_tir", "out_sinfo"): "out_ty"}
+# Keywords read under another parameter's name: TVM before 0.27 wrote ``out_sinfo=`` and ``struct_info=``.
+_KEYWORD_ALIASES = {("call_tir", "out_sinfo"): "out_ty", ("match_cast", "struct_info"): "ty"}
 EXPR_KINDS = (TENSOR, TENSORS, SHAPE)
 
 
@@ -249,8 +257,12 @@ class ExprParser:
             return self._prim_func_ref(op, name, node)
         if kind == OUT_TY:  # an annotation, or a list of them for several outputs (a tuple result)
             if isinstance(node, ast.List):
-                return TupleStructInfo([self.static.struct_info(e) for e in node.elts])
-            return self.static.struct_info(node)
+                sinfo: StructInfo = TupleStructInfo([self.static.struct_info(e) for e in node.elts])
+            else:
+                sinfo = self.static.struct_info(node)
+            # The result's device is placement's (the binding's annotation pins it); TVM writes a match_cast's
+            # annotation whole, vdevice included, as its binding's.
+            return replace_vdevices(sinfo, lambda path, leaf: None)
         if kind == VDEVICE:
             vdevice = self.static.vdevice_ref(node)
             if vdevice is None:

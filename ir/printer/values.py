@@ -180,6 +180,9 @@ class ValuePrinter(ExprVisitor):
             return
         if not isinstance(op, Op):
             raise PrintError(f"{self.where}: a call's callee must be an op or a module function, got {op!r}")
+        if op.name == "match_cast" and n == 1:  # TVM wants its annotation to be its binding's, vdevice and all
+            texts.append(f"R.match_cast({args[0]}, {self.body_sinfo(call.struct_info)})")
+            return
         attrs = call.attrs
         if not attrs:  # every argument in order, as the plan would lay them out: the usual call
             texts.append(f"R.{op.name}(" + ", ".join(args) + ")")

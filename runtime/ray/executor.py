@@ -33,7 +33,7 @@ from ..diagnostics import Diagnostics
 from ..errors import CompileError, DeviceUnavailable, InputError, VMError
 from ..executable import DeviceTree, Executable
 from ..frame import Frame
-from ..instructions import Invoke
+from ..instructions import Call, Invoke
 from ..profile import Profile
 from ..registers import release
 from .actor import VDeviceActor
@@ -308,9 +308,15 @@ def _input_frame(fn: Any) -> Frame:
 
 
 def _check_calls(executable: Executable) -> None:
-    """A called function may not bind symbolic dims: its parameters' shapes live on the actors, not the driver."""
+    """A called function may not bind symbolic dims, nor may an ``R.match_cast``: the shapes they read live
+    on the actors, and the dims bound on one actor would be unknown to the others and to the driver."""
     for fn in executable.functions.values():
         for pc, instr in enumerate(fn.instructions):
+            if isinstance(instr, Call) and instr.op.name == "match_cast":
+                raise CompileError(
+                    f"the Ray executor cannot run {fn.name}:{pc}, an R.match_cast: it binds symbolic dims "
+                    "from a shape known only where the value is; run it on the local VM"
+                )
             if isinstance(instr, Invoke) and executable[instr.function].symbols:
                 raise CompileError(
                     f"the Ray executor cannot run {fn.name}:{pc} (a call of {instr.function}): "
