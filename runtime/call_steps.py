@@ -158,7 +158,8 @@ def _match_cast_step(frame: Frame, pc: int, instr: Call) -> Step:
         env = regs[env_slot]
         if env is None:
             env = regs[env_slot] = {}
-        match_dims(ty, tuple(_unwrap(value).shape), env, shapes.evaluate)
+        lengths = value if value.__class__ is tuple else tuple(_unwrap(value).shape)  # a shape value, or a tensor
+        match_dims(ty, lengths, env, shapes.evaluate)
         acquire(value)
         regs[out] = value
         if dropped:

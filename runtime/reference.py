@@ -151,7 +151,8 @@ class _Interpreter:
         if op.name in ("to_vdevice", "hint_on_device"):
             return args[0]
         if op.name == "match_cast":  # binds the annotation's new symbols, as the VM does
-            match_dims(attrs["ty"], np.shape(args[0]), dims, shapes.evaluate)
+            value = args[0]
+            match_dims(attrs["ty"], value if isinstance(value, tuple) else np.shape(value), dims, shapes.evaluate)
             return args[0]
         if op.kernel is None:
             raise VMError(f"R.{op.name} has no NumPy kernel")

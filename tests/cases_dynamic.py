@@ -1,4 +1,4 @@
-"""Kernel cases of the ops behind data-dependent shapes: ``R.match_cast`` and ``R.unique``.
+"""Kernel cases of the ops behind data-dependent shapes: ``R.match_cast``, ``R.unique`` and ``R.call_packed``.
 
 Joined into KERNEL_CASES (tests/test_ops.py).  The unique references are
 TVM 0.27's llvm build on [3, 1, 3, 2, 1, 5, 3], sorted and in first-occurrence order.
@@ -9,11 +9,18 @@ from __future__ import annotations
 import numpy as np
 
 from vdplace.ir import tensor
+from vdplace.ir.struct_info import ShapeStructInfo
 
 _X = np.float32([3, 1, 3, 2, 1, 5, 3])
 _FLAGS = {"return_index": True, "return_inverse": True, "return_counts": True, "axis": None}
 
 CASES = [
+    (
+        "call_packed",
+        (np.int64([3, 4]),),
+        {"func": "vm.builtin.tensor_to_shape", "ty_args": ShapeStructInfo((3, 4))},
+        lambda s: (3, 4),
+    ),
     ("match_cast", (np.float32([[1, 2, 3]]),), {"ty": tensor((1, "n"))}, lambda x: x),
     (
         "unique",

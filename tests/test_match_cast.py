@@ -39,6 +39,24 @@ class Module:
         return z
 """
 
+# What TVM 0.27's ONNX frontend printed for Expand with a shape input (TVM's own parser refuses it: to its
+# well-formed check the packed call is impure, inside a dataflow block).
+EXPAND = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3, 1), dtype="float32"), s: R.Tensor((2,), dtype="int64")):
+        R.func_attr({"num_input": 2})
+        x_0 = T.int64()
+        x_1 = T.int64()
+        with R.dataflow():
+            lv: R.Shape(ndim=2) = R.call_packed("vm.builtin.tensor_to_shape", s, ty_args=(R.Shape(ndim=2),))
+            lv1: R.Shape([x_0, x_1]) = R.match_cast(lv, R.Shape([x_0, x_1]))
+            gv: R.Tensor((x_0, x_1), dtype="float32") = R.broadcast_to(x, R.shape([x_0, x_1]))
+            R.output(gv)
+        return gv
+"""
+
 X = np.float32([[0, 1, 0, 2], [3, 0, 0, 0], [0, 0, 5, 0]])
 
 
@@ -84,7 +102,7 @@ def test_a_shape_the_annotation_contradicts_fails_the_run_at_the_match_cast():
     [
         ('R.Tensor((2, n), dtype="float32")', "the value is int64, the annotation float32"),
         ('R.Tensor((n,), dtype="int64")', "the value has rank 2, the annotation 1"),
-        ("R.Shape([n])", "only a tensor annotation is read"),
+        ("R.Shape([n])", "a tensor.s annotation must be a tensor"),
     ],
 )
 def test_an_annotation_that_cannot_fit_is_a_located_inference_error(annotation, words):
@@ -92,3 +110,22 @@ def test_an_annotation_that_cannot_fit_is_a_located_inference_error(annotation, 
     with pytest.raises(InferenceError, match=words) as info:
         ir.parse(text)
     assert info.value.span.line == 9
+
+
+def test_a_shape_read_from_a_tensor_names_its_dims_for_the_ops_after_it():
+    x = np.float32([[1], [2], [3]])
+    out = _run(EXPAND, x, np.int64([3, 4]), default="host")
+    np.testing.assert_array_equal(out, np.broadcast_to(x, (3, 4)))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ('"vm.builtin.tensor_to_shape"', '"vm.builtin.something_else"', "only 'vm.builtin.tensor_to_shape' is read"),
+        ("ty_args=(R.Shape(ndim=2),)", "ty_args=(R.Shape(ndim=3),)", "gives a shape of 2 dims"),
+        ("R.Shape([x_0, x_1]))", "R.Shape([x_0]))", "the shape has 2 dims, the annotation 1"),
+    ],
+)
+def test_a_packed_call_or_shape_cast_that_cannot_fit_is_a_located_error(old, new, words):
+    with pytest.raises(InferenceError, match=words):
+        ir.parse(EXPAND.replace(old, new))

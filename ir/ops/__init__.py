@@ -3,7 +3,8 @@
 One module per family (elementwise, math, linalg, reduce, nn, norm, activation, attention,
 pad, pixel_shuffle, conv, pool, resize, sampling, vision, qdq, trig, numeric, xor, shift,
 slice_scatter, search, median, loss, meshgrid, manipulate, index, gather, scatter, einsum, sort,
-create, device, effects, call_tir (runs a TIR function), match_cast, unique; conv_pool holds what conv, pool and resize
+create, device, effects, call_tir (runs a TIR function), match_cast, unique, packed
+(call_packed: a shape from a tensor); conv_pool holds what conv, pool and resize
 share); each op is one `register_op` call in its family's module, carrying every part of the op (see `vdplace.ir.op`
 and docs/adding-an-op.md).
 `common` and `special` hold the helpers they share.
@@ -32,6 +33,7 @@ from . import (  # noqa: F401
     nn,
     norm,
     numeric,
+    packed,
     pad,
     pixel_shuffle,
     pool,

@@ -4,14 +4,14 @@ TVM's ONNX frontend prints it after an op whose result shape depends on the
 data (``R.nonzero``, ``R.unique``): the annotation names a symbol (``n``,
 declared ``n = T.int64()`` in the function) that the run binds from the
 tensor's actual shape, and the ops after it use.  The result is the value
-itself, on its device (device rule ``same``).
+itself, on its device (device rule ``same``).  A shape value read from a
+tensor (``R.call_packed("vm.builtin.tensor_to_shape", ...)``) is named the
+same way: ``R.match_cast(lv, R.Shape([a, b]))``.
 
 Inference checks what can be checked before the run (the dtype, the rank,
 dims both sides give as ints); the run checks the rest and binds each bare
 symbol not bound yet (`runtime.call_steps`; the reference interpreter
-alike).  Only tensors: a shape value (``R.Shape([a, b])``, what
-``vm.builtin.tensor_to_shape`` gives) is not read.  ``struct_info=`` (TVM
-before 0.27) is read as ``ty=``.
+alike).  ``struct_info=`` (TVM before 0.27) is read as ``ty=``.
 """
 
 from __future__ import annotations
@@ -21,36 +21,46 @@ from typing import Any
 
 from ..errors import InferenceError
 from ..op import OUT_TY, TENSOR, Param, Work, register_op
-from ..struct_info import StructInfo, TensorStructInfo
+from ..struct_info import ShapeStructInfo, StructInfo, TensorStructInfo
 
 
 def _infer(sinfos: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     value, ty = sinfos[0], attrs["ty"]
+    if isinstance(value, ShapeStructInfo) and isinstance(ty, ShapeStructInfo):  # a shape's values named
+        if value.ndim >= 0 and ty.ndim >= 0 and value.ndim != ty.ndim:
+            raise InferenceError(f"R.match_cast: the shape has {value.ndim} dims, the annotation {ty.ndim}")
+        _check_dims(value.values, ty.values)
+        return ty
     if not isinstance(value, TensorStructInfo):
-        raise InferenceError(f"R.match_cast: the value must be a tensor, got {value!r}")
+        raise InferenceError(f"R.match_cast: the value must be a tensor or a shape, got {value!r}")
     if not isinstance(ty, TensorStructInfo):
-        raise InferenceError(f"R.match_cast: only a tensor annotation is read, got {ty!r}")
+        raise InferenceError(f"R.match_cast: a tensor's annotation must be a tensor, got {ty!r}")
     if ty.vdevice is not None:
         raise InferenceError("R.match_cast: the annotation names no vdevice; annotate the binding to place it")
     if value.dtype and ty.dtype and value.dtype != ty.dtype:
         raise InferenceError(f"R.match_cast: the value is {value.dtype}, the annotation {ty.dtype}")
     if value.ndim >= 0 and ty.ndim >= 0 and value.ndim != ty.ndim:
         raise InferenceError(f"R.match_cast: the value has rank {value.ndim}, the annotation {ty.ndim}")
-    if value.shape is not None and ty.shape is not None:
-        for axis, (a, b) in enumerate(zip(value.shape, ty.shape, strict=True)):
-            if type(a) is int and type(b) is int and a != b:
-                raise InferenceError(f"R.match_cast: axis {axis} has length {a}, the annotation {b}")
+    _check_dims(value.shape, ty.shape)
     return ty
 
 
-def match_dims(ty: TensorStructInfo, shape: tuple[int, ...], env: dict[str, int], evaluate: Any) -> None:
-    """Check `shape` against `ty`'s dims, binding each bare symbol not in `env` yet; ValueError on a mismatch.
+def _check_dims(have: Sequence[int | str] | None, want: Sequence[int | str] | None) -> None:
+    if have is not None and want is not None:
+        for axis, (a, b) in enumerate(zip(have, want, strict=True)):
+            if type(a) is int and type(b) is int and a != b:
+                raise InferenceError(f"R.match_cast: axis {axis} has length {a}, the annotation {b}")
 
-    `evaluate(dim, env)` gives a symbolic dim's value (``runtime.shapes.evaluate``).
-    """
-    if ty.ndim >= 0 and len(shape) != ty.ndim:
-        raise ValueError(f"R.match_cast: the value has rank {len(shape)}, the annotation {ty.ndim}")
-    for axis, (dim, length) in enumerate(zip(ty.shape or (), shape, strict=False)):
+
+def match_dims(ty: StructInfo, lengths: Sequence[int], env: dict[str, int], evaluate: Any) -> None:
+    """Check `lengths` (a tensor's shape, or a shape value's dims) against `ty`'s dims, binding each bare
+    symbol not in `env` yet; ValueError on a mismatch.  `evaluate(dim, env)` gives a symbolic dim's value
+    (``runtime.shapes.evaluate``)."""
+    dims = ty.shape if isinstance(ty, TensorStructInfo) else ty.values  # type: ignore[attr-defined]
+    ndim = ty.ndim  # type: ignore[attr-defined]
+    if ndim >= 0 and len(lengths) != ndim:
+        raise ValueError(f"R.match_cast: the value has {len(lengths)} dims, the annotation {ndim}")
+    for axis, (dim, length) in enumerate(zip(dims or (), lengths, strict=False)):
         if type(dim) is str and dim.isidentifier() and dim not in env:
             env[dim] = int(length)
             continue

@@ -64,7 +64,11 @@ NOT_VALUES = {
 }
 _PRIM_DTYPES = {f"T.{d}": d for d in DTYPES}
 # Keywords read under another parameter's name: TVM before 0.27 wrote ``out_sinfo=`` and ``struct_info=``.
-_KEYWORD_ALIASES = {("call_tir", "out_sinfo"): "out_ty", ("match_cast", "struct_info"): "ty"}
+_KEYWORD_ALIASES = {
+    ("call_tir", "out_sinfo"): "out_ty",
+    ("match_cast", "struct_info"): "ty",
+    ("call_packed", "sinfo_args"): "ty_args",
+}
 EXPR_KINDS = (TENSOR, TENSORS, SHAPE)
 
 
@@ -256,8 +260,9 @@ class ExprParser:
         if kind == PRIM_FUNC:
             return self._prim_func_ref(op, name, node)
         if kind == OUT_TY:  # an annotation, or a list of them for several outputs (a tuple result)
-            if isinstance(node, ast.List):
-                sinfo: StructInfo = TupleStructInfo([self.static.struct_info(e) for e in node.elts])
+            if isinstance(node, (ast.List, ast.Tuple)):  # one in a list is that one, as in TVM
+                fields = [self.static.struct_info(e) for e in node.elts]
+                sinfo: StructInfo = fields[0] if len(fields) == 1 else TupleStructInfo(fields)
             else:
                 sinfo = self.static.struct_info(node)
             # The result's device is placement's (the binding's annotation pins it); TVM writes a match_cast's

@@ -248,6 +248,8 @@ class ValuePrinter(ExprVisitor):
             self.uses_cls = True
             return f"cls.{self.tir.name(value)}"
         if kind == OUT_TY:
+            if value is None:
+                return "None"
             if isinstance(value, TupleStructInfo):
                 return "[" + ", ".join(self.body_sinfo(f) for f in value.fields) + "]"
             return self.body_sinfo(value)
