@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 
+from ..dtype import is_float
 from ..errors import ParseError
 from ..parser.literals import describe, dotted, typed_int
 from ..parser.source import Source
@@ -52,10 +53,6 @@ _FLOAT_WORDS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 def is_int(dtype: str) -> bool:
     return dtype.startswith(("int", "uint"))
-
-
-def is_float(dtype: str) -> bool:
-    return dtype.startswith("float") or dtype == "bfloat16"
 
 
 def _bits(dtype: str) -> int:

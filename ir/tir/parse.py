@@ -168,13 +168,10 @@ class _FunctionReader:
         if shape_node is None:
             raise self.error(f"{what} needs a shape", node)
         dims = shape_node.elts if isinstance(shape_node, (ast.Tuple, ast.List)) else [shape_node]
-        shape = tuple(self.dim(d) for d in dims)
+        shape = tuple(self.exprs.dim(d) for d in dims)
         dtype = "float32" if dtype_node is None else str_literal(self.src, dtype_node, f"{what} dtype")
         buffer = self.buffers[name] = Buffer(name, shape, dtype)
         return buffer
-
-    def dim(self, node: ast.expr) -> int | Expr:
-        return self.exprs.dim(node)
 
     def declaration(self, stmt: ast.Assign) -> bool:
         """Read ``n = T.int64()`` (a symbol) or ``x = T.match_buffer(handle, shape, dtype)``; False if neither."""

@@ -9,7 +9,6 @@ a module one printed name.
 
 from __future__ import annotations
 
-import json
 import math
 
 from .nodes import (
@@ -89,14 +88,10 @@ def prim_func_lines(func: PrimFunc, name: str, indent: str = INDENT) -> list[str
 
 
 def literal(value: object) -> str:
-    """A string, number, bool, None, list/tuple or dict of them as Python reads it back (double-quoted strings)."""
-    if isinstance(value, str):  # JSON's escapes are Python's: every character, control and odd Unicode included
-        return json.dumps(value)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(literal(v) for v in value) + "]"
-    return repr(value)
+    """`value` as the relax printer writes an attribute (`ir.printer.literals.literal`)."""
+    from ..printer.literals import literal as attribute_literal  # ir.printer imports this module: not at its top
+
+    return attribute_literal(value)
 
 
 def _parameters(func: PrimFunc) -> tuple[list[str], list[str]]:
