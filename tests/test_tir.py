@@ -336,3 +336,33 @@ def test_bfloat16_is_computed_in_float32_and_rounded_where_cast_and_stored():
     x = np.float32([1.0039, 0.3, 2.5, -1.7])
     (y,) = run_prim_func(func, [x])
     np.testing.assert_array_equal(y, round_bfloat16(np.exp(round_bfloat16(x)) * np.float32(3)))
+
+
+@pytest.mark.parametrize("name", ["einsum_bmm", "softmax", "layer_norm", "conv2d_nchw"])
+def test_a_nest_run_in_chunks_gives_what_it_gives_in_one_go(name, monkeypatch):
+    mod, _, _ = _case(name)
+    for func, count in _prim_funcs(mod):
+        rng = np.random.default_rng(5)
+        inputs = [rng.standard_normal(b.shape).astype(b.dtype) for b in func.params[:count]]
+        whole = run_prim_func(func, inputs)
+        monkeypatch.setattr("vdplace.ir.tir.run.MAX_GRID", 5)  # every nest in chunks, some one iteration at a time
+        chunked = run_prim_func(func, inputs)
+        monkeypatch.undo()
+        for a, b in zip(whole, chunked, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_a_run_too_long_for_the_numpy_runner_is_refused_not_left_running(monkeypatch):
+    huge = prim_func_from_text(
+        "@T.prim_func\ndef f(x: T.Buffer((1,), 'float32'), y: T.Buffer((1,), 'float32')):\n"
+        "    for i, j in T.grid(T.int64(1048576), T.int64(1048576)):\n        y[0] = y[0] + x[0]\n"
+    )
+    with pytest.raises(IRRuntimeError, match=r"a loop nest of 1099511627776 iterations"):
+        run_prim_func(huge, [np.float32([1])])
+    monkeypatch.setattr("vdplace.ir.tir.run._MAX_STEPS", 10)  # 2**24 by default
+    scan = prim_func_from_text(
+        "@T.prim_func\ndef f(x: T.Buffer((20,), 'float32'), y: T.Buffer((20,), 'float32')):\n"
+        "    for i in range(19):\n        y[i + 1] = y[i] + x[i]\n"
+    )
+    with pytest.raises(IRRuntimeError, match=r"over 10 loop iterations one at a time"):
+        run_prim_func(scan, [np.zeros(20, "float32")])

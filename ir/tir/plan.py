@@ -19,8 +19,8 @@ _UPDATES: dict[str, tuple[np.ufunc, bool]] = {
     "min": (np.minimum, True), "&": (np.bitwise_and, True), "|": (np.bitwise_or, True), "^": (np.bitwise_xor, True),
 }  # fmt: skip
 
-# A reduction nest of more iterations than this runs step by step (`run._Runner.reduction_steps`) rather than as
-# one array over all of them: a legalized matmul would otherwise hold an index per multiply-add.
+# A nest runs as arrays over at most this many of its iterations at a time (`run._Runner.as_arrays`): a
+# legalized matmul as one array would hold an index per multiply-add.
 MAX_GRID = 1 << 22
 
 

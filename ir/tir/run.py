@@ -72,6 +72,10 @@ from .plan import (
 )
 
 _MAX_WHILE = 1 << 20  # iterations one run of a while loop may take before it is taken for a hang
+# What one run may take before it is refused rather than left to run for hours: loop iterations run one at a
+# time in Python (each running its body, or a step of arrays), and iterations of one nest run as arrays.
+_MAX_STEPS = 1 << 24
+_MAX_ARRAY_ITERATIONS = 1 << 32
 
 
 class IRRuntimeError(IRError):
@@ -172,6 +176,7 @@ class _Runner:
         self.fname = fname
         self.buffers = buffers
         self.vectorize = vectorize
+        self.steps = 0  # loop iterations run one at a time so far (`tick`)
 
     def shape(self, buffer: Buffer, env: dict[str, Any]) -> tuple[int, ...]:
         """`buffer`'s shape with its symbols' values from `env`."""
@@ -231,24 +236,58 @@ class _Runner:
             extents = [e if type(e) is int else self.extent(e, env) for e in inner.extents]  # type: ignore[union-attr]
             loops += zip(inner.vars, extents, strict=True)  # type: ignore[union-attr]
             inner = inner.body  # type: ignore[union-attr]
-        steps = self.vectorize and type(inner) is Block and steps_over_reductions(inner, loops)
-        if self.vectorize and vectorizes(inner) and not (steps and grid_size(loops) > MAX_GRID):
-            shape = tuple(e for _, e in loops)
-            grid = loop_grid(env, loops)
-            if type(inner) is Block:
-                self.block(inner, grid, shape)
-            else:
-                self.store(inner, grid, shape)  # type: ignore[arg-type]
+        if self.vectorize and vectorizes(inner):
+            self.as_arrays(inner, loops, env)
             return
-        if steps:
+        if self.vectorize and type(inner) is Block and steps_over_reductions(inner, loops):
             self.reduction_steps(inner, loops, env)
             return
         (var, extent), rest = loops[0], loops[1:]
         body = inner
         for v, e in reversed(rest):
             body = For((v,), (e,), "serial", body)
+        self.tick(extent)
         for i in range(extent):
             self.stmt(body, {**env, var.name: _scalar(var.dtype, i)})
+
+    def tick(self, steps: int) -> None:
+        """Count `steps` loop iterations about to run one at a time; refuse a run that would take too long."""
+        self.steps += steps
+        if self.steps > _MAX_STEPS:
+            raise IRRuntimeError(
+                f"TIR function {self.fname!r}: over {_MAX_STEPS} loop iterations one at a time, "
+                "more than the NumPy runner runs"
+            )
+
+    def as_arrays(self, inner: Stmt, loops: list[tuple[Var, int]], env: dict[str, Any]) -> None:
+        """Run the nest of `loops` around `inner` as arrays over its iterations, `MAX_GRID` at most at a time.
+
+        A bigger nest runs its outermost loop in chunks, in order (a reduction's ``ufunc.at`` keeps loop
+        order across chunks, and an element's ``T.init`` runs in the chunk of its first reduction step,
+        before the steps after it); past `MAX_GRID` without that loop, one of its iterations at a time.
+        """
+        if grid_size(loops) > _MAX_ARRAY_ITERATIONS:
+            raise IRRuntimeError(
+                f"TIR function {self.fname!r}: a loop nest of {grid_size(loops)} iterations, "
+                f"more than the NumPy runner runs ({_MAX_ARRAY_ITERATIONS})"
+            )
+        (var, extent), rest = loops[0], loops[1:]
+        inner_size = grid_size(rest)
+        if inner_size > MAX_GRID:
+            self.tick(extent)
+            for i in range(extent):
+                self.as_arrays(inner, rest, {**env, var.name: _scalar(var.dtype, i)})
+            return
+        chunk = max(1, MAX_GRID // max(inner_size, 1))
+        for start in range(0, extent, chunk):
+            stop = min(start + chunk, extent)
+            grid = loop_grid(env, [(var, stop - start), *rest])
+            grid[var.name] = grid[var.name] + _scalar(var.dtype, start)
+            shape = (stop - start, *(e for _, e in rest))
+            if type(inner) is Block:
+                self.block(inner, grid, shape)
+            else:
+                self.store(inner, grid, shape)  # type: ignore[arg-type]
 
     def in_order(self, loop: For, env: dict[str, Any], lanes: tuple[int, ...]) -> None:
         """`loop`'s iterations one after another, its body over the parallel loop's `lanes`."""
@@ -257,6 +296,7 @@ class _Runner:
             loop.body if not rest else For(tuple(v for v, _ in rest), tuple(e for _, e in rest), loop.kind, loop.body)
         )
         n = extent if type(extent) is int else self.extent(extent, env)
+        self.tick(n)
         for i in range(n):
             self.stmt(body, {**env, var.name: _scalar(var.dtype, i)}, lanes)
 
@@ -271,6 +311,7 @@ class _Runner:
         reduction = [(v, e) for v, e in loops if kinds[v.name] == "R"]
         shape = tuple(e for _, e in spatial)
         grid = loop_grid(env, spatial)
+        self.tick(grid_size(reduction))
         for point in itertools.product(*(range(e) for _, e in reduction)):
             step = dict(grid)
             for (v, _), i in zip(reduction, point, strict=True):
