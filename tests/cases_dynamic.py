@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from vdplace.ir import tensor
-from vdplace.ir.struct_info import ShapeStructInfo
+from vdplace.ir.struct_info import ShapeStructInfo, TupleStructInfo
 
 _X = np.float32([3, 1, 3, 2, 1, 5, 3])
 _FLAGS = {"return_index": True, "return_inverse": True, "return_counts": True, "axis": None}
@@ -21,6 +21,13 @@ CASES = [
         {"func": "vm.builtin.tensor_to_shape", "ty_args": ShapeStructInfo((3, 4))},
         lambda s: (3, 4),
     ),
+    (
+        "call_packed",
+        (np.array(True), "bad {}", np.float32([1, 2])),
+        {"func": "relax.run.assert_op", "ty_args": TupleStructInfo([])},
+        lambda c, f, y: (),
+    ),
+    ("call_packed", ("done",), {"func": "relax.run.print", "ty_args": TupleStructInfo([])}, lambda f: ()),
     ("match_cast", (np.float32([[1, 2, 3]]),), {"ty": tensor((1, "n"))}, lambda x: x),
     (
         "unique",

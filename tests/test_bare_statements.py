@@ -242,3 +242,70 @@ def test_builder_calls_of_variadic_ops():
         f.call("assert_op")
     with pytest.raises(InferenceError, match=r"R.add takes 2 argument\(s\), got 3"):
         f.call("add", x, x, x)
+
+
+LEGALIZED = """
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def add(y: T.Buffer((T.int64(2),), "float32"), y_1: T.Buffer((T.int64(2),), "float32"), T_add: T.Buffer((T.int64(2),), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0 in range(T.int64(2)):
+            with T.sblock("T_add"):
+                v_ax0 = T.axis.spatial(T.int64(2), ax0)
+                T.reads(y[v_ax0], y_1[v_ax0])
+                T.writes(T_add[v_ax0])
+                T_add[v_ax0] = y[v_ax0] + y_1[v_ax0]
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((), dtype="bool"), y: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        cls = Module
+        R.call_packed("relax.run.assert_op", x, R.str("bad {}"), y, ty_args=(R.Tuple,))
+        R.call_packed("relax.run.print", R.str("y={}"), y, ty_args=(R.Tuple,))
+        z = R.call_tir(cls.add, (y, y), out_ty=R.Tensor((2,), dtype="float32"))
+        return z
+"""
+
+
+def test_what_legalize_ops_makes_of_assert_and_print_runs_and_prints_back(capsys):
+    """TVM 0.27's LegalizeOps of ``R.assert_op(x, [y], format="bad {}")`` and ``R.print(y, format="y={}")``, as it printed it."""
+    mod = parse(LEGALIZED)
+    placed = placement.place(mod, default="host").module
+    printed = script(placed)
+    assert (
+        '        R.call_packed("relax.run.assert_op", x, R.str("bad {}"), y, ty_args=[R.Tuple([])])'
+        in printed.splitlines()
+    )
+    assert structural_equal(parse(printed), placed)
+    vm = runtime.VirtualMachine(runtime.compile(placed))
+    y = np.float32([1, 2])
+    np.testing.assert_array_equal(vm.run("main", np.array(True), y), y + y)
+    assert capsys.readouterr().out == "y=[1. 2.]\n"
+    with pytest.raises(runtime.KernelError, match=r"AssertionError: bad \[1\. 2\.\]$"):
+        vm.run("main", np.array(False), y)
+    with pytest.raises(AssertionError, match=r"^bad \[1\. 2\.\]$"):
+        runtime.run_reference(mod, "main", np.array(False), y)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ('R.call_packed("relax.run.assert_op", x, ty_args=(R.Tuple,))', "takes a condition and a format"),
+        ('R.call_packed("relax.run.assert_op", x, c, ty_args=(R.Tuple,))', "condition must be a bool scalar"),
+        ('R.call_packed("relax.run.assert_op", c, x, ty_args=(R.Tuple,))', r'format as an R.str\("..."\)'),
+        ('R.call_packed("relax.run.print", ty_args=(R.Tuple,))', "takes a format first"),
+        ('R.call_packed("relax.run.print", R.str("{}"), x, ty_args=(R.Tensor((3,), "float32"),))', "gives R.Tuple()"),
+        (
+            'R.call_packed("relax.run.unknown", x, ty_args=(R.Tuple,))',
+            "only the packed functions .* got 'relax.run.unknown'",
+        ),
+    ],
+)
+def test_a_packed_assert_or_print_that_is_not_as_tvm_writes_it_is_refused(call, message):
+    with pytest.raises(InferenceError, match=message):
+        parse(_module(f"{call}\nreturn x"))

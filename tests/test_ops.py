@@ -69,6 +69,8 @@ def _sinfo_of(value: Any) -> StructInfo:
         return PrimStructInfo(str(value.dtype), value.item())
     if isinstance(value, tuple):
         return TupleStructInfo([_sinfo_of(v) for v in value])
+    if isinstance(value, str):  # a string (R.str) is an object
+        return ObjectStructInfo()
     return T(value.shape, str(value.dtype))
 
 

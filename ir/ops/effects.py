@@ -53,21 +53,26 @@ def _render(value: Any) -> str:
 # -- assert_op --------------------------------------------------------------------------------
 
 
-def _infer_assert(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
-    cond = args[0]
+def check_condition(cond: StructInfo, op: str) -> None:
+    """InferenceError unless `cond` is a bool scalar (a 0-d bool tensor or a bool prim value) or may be one."""
     if isinstance(cond, TensorStructInfo):
         ok = cond.dtype in ("bool", "") and cond.ndim in (0, -1)
     else:
         ok = isinstance(cond, PrimStructInfo) and cond.dtype == "bool"
     if not ok:
         raise InferenceError(
-            f"R.assert_op: condition must be a bool scalar (a 0-d bool tensor or a bool prim value), got {cond!r}"
+            f"{op}: condition must be a bool scalar (a 0-d bool tensor or a bool prim value), got {cond!r}"
         )
+
+
+def _infer_assert(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
+    check_condition(args[0], "R.assert_op")
     _format(attrs, "assert_op")
     return VOID
 
 
-def _assert_op(condition: Any, *format_args: Any, format: str = "") -> tuple:  # noqa: A002 - TVM's name
+def run_assert(condition: Any, *format_args: Any, format: str = "") -> tuple:  # noqa: A002 - TVM's name
+    """The kernel of ``R.assert_op`` (and of ``R.call_packed("relax.run.assert_op", ...)``)."""
     cond = np.asarray(condition)
     if cond.shape != () or cond.dtype != np.bool_:
         raise ValueError(f"R.assert_op: condition must be a bool scalar, got {cond.dtype} of shape {cond.shape}")
@@ -86,7 +91,7 @@ register_op(
     "assert_op",
     [Param("condition"), Param("format_args", VARIADIC), Param("format", STRING, "")],
     _infer_assert,
-    _assert_op,
+    run_assert,
     work=no_work,
     doc="Raise AssertionError with the formatted message when the bool scalar `condition` is false.",
     pure=False,
@@ -101,7 +106,8 @@ def _infer_print(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInf
     return VOID
 
 
-def _print(*values: Any, format: str = "") -> tuple:  # noqa: A002 - TVM's name
+def run_print(*values: Any, format: str = "") -> tuple:  # noqa: A002 - TVM's name
+    """The kernel of ``R.print`` (and of ``R.call_packed("relax.run.print", ...)``)."""
     rendered = [_render(v) for v in values]
     if format:
         print(format.format(*rendered))
@@ -114,7 +120,7 @@ register_op(
     "print",
     [Param("values", VARIADIC), Param("format", STRING, "")],
     _infer_print,
-    _print,
+    run_print,
     work=no_work,
     doc="Print the values to standard output, formatted with `format` when it is not empty.",
     pure=False,

@@ -250,8 +250,10 @@ class ValuePrinter(ExprVisitor):
         if kind == OUT_TY:
             if value is None:
                 return "None"
-            if isinstance(value, TupleStructInfo):
+            if isinstance(value, TupleStructInfo) and len(value.fields) > 1:  # a list of outputs, as TVM writes it
                 return "[" + ", ".join(self.body_sinfo(f) for f in value.fields) + "]"
+            if isinstance(value, TupleStructInfo):  # a list of one is that one: R.Tuple() and 1-tuples stay tuples
+                return "[" + self.body_sinfo(value) + "]"
             return self.body_sinfo(value)
         if kind == DEVICE:
             if not isinstance(value, DeviceSpec):
