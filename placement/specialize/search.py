@@ -7,22 +7,27 @@
    When the fully specialized module has no placement, no specialization has
    one (any specialized module's placement gives one of the full module), so
    the original conflict is raised.
-3. Merge by signature, callers first: two live copies of a unit with the same
+3. When at most `MAX_EXACT` ways of merging copies exist (`exact.bound`):
+   every one is listed and placed, fewest functions first (`exact`); the
+   fewest functions, then the fewest bytes, is the answer.  Steps 4 and 5
+   run otherwise.
+4. Merge by signature, callers first: two live copies of a unit with the same
    signature in the placement of step 2 become one (the first; what only the
    other reached dies).  The placement of step 2 restricted to what is left
    places the merged module, so this step needs no solving.
-4. Greedy merges: for each unit, every ordered pair of its live copies is
+5. Greedy merges: for each unit, every ordered pair of its live copies is
    tried (drop one, its calls go to the other) by placing the result; of those
    that place, the one with the fewest bytes copied is taken, and the unit is
    tried again until no pair merges or `MAX_TRIALS` placements were spent.
-5. Names (`naming`), the final placement, and `Placement.clones`.
+6. Names (`naming`), the final placement, and `Placement.clones`.
 
-What is exact and what is greedy: step 1 (no clones needed) and step 2 (no
-specialization can help) are exact.  The number of copies is a local minimum:
-without the trial limit, no two remaining copies of one function can be merged
-into one that still places, but a different set of merges could need fewer.
-Among the merges tried, the fewest bytes wins, and the final module is placed
-by the usual optimizing solver.
+What is exact and what is greedy: steps 1, 2 and 3 are exact.  After steps
+4 and 5 the number of copies is a local minimum: without the trial limit, no
+two remaining copies of one function can be merged into one that still
+places, but a different set of merges could need fewer; and step 4 merges
+by the signatures of one placement, which may cost bytes that another merge
+would not.  Among the merges tried, the fewest bytes wins, and the final
+module is placed by the usual optimizing solver.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import TYPE_CHECKING
 from vdplace.placement.diagnose.names import device_name
 from vdplace.placement.errors import PlacementConflict
 from vdplace.placement.specialize.callgraph import CallGraph
+from vdplace.placement.specialize.exact import bound, exact_search
 from vdplace.placement.specialize.instances import Forest, Names
 from vdplace.placement.specialize.naming import Signatures, final_names, instance_signature, signatures
 from vdplace.placement.specialize.record import Clone
@@ -47,6 +53,8 @@ if TYPE_CHECKING:
 MAX_CLONES = 10_000
 # Placements step 4 may spend on trial merges.
 MAX_TRIALS = 200
+# Specialized modules the exact search (step 3') may list and place; more, and steps 3 and 4 run instead.
+MAX_EXACT = 200
 
 PlaceFn = Callable[["IRModule"], "Placement"]
 
@@ -77,8 +85,12 @@ def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
         placed = place(forest.module(live, names))
     except PlacementConflict:
         raise conflict from None
-    forest = merge_same_signatures(forest, names, signatures(placed))
-    forest, live, names, placed = merge_greedily(forest, place)
+    found = exact_search(forest, place) if bound(forest, MAX_EXACT) <= MAX_EXACT else None
+    if found is None:
+        forest = merge_same_signatures(forest, names, signatures(placed))
+        forest, live, names, placed = merge_greedily(forest, place)
+    else:
+        forest, live, names, placed = found
     final = final_names(forest, live, names, signatures(placed), placed.constraints.vdevices)
     result = place(forest.module(live, final))
     result.clones = clone_records(forest, live, final, result)
@@ -86,7 +98,7 @@ def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
 
 
 def merge_same_signatures(forest: Forest, names: Names, sigs: Signatures) -> Forest:
-    """Step 3: callers first, each instance joins an earlier live one of its unit with its signature, if any.
+    """Step 4: callers first, each instance joins an earlier live one of its unit with its signature, if any.
 
     A root is alone in its unit; an instance is live when its creating call
     (in its parent, which comes earlier) is live and still reaches it.
@@ -113,7 +125,7 @@ def merge_same_signatures(forest: Forest, names: Names, sigs: Signatures) -> For
 
 
 def merge_greedily(forest: Forest, place: PlaceFn) -> tuple[Forest, list[int], Names, Placement]:
-    """Step 4 (step 3's result placed first); returns the forest, its live instances, its names and placement."""
+    """Step 5 (step 4's result placed first); returns the forest, its live instances, its names and placement."""
     trials = 0
     live = forest.live()
     names = forest.temporary_names(live)
