@@ -1,5 +1,7 @@
 """Call-site specialization (issue 13): `place(mod, specialize=True)` clones a function per device signature.
 
+Each test runs with the exact search and with the greedy merges (fixture `merging`).
+
 A helper called from a CPU and a GPU context places with two clones and runs
 like the unplaced module; without ``specialize`` it is the same conflict as
 before; recursion and mutual recursion clone as a unit; a conflict no clone can
@@ -69,6 +71,14 @@ PONG = f"""
 """
 RECURSIVE = HEADER + COUNTDOWN.format(name="down", next="down") + MAIN_TWO.format(callee="down")
 MUTUAL = HEADER + COUNTDOWN.format(name="ping", next="pong") + PONG + MAIN_TWO.format(callee="ping")
+
+
+@pytest.fixture(autouse=True, params=["exact", "greedy"])
+def merging(request, monkeypatch) -> str:
+    """Every test twice: with the exact search, and with the greedy merges it gives way to on big call trees."""
+    if request.param == "greedy":
+        monkeypatch.setattr(search, "MAX_EXACT", 0)
+    return request.param
 
 
 def parse_file(path: Path) -> ir.IRModule:

@@ -55,7 +55,7 @@ def _type(shape: str, device: str | None) -> str:
 
 
 @st.composite
-def programs(draw) -> list[Function]:
+def programs(draw, helpers: tuple[int, int] = (1, 2), calls: int = 2) -> list[Function]:
     """`main` first, then the helpers; a function calls only those after it.
 
     Drawn from a seeded `random.Random`, not draw by draw: hypothesis's draws
@@ -63,14 +63,14 @@ def programs(draw) -> list[Function]:
     """
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     shape = rng.choice(["(2,)", "(8,)"])
-    names = ["main"] + [f"h{i}" for i in range(rng.randint(1, 2))]
+    names = ["main"] + [f"h{i}" for i in range(rng.randint(*helpers))]
     arity = {name: rng.randint(1, 2) for name in names[1:]}
     functions = []
     for k, name in enumerate(names):
         later = names[k + 1 :]
         if name == "main":  # a value on each device, maybe a free one, and at least two calls
             pins = ["llvm", "cuda"] + ([None] if rng.random() < 0.5 else [])
-            steps = ["call", "call"] + rng.choices(["call", "copy", "hint"], k=rng.randint(0, 2))
+            steps = ["call"] * calls + rng.choices(["call", "copy", "hint"], k=rng.randint(0, 2))
             rng.shuffle(steps)
         else:  # helpers mostly compute, so their callers decide
             pins = rng.choices([None] * 6 + ["llvm", "cuda"], k=arity[name])
@@ -172,10 +172,7 @@ def _sites(functions: list[Function]) -> int:
     return sum(paths[f.name] * len(f.callees) for f in functions)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(programs())
-def test_specialization_gives_the_fewest_functions_then_the_fewest_bytes(functions):
-    assume(0 < _sites(functions) <= MAX_SITES)
+def _check(functions: list[Function]) -> None:
     text = _module(functions, {f.name: [(f.name, f.callees)] for f in functions})
     note(text)
     try:
@@ -186,6 +183,21 @@ def test_specialization_gives_the_fewest_functions_then_the_fewest_bytes(functio
     want = _brute_force(functions)
     event("conflict" if want is None else "clones" if want[0] > len(functions) else "no clone")
     assert got == want
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(programs())
+def test_specialization_gives_the_fewest_functions_then_the_fewest_bytes(functions):
+    assume(0 < _sites(functions) <= MAX_SITES)
+    _check(functions)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(programs(helpers=(1, 1), calls=6))
+def test_six_calls_of_one_helper_are_split_exactly_too(functions):
+    """Bell(6) = 203 splits: more than the search lists whole, so pairs that cannot merge prune them first."""
+    assume(_sites(functions) == 6)
+    _check(functions)
 
 
 FREE_CALL = (

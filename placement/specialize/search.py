@@ -7,10 +7,12 @@
    When the fully specialized module has no placement, no specialization has
    one (any specialized module's placement gives one of the full module), so
    the original conflict is raised.
-3. When at most `MAX_EXACT` ways of merging copies exist (`exact.bound`):
-   every one is listed and placed, fewest functions first (`exact`); the
-   fewest functions, then the fewest bytes, is the answer.  Steps 4 and 5
-   run otherwise.
+3. Exact search (`exact`): the ways of merging copies are listed and
+   placed, fewest functions first; the fewest functions, then the fewest
+   bytes, is the answer.  When there are more than `MAX_EXACT` (fewer for a
+   module of over 10,000 sites: `EXACT_SITES`), pairs of copies that cannot
+   merge on their own (at most `MAX_PAIRS` tried) prune the list; when it is
+   still longer, steps 4 and 5 run instead.
 4. Merge by signature, callers first: two live copies of a unit with the same
    signature in the placement of step 2 become one (the first; what only the
    other reached dies).  The placement of step 2 restricted to what is left
@@ -40,7 +42,7 @@ from typing import TYPE_CHECKING
 from vdplace.placement.diagnose.names import device_name
 from vdplace.placement.errors import PlacementConflict
 from vdplace.placement.specialize.callgraph import CallGraph
-from vdplace.placement.specialize.exact import bound, exact_search
+from vdplace.placement.specialize.exact import exact_search
 from vdplace.placement.specialize.instances import Forest, Names
 from vdplace.placement.specialize.naming import Signatures, final_names, instance_signature, signatures
 from vdplace.placement.specialize.record import Clone
@@ -53,8 +55,14 @@ if TYPE_CHECKING:
 MAX_CLONES = 10_000
 # Placements step 4 may spend on trial merges.
 MAX_TRIALS = 200
-# Specialized modules the exact search (step 3') may list and place; more, and steps 3 and 4 run instead.
+# Specialized modules the exact search (step 3) may list and place; more, and steps 4 and 5 run instead.
 MAX_EXACT = 200
+# Pairs of copies step 3 may try (one placement each) to prune what it lists, when it would list more.
+MAX_PAIRS = 45
+# Sites step 3 may place in all: a module of more than EXACT_SITES / MAX_EXACT sites gets fewer placements
+# (MIN_EXACT at least), as each is a placement of the whole module.
+EXACT_SITES = 2_000_000
+MIN_EXACT = 4
 
 PlaceFn = Callable[["IRModule"], "Placement"]
 
@@ -85,7 +93,8 @@ def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
         placed = place(forest.module(live, names))
     except PlacementConflict:
         raise conflict from None
-    found = exact_search(forest, place) if bound(forest, MAX_EXACT) <= MAX_EXACT else None
+    budget = min(MAX_EXACT, max(MIN_EXACT, EXACT_SITES // max(placed.stats.sites, 1)))
+    found = exact_search(forest, place, budget, min(MAX_PAIRS, budget))
     if found is None:
         forest = merge_same_signatures(forest, names, signatures(placed))
         forest, live, names, placed = merge_greedily(forest, place)
