@@ -235,6 +235,58 @@ def test_if_while_and_local_buffers_run_as_tvm_s_searchsorted_writes_them():
     assert out.tolist() == [0, 2, 5]
 
 
+def test_a_parallel_binary_search_runs_its_lanes_side_by_side(monkeypatch):
+    """100,000 searches of 10 steps each: as lanes, 10 steps of arrays; one lane at a time would be refused."""
+    monkeypatch.setattr("vdplace.ir.tir.run._MAX_STEPS", 1000)
+    text = _SEARCH.replace("(5,)", "(1000,)").replace("T.int64(5)", "T.int64(1000)")
+    func = prim_func_from_text(text.replace("(3,)", "(100000,)").replace("T.parallel(3)", "T.parallel(100000)"))
+    rng = np.random.default_rng(0)
+    a = np.sort(rng.standard_normal(1000).astype("float32"))
+    v = rng.standard_normal(100_000).astype("float32")
+    (out,) = run_prim_func(func, [a, v])
+    np.testing.assert_array_equal(out, np.searchsorted(a, v))
+    with pytest.raises(IRRuntimeError, match="over 1000 loop iterations one at a time"):
+        run_prim_func(func, [a, v], vectorize=False)
+
+
+_BRANCHY = """@T.prim_func
+def branchy(x: T.Buffer((64,), "int64"), y: T.Buffer((64,), "int64"), z: T.Buffer((4,), "int64")):
+    for k in T.parallel(64):
+        n = T.alloc_local((1,), "int64")
+        n[0] = x[k]
+        if n[0] % T.int64(2) == T.int64(0):
+            acc = T.alloc_local((2,), "int64")
+            for j in range(T.int64(3)):
+                acc[j % T.int64(2)] = acc[j % T.int64(2)] + n[0] * j
+            y[k] = acc[0] - acc[1]
+        while n[0] > T.int64(1):
+            if n[0] % T.int64(2) == T.int64(1):
+                n[0] = n[0] * T.int64(3) + T.int64(1)
+            else:
+                n[0] = n[0] // T.int64(2)
+            y[k] = y[k] + T.int64(1)
+    for i in range(4):
+        z[i] = y[i] + y[i + 60]
+"""
+
+
+def test_if_while_and_local_buffers_in_lanes_do_what_one_lane_at_a_time_does():
+    func = prim_func_from_text(_BRANCHY)
+    x = np.random.default_rng(1).integers(1, 50, 64)
+    lanes, one_by_one = (run_prim_func(func, [x], vectorize=v) for v in (True, False))
+    for got, want in zip(lanes, one_by_one, strict=True):
+        np.testing.assert_array_equal(got, want)
+    steps = [0 if n % 2 else n for n in x]  # acc = [0 + 2n, n]: acc[0] - acc[1] = n, then the Collatz steps
+    collatz = []
+    for n in x:
+        count = 0
+        while n > 1:
+            n = 3 * n + 1 if n % 2 else n // 2
+            count += 1
+        collatz.append(count)
+    np.testing.assert_array_equal(lanes[0], np.array(steps) + np.array(collatz))
+
+
 def test_a_while_loop_that_never_ends_fails_the_run(monkeypatch):
     monkeypatch.setattr("vdplace.ir.tir.run._MAX_WHILE", 1000)  # 2**20 by default
     func = prim_func_from_text(

@@ -11,7 +11,23 @@ from typing import Any
 
 import numpy as np
 
-from .nodes import BinOp, Block, Expr, For, Intrin, Load, Seq, Stmt, Store, Var, loaded, variables
+from .nodes import (
+    Alloc,
+    BinOp,
+    Block,
+    Expr,
+    For,
+    IfThenElse,
+    Intrin,
+    Load,
+    Seq,
+    Stmt,
+    Store,
+    Var,
+    While,
+    loaded,
+    variables,
+)
 
 # Reduction updates `ufunc.at` applies: the operator, and whether the loaded element may be its right operand.
 _UPDATES: dict[str, tuple[np.ufunc, bool]] = {
@@ -88,8 +104,9 @@ def runs_as_lanes(loop: For) -> bool:
     """Whether a ``T.parallel`` loop runs as arrays over its variable (`run._Runner.stmt`'s `lanes`).
 
     Its iterations are independent (what ``T.parallel`` promises), so they may run side by side when its
-    body holds only loops (whose extents do not name its variable), blocks of stores, and stores: TOPI's
-    scans (cumsum) and scatters.
+    body holds only loops (whose extents do not name its variable), blocks of stores, stores, ``if`` and
+    ``while`` (run on the lanes where their condition holds) and local buffers (one element per lane):
+    TOPI's scans (cumsum), scatters and binary searches (searchsorted).
     """
     if len(loop.vars) != 1:
         return False
@@ -108,7 +125,11 @@ def runs_as_lanes(loop: For) -> bool:
             inits = block_stores(s.init) if s.init is not None else ()  # type: ignore[union-attr]
             if not all(type(x) is Store for x in block_stores(s.body) + inits):  # type: ignore[union-attr]
                 return False
-        elif t is not Store:
+        elif t is IfThenElse:
+            todo += [b for b in (s.then, s.otherwise) if b is not None]  # type: ignore[union-attr]
+        elif t is While:
+            todo.append(s.body)  # type: ignore[union-attr]
+        elif t is not Store and t is not Alloc:
             return False
     return True
 

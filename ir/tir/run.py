@@ -171,12 +171,25 @@ def _bfloat16(x: Any) -> Any:
     return round_bfloat16(x) if np.ndim(x) else round_bfloat16(np.asarray(x))[()]
 
 
+class Lanes:
+    """The iterations of a ``T.parallel`` loop run side by side: their `shape`, the `mask` of those a
+    statement runs for (an ``if`` or ``while`` narrows it), and each lane's `index` (its loop variable)."""
+
+    __slots__ = ("shape", "mask", "index")
+
+    def __init__(self, shape: tuple[int, ...], mask: np.ndarray, index: np.ndarray | None = None) -> None:
+        self.shape = shape
+        self.mask = mask
+        self.index = index
+
+
 class _Runner:
     def __init__(self, fname: str, buffers: dict[str, np.ndarray], vectorize: bool) -> None:
         self.fname = fname
         self.buffers = buffers
         self.vectorize = vectorize
         self.steps = 0  # loop iterations run one at a time so far (`tick`)
+        self.lane_local: dict[str, np.ndarray] = {}  # a parallel loop's local buffers: name -> the lane index
 
     def shape(self, buffer: Buffer, env: dict[str, Any]) -> tuple[int, ...]:
         """`buffer`'s shape with its symbols' values from `env`."""
@@ -191,8 +204,8 @@ class _Runner:
             ) from None
 
     # -- statements ------------------------------------------------------------------
-    def stmt(self, stmt: Stmt, env: dict[str, Any], lanes: tuple[int, ...] | None = None) -> None:
-        """Run `stmt`; with `lanes`, inside a parallel loop run as arrays of that shape (`parallel`)."""
+    def stmt(self, stmt: Stmt, env: dict[str, Any], lanes: Lanes | None = None) -> None:
+        """Run `stmt`; with `lanes`, inside a parallel loop run as arrays over its lanes (`Lanes`)."""
         t = type(stmt)
         if t is Seq:
             for s in stmt.stmts:  # type: ignore[union-attr]
@@ -200,9 +213,11 @@ class _Runner:
         elif t is For:
             self.loop(stmt, env, lanes)  # type: ignore[arg-type]
         elif t is Block:
-            self.block(stmt, env, lanes)  # type: ignore[arg-type]
+            self.block(stmt, env, None if lanes is None else lanes.shape, None if lanes is None else lanes.mask)  # type: ignore[arg-type]
         elif t is Store:
-            self.store(stmt, env, lanes)  # type: ignore[arg-type]
+            self.store(stmt, env, None if lanes is None else lanes.shape, None if lanes is None else lanes.mask)  # type: ignore[arg-type]
+        elif lanes is not None:
+            self.lane_stmt(stmt, env, lanes)
         elif t is IfThenElse:
             if self.expr(stmt.cond, env):  # type: ignore[union-attr]
                 self.stmt(stmt.then, env)  # type: ignore[union-attr]
@@ -218,6 +233,32 @@ class _Runner:
             b = stmt.buffer  # type: ignore[union-attr]
             self.buffers[b.name] = np.zeros(self.shape(b, env), to_numpy(b.dtype))
 
+    def lane_stmt(self, stmt: Stmt, env: dict[str, Any], lanes: Lanes) -> None:
+        """An ``if``, ``while`` or ``T.alloc_local`` of a parallel loop's body, for every lane of `lanes` at once.
+
+        An ``if`` runs its branches on the lanes where its condition holds or not; a ``while`` runs its
+        body on the lanes where its condition still holds until it holds on none (each such step is
+        one `tick`); a local buffer gets an element per lane, indexed by the lane (`lane_local`).
+        """
+        t = type(stmt)
+        if t is IfThenElse:
+            cond = np.broadcast_to(self.expr(stmt.cond, env), lanes.shape)  # type: ignore[union-attr]
+            for branch, where in ((stmt.then, cond), (stmt.otherwise, ~cond)):  # type: ignore[union-attr]
+                if branch is not None and np.any(active := lanes.mask & where):
+                    self.stmt(branch, env, Lanes(lanes.shape, active, lanes.index))
+        elif t is While:
+            for _ in range(_MAX_WHILE):
+                active = lanes.mask & np.broadcast_to(self.expr(stmt.cond, env), lanes.shape)  # type: ignore[union-attr]
+                if not np.any(active):
+                    return
+                self.tick(1)
+                self.stmt(stmt.body, env, Lanes(lanes.shape, active, lanes.index))  # type: ignore[union-attr]
+            raise IRRuntimeError(f"TIR function {self.fname!r}: a while loop ran {_MAX_WHILE} times without ending")
+        else:  # Alloc
+            b = stmt.buffer  # type: ignore[union-attr]
+            self.buffers[b.name] = np.zeros((*lanes.shape, *self.shape(b, env)), to_numpy(b.dtype))
+            self.lane_local[b.name] = lanes.index
+
     def loop(self, loop: For, env: dict[str, Any], lanes: tuple[int, ...] | None = None) -> None:
         if lanes is not None:  # inside a parallel loop run as arrays: this one runs in order
             self.in_order(loop, env, lanes)
@@ -225,7 +266,12 @@ class _Runner:
         if self.vectorize and loop.kind == "parallel" and runs_as_lanes(loop):
             (var,), (extent,) = loop.vars, loop.extents
             n = extent if type(extent) is int else self.extent(extent, env)
-            self.stmt(loop.body, {**env, var.name: np.arange(n, dtype=var.dtype)}, (n,))
+            index = np.arange(n, dtype=var.dtype)
+            outer, self.lane_local = self.lane_local, {}
+            self.stmt(loop.body, {**env, var.name: index}, Lanes((n,), np.ones(n, bool), index))
+            for name in self.lane_local:
+                del self.buffers[name]
+            self.lane_local = outer
             return
         loops: list[tuple[Var, int]] = []
         inner: Stmt = loop
@@ -289,7 +335,7 @@ class _Runner:
             else:
                 self.store(inner, grid, shape)  # type: ignore[arg-type]
 
-    def in_order(self, loop: For, env: dict[str, Any], lanes: tuple[int, ...]) -> None:
+    def in_order(self, loop: For, env: dict[str, Any], lanes: Lanes) -> None:
         """`loop`'s iterations one after another, its body over the parallel loop's `lanes`."""
         (var, extent), *rest = zip(loop.vars, loop.extents, strict=True)
         body = (
@@ -318,7 +364,8 @@ class _Runner:
                 step[v.name] = _scalar(v.dtype, i)
             self.block(block, step, shape)
 
-    def block(self, block: Block, env: dict[str, Any], shape: tuple[int, ...] | None) -> None:
+    def block(self, block: Block, env: dict[str, Any], shape: tuple[int, ...] | None, active: Any = None) -> None:
+        """Run `block` once, or (with `shape`) over arrays of that shape, where `active` (all when None)."""
         env = dict(env)
         for iv in block.iter_vars:
             env[iv.var.name] = self.expr(iv.value, env)
@@ -328,7 +375,7 @@ class _Runner:
                 if iv.kind == "R":
                     first = np.logical_and(first, env[iv.var.name] == 0)
             if shape is not None:
-                mask = np.broadcast_to(first, shape)
+                mask = np.broadcast_to(first, shape) if active is None else active & first
                 for init in block_stores(block.init):
                     self.store(init, env, shape, mask)
             elif first:
@@ -337,13 +384,15 @@ class _Runner:
             self.stmt(block.body, env)
         else:
             for store in block_stores(block.body):
-                self.store(store, env, shape)
+                self.store(store, env, shape, active)
 
     def store(self, store: Store, env: dict[str, Any], shape: tuple[int, ...] | None, mask: Any = None) -> None:
         target = self.buffers[store.buffer.name]
         update = reduction_update(store) if shape is not None else None
         value_expr = update[1] if update is not None else store.value
         indices = [self.expr(i, env) for i in store.indices]
+        if store.buffer.name in self.lane_local:
+            indices.insert(0, self.lane_local[store.buffer.name])
         value = self.expr(value_expr, env)
         if store.buffer.dtype == "bfloat16":
             value = _bfloat16(value)
@@ -403,6 +452,8 @@ class _Runner:
 
     def load(self, name: str, array: np.ndarray, indices: list[Any]) -> Any:
         """``array[indices]``; an element outside the array reads NaN (a float buffer) or the nearest one."""
+        if name in self.lane_local:
+            indices.insert(0, self.lane_local[name])
         outside: Any = None
         for k, (i, d) in enumerate(zip(indices, array.shape, strict=True)):
             bad = (i < 0) | (i >= d)
