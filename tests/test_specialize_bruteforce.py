@@ -238,3 +238,20 @@ def test_partitions_are_every_set_partition_once():
         assert len(found) == len(set(found)) == bell(n)
         assert all(sorted(i for b in p for i in b) == list(range(n)) for p in found)
     assert [bell(n) for n in range(7)] == [1, 1, 2, 5, 15, 52, 203]
+    stirling = [len(list(partitions(list(range(5)), blocks=k))) for k in range(7)]
+    assert stirling == [0, 1, 15, 25, 10, 1, 0]  # S(5, k): partitions of 5 items into k blocks
+    assert all(len(p) == 3 for p in partitions(list(range(5)), blocks=3))
+    odd_even = list(partitions(list(range(6)), lambda a, b: a % 2 == b % 2))
+    assert [[0, 2, 4], [1, 3, 5]] in odd_even and len(odd_even) == bell(3) ** 2
+    assert all(len({i % 2 for i in block}) == 1 for p in odd_even for block in p)
+    assert list(partitions(list(range(6)), lambda a, b: a % 2 == b % 2, blocks=2)) == [[[0, 2, 4], [1, 3, 5]]]
+
+
+def test_eight_calls_from_each_device_and_a_free_one_split_exactly():
+    """17 copies of `h0` (Bell(17) ways to merge them): 136 pairs prune them to the two splits of two copies."""
+    calls = "\n".join(f"        c{i} = cls.h0(p{i % 2})" for i in range(16))
+    two = "        v2 = cls.h0(p0)\n        v3 = cls.h0(p1)\n"
+    text = FREE_CALL.replace(two, calls + "\n        v3 = cls.h0(p1)\n")
+    placed = place(ir.parse(text), specialize=True)
+    assert (len(placed.module.functions), placed.bytes_copied) == (3, 32)
+    assert [(c.name, c.call_sites) for c in placed.clones] == [("h0", 10), ("h0_llvm0", 8)]

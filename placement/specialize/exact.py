@@ -1,22 +1,22 @@
-"""Exact specialization for small call trees: every way of merging copies, fewest functions then fewest bytes.
+"""Exact specialization for small call trees: fewest functions, then fewest bytes, over every way of merging copies.
 
 A specialized module is the full specialization with some copies of each unit
 merged: for each unit, a partition of its live copies (each block becomes
 its first copy; what only the others reached dies with them).  Callers come
 first, so a unit's copies are partitioned after its callers' merges decided
-which of them are still live.  `exact_search` lists such modules, sorts them
-by the number of functions (known without placing), and places them in that
-order; the first count at which any places is the fewest, and among those
-the fewest bytes copied wins (ties: the first listed).
+which of them are still live.  `exact_search` lists such modules a function
+count at a time, from the fewest up, and places them; the first count at
+which any places is the fewest, and among those the fewest bytes copied
+wins (ties: the first listed, where copies join the earliest copy they can).
 
 Pruning: when two copies cannot be merged on their own (the full
 specialization with just that merge has no placement), no module merging them
 places either: splitting a merged copy in two, each with the merged one's
-placement, places the finer module.  So when listing every partition would be
-too many, the pairs are tried first (one placement each) and only partitions
-whose blocks are mergeable pairwise are listed.  Past `max_listed` modules,
-or `max_pairs` pairs, `exact_search` gives up (None) and the caller merges
-greedily.
+placement, places the finer module.  So when listing every partition would
+take more placements than the budget, the pairs are placed first and only
+partitions whose blocks are mergeable pairwise are listed: a helper called
+from ten CPU and ten GPU contexts lists one module of two copies.  Past the
+budget `exact_search` gives up (None) and the caller merges greedily.
 """
 
 from __future__ import annotations
@@ -58,36 +58,65 @@ def bound(forest: Forest, limit: int) -> int:
     return total
 
 
-def partitions(items: list[int], mergeable: Mergeable | None = None) -> Iterator[list[list[int]]]:
-    """Every partition of `items` into blocks, each block in the order of `items`.
+def partitions(
+    items: list[int], mergeable: Mergeable | None = None, blocks: int | None = None
+) -> Iterator[list[list[int]]]:
+    """Every partition of `items` into blocks (exactly `blocks` of them, when given), each block in the
+    order of `items`; with `mergeable`, only those whose blocks hold pairwise mergeable items.
 
-    With `mergeable`, only those whose blocks hold pairwise mergeable items.
+    In lexicographic order of each item's block number (blocks numbered as they open): an item joins
+    the earliest block it can before it opens one, so among equals the first listed keeps items together
+    with the earliest copies.
     """
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for smaller in partitions(rest, mergeable):
-        yield [[first], *smaller]
-        for k, block in enumerate(smaller):
-            if mergeable is None or all(mergeable(first, other) for other in block):
-                yield [*smaller[:k], [first, *block], *smaller[k + 1 :]]
+    n = len(items)
+    opened: list[list[int]] = []
+
+    def grow(k: int) -> Iterator[list[list[int]]]:
+        if k == n:
+            if blocks is None or len(opened) == blocks:
+                yield [list(b) for b in opened]
+            return
+        item = items[k]
+        if blocks is None or n - k - 1 >= blocks - len(opened):  # enough items left to open the rest
+            for block in opened:
+                if mergeable is None or all(mergeable(other, item) for other in block):
+                    block.append(item)
+                    yield from grow(k + 1)
+                    block.pop()
+        if blocks is None or len(opened) < blocks:
+            opened.append([item])
+            yield from grow(k + 1)
+            opened.pop()
+
+    yield from grow(0)
 
 
-def merges(forest: Forest, mergeable: Mergeable | None = None, done: int = 0) -> Iterator[Forest]:
-    """Every forest made by partitioning the live copies of each unit, units (in topological order) from `done` on."""
+def merges(forest: Forest, mergeable: Mergeable | None, functions: int, done: int = 0) -> Iterator[Forest]:
+    """Every forest of exactly `functions` functions made by partitioning the live copies of each unit,
+    units (in topological order) from `done` on.
+
+    A unit keeps at least one copy while a live copy calls it, so the units still to partition add at
+    least their members each: a partial choice that already passes `functions` is not followed.
+    """
+    units = forest.graph.units
     groups = forest.by_unit(forest.live())
     pending = [u for u, group in groups.items() if u >= done and len(group) > 1]  # one copy: one way
     if not pending:
-        yield forest
+        if functions_of(forest, forest.live()) == functions:
+            yield forest
         return
     unit = pending[0]
-    for split in partitions(groups[unit], mergeable):
-        merged = forest
-        for keep, *drops in split:
-            for drop in drops:
-                merged = merged.merged(drop, keep)
-        yield from merges(merged, mergeable, unit + 1)
+    fixed = sum(len(units[u]) * (1 if u >= unit else len(g)) for u, g in groups.items())
+    size = len(units[unit])
+    for count in range(1, len(groups[unit]) + 1):
+        if fixed + (count - 1) * size > functions:
+            return
+        for split in partitions(groups[unit], mergeable, count):
+            merged = forest
+            for keep, *drops in split:
+                for drop in drops:
+                    merged = merged.merged(drop, keep)
+            yield from merges(merged, mergeable, functions, unit + 1)
 
 
 def functions_of(forest: Forest, live: list[int]) -> int:
@@ -105,35 +134,44 @@ def _places(forest: Forest, place: PlaceFn) -> Found | None:
         return None
 
 
-def mergeable_pairs(forest: Forest, place: PlaceFn, max_pairs: int) -> Mergeable | None:
-    """Whether two copies of a unit merge on their own and still place; None when over `max_pairs` pairs to try."""
+def mergeable_pairs(forest: Forest, place: PlaceFn, max_pairs: int) -> tuple[Mergeable, int] | None:
+    """Whether two copies of a unit merge on their own and still place, and how many pairs were placed
+    to know it; None when there are more than `max_pairs`."""
     groups = forest.by_unit(forest.live()).values()
     pairs = [(a, b) for group in groups for k, a in enumerate(group) for b in group[k + 1 :]]
     if len(pairs) > max_pairs:
         return None
     ok = {(a, b) for a, b in pairs if _places(forest.merged(b, a), place) is not None}
-    return lambda a, b: (min(a, b), max(a, b)) in ok
+    return (lambda a, b: (min(a, b), max(a, b)) in ok), len(pairs)
 
 
-def exact_search(forest: Forest, place: PlaceFn, max_listed: int, max_pairs: int) -> Found | None:
+def exact_search(forest: Forest, place: PlaceFn, budget: int) -> Found | None:
     """The specialization of `forest` (full, placed) with the fewest functions, then the fewest bytes.
 
-    None when there are more than `max_listed` candidates to place, even after pruning by pairs.
+    The candidates are listed a function count at a time, from the fewest up.  At most `budget`
+    placements: when every partition would be more, pairs are placed first (at most half of it) to
+    prune them; None when the candidates to place are still too many.
     """
     mergeable = None
-    if bound(forest, max_listed) > max_listed:
-        mergeable = mergeable_pairs(forest, place, max_pairs)
-        if mergeable is None:
+    if bound(forest, budget) > budget:
+        pairs = mergeable_pairs(forest, place, budget // 2)
+        if pairs is None:
             return None
-    listed = list(islice(merges(forest, mergeable), max_listed + 1))
-    if len(listed) > max_listed:
-        return None
-    candidates = sorted(((functions_of(f, f.live()), i, f) for i, f in enumerate(listed)), key=lambda c: c[:2])
-    best: tuple[int, Found] | None = None
-    for count, _, candidate in candidates:
-        if best is not None and count > best[0]:
-            break
-        found = _places(candidate, place)
-        if found is not None and (best is None or found[3].bytes_copied < best[1][3].bytes_copied):
-            best = (count, found)
-    return None if best is None else best[1]
+        mergeable, tried = pairs
+        budget -= tried
+    full = forest.live()
+    units = forest.graph.units
+    listed = 0
+    for functions in range(sum(len(units[u]) for u in forest.by_unit(full)), functions_of(forest, full) + 1):
+        level = list(islice(merges(forest, mergeable, functions), budget - listed + 1))
+        listed += len(level)
+        if listed > budget:
+            return None
+        best: Found | None = None
+        for candidate in level:
+            found = _places(candidate, place)
+            if found is not None and (best is None or found[3].bytes_copied < best[3].bytes_copied):
+                best = found
+        if best is not None:
+            return best
+    return None

@@ -7,12 +7,13 @@
    When the fully specialized module has no placement, no specialization has
    one (any specialized module's placement gives one of the full module), so
    the original conflict is raised.
-3. Exact search (`exact`): the ways of merging copies are listed and
-   placed, fewest functions first; the fewest functions, then the fewest
-   bytes, is the answer.  When there are more than `MAX_EXACT` (fewer for a
-   module of over 10,000 sites: `EXACT_SITES`), pairs of copies that cannot
-   merge on their own (at most `MAX_PAIRS` tried) prune the list; when it is
-   still longer, steps 4 and 5 run instead.
+3. Exact search (`exact`): the ways of merging copies are listed a function
+   count at a time, fewest first, and placed; the first count at which one
+   places is the fewest, and among those the fewest bytes is the answer.  At
+   most `MAX_EXACT` placements (fewer for a module of over 10,000 sites:
+   `EXACT_SITES`): when listing every way would take more, pairs of copies
+   that cannot merge on their own prune the list first; when it still would,
+   steps 4 and 5 run instead.
 4. Merge by signature, callers first: two live copies of a unit with the same
    signature in the placement of step 2 become one (the first; what only the
    other reached dies).  The placement of step 2 restricted to what is left
@@ -55,13 +56,11 @@ if TYPE_CHECKING:
 MAX_CLONES = 10_000
 # Placements step 4 may spend on trial merges.
 MAX_TRIALS = 200
-# Specialized modules the exact search (step 3) may list and place; more, and steps 4 and 5 run instead.
-MAX_EXACT = 200
-# Pairs of copies step 3 may try (one placement each) to prune what it lists, when it would list more.
-MAX_PAIRS = 45
+# Placements the exact search (step 3) may make, pairs and candidates together; more, and steps 4 and 5 run.
+MAX_EXACT = 400
 # Sites step 3 may place in all: a module of more than EXACT_SITES / MAX_EXACT sites gets fewer placements
 # (MIN_EXACT at least), as each is a placement of the whole module.
-EXACT_SITES = 2_000_000
+EXACT_SITES = 4_000_000
 MIN_EXACT = 4
 
 PlaceFn = Callable[["IRModule"], "Placement"]
@@ -93,8 +92,7 @@ def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
         placed = place(forest.module(live, names))
     except PlacementConflict:
         raise conflict from None
-    budget = min(MAX_EXACT, max(MIN_EXACT, EXACT_SITES // max(placed.stats.sites, 1)))
-    found = exact_search(forest, place, budget, min(MAX_PAIRS, budget))
+    found = exact_search(forest, place, min(MAX_EXACT, max(MIN_EXACT, EXACT_SITES // max(placed.stats.sites, 1))))
     if found is None:
         forest = merge_same_signatures(forest, names, signatures(placed))
         forest, live, names, placed = merge_greedily(forest, place)
