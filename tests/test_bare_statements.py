@@ -309,3 +309,18 @@ def test_what_legalize_ops_makes_of_assert_and_print_runs_and_prints_back(capsys
 def test_a_packed_assert_or_print_that_is_not_as_tvm_writes_it_is_refused(call, message):
     with pytest.raises(InferenceError, match=message):
         parse(_module(f"{call}\nreturn x"))
+
+
+def test_a_packed_assert_or_print_is_impure_as_tvm_has_it():
+    call = 'R.call_packed("relax.run.print", R.str("{}"), x, ty_args=(R.Tuple,))'
+    in_pure = _module(f"{call}\nreturn x").replace("@R.function(pure=False)", "@R.function")
+    with pytest.raises(ParseError, match=r'R.call_packed\("relax.run.print"\) is impure: function .main. must be'):
+        parse(in_pure)
+    in_dataflow = _module(f"with R.dataflow():\n    z = {call}\n    R.output(z)\nreturn x")
+    with pytest.raises(ParseError, match="cannot be called inside a dataflow block"):
+        parse(in_dataflow)
+    shape = 'R.call_packed("vm.builtin.tensor_to_shape", s, ty_args=(R.Shape(ndim=2),))'
+    reads_a_shape = _module(
+        f"with R.dataflow():\n    z = {shape}\n    R.output(z)\nreturn z", 's: R.Tensor((2,), "int64")'
+    )
+    assert parse(reads_a_shape.replace("@R.function(pure=False)", "@R.function"))

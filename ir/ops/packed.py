@@ -17,8 +17,9 @@ is read where it is.  ``sinfo_args=`` (TVM before 0.27) is read as
 ``ty_args=``.  The op is pure here (reading a shape has no effect), so a
 shape may be read in a dataflow block, where TVM's frontend puts it; TVM
 0.27's own parser calls every packed call impure and refuses that printout.
-An assert or print is written as LegalizeOps writes it, a bare statement in a
-``pure=False`` function.
+An assert or print is impure, as TVM has it: a bare statement in a
+``pure=False`` function (as LegalizeOps writes it), never in a dataflow block
+(`parser.purity`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from .effects import VOID, check_condition, run_assert, run_print
 _TENSOR_TO_SHAPE = "vm.builtin.tensor_to_shape"
 _ASSERT = "relax.run.assert_op"
 _PRINT = "relax.run.print"
+# Packed functions run for their effect: impure calls, where TVM allows them (`parser.purity`).
+EFFECTS = frozenset({_ASSERT, _PRINT})
 
 
 def _infer_tensor_to_shape(args: Sequence[StructInfo], ty: StructInfo | None) -> StructInfo:

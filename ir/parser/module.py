@@ -85,7 +85,7 @@ class ModuleParser(SignatureReader):
             except KeyError:
                 op = None
             self._ops[name] = op
-            if op is not None and not op.pure:
+            if op is not None and (not op.pure or name == "call_packed"):  # a packed call may be impure
                 self.calls_impure = True
             return op
 

@@ -1,4 +1,6 @@
-"""Where an impure op (``R.print``, ``R.assert_op``: `Op.pure` is False) may be called, as TVM checks it.
+"""Where an impure call may be made, as TVM checks it: an op whose `Op.pure` is False (``R.print``,
+``R.assert_op``), or a packed call run for its effect (``R.call_packed("relax.run.print", ...)``,
+``ops.packed.EFFECTS``; reading a shape from a tensor is pure here).
 
 TVM's well-formedness check refuses an impure call inside a dataflow block,
 and one in a function that is pure (the default: ``@R.function`` without
@@ -14,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from ..errors import ParseError
 from ..expr import Binding, Call, DataflowBlock, Function, If, SeqExpr
 from ..op import Op
+from ..ops.packed import EFFECTS
 
 
 def check_purity(functions: Mapping[str, Function]) -> None:
@@ -21,21 +24,32 @@ def check_purity(functions: Mapping[str, Function]) -> None:
     for name, fn in functions.items():
         allowed = fn.attrs.get("pure", True) is False or bool(fn.attrs.get("relax.force_pure", False))
         for binding, in_dataflow in _bindings(fn.body, False):
-            call = binding.value
-            if not (isinstance(call, Call) and isinstance(call.op, Op) and not call.op.pure):
+            what = _impure(binding.value)
+            if what is None:
                 continue
             if in_dataflow:
                 raise ParseError(
-                    f"R.{call.op.name} is impure: it cannot be called inside a dataflow block (call it after "
+                    f"{what} is impure: it cannot be called inside a dataflow block (call it after "
                     "the 'with R.dataflow():' block)",
                     binding.span,
                 )
             if not allowed:
                 raise ParseError(
-                    f"R.{call.op.name} is impure: function {name!r} must be declared @R.function(pure=False) "
+                    f"{what} is impure: function {name!r} must be declared @R.function(pure=False) "
                     "to call it (or carry the attribute relax.force_pure)",
                     binding.span,
                 )
+
+
+def _impure(value: object) -> str | None:
+    """How an impure call is written (``R.print``, ``R.call_packed("relax.run.print")``); None for another value."""
+    if not (isinstance(value, Call) and isinstance(value.op, Op)):
+        return None
+    if not value.op.pure:
+        return f"R.{value.op.name}"
+    if value.op.name == "call_packed" and value.attrs.get("func") in EFFECTS:
+        return f'R.call_packed("{value.attrs["func"]}")'
+    return None
 
 
 def _bindings(seq: SeqExpr, in_dataflow: bool) -> Iterator[tuple[Binding, bool]]:
