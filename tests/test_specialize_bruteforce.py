@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from vdplace import ir
 from vdplace.placement import PlacementConflict, place
+from vdplace.placement.specialize import exact
 from vdplace.placement.specialize.exact import bell, partitions
 
 HEADER = """@I.ir_module
@@ -255,3 +256,10 @@ def test_eight_calls_from_each_device_and_a_free_one_split_exactly():
     placed = place(ir.parse(text), specialize=True)
     assert (len(placed.module.functions), placed.bytes_copied) == (3, 32)
     assert [(c.name, c.call_sites) for c in placed.clones] == [("h0", 10), ("h0_llvm0", 8)]
+
+
+def test_a_listing_that_would_take_too_long_gives_way_to_the_greedy_merges(monkeypatch):
+    monkeypatch.setattr(exact, "MAX_TRIED_PER_PLACEMENT", 0)
+    placed = place(ir.parse(FREE_CALL), specialize=True)
+    assert len(placed.module.functions) == 3  # the greedy merges' answer: 64 bytes where the exact search finds 32
+    assert placed.bytes_copied == 64

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from vdplace.placement.api import Placement
 
 PlaceFn = Callable[["IRModule"], "Placement"]
+# Partitions `exact_search` may go through per placement of its budget, listed or dropped.
+MAX_TRIED_PER_PLACEMENT = 50
 Mergeable = Callable[[int, int], bool]
 Found = tuple[Forest, list[int], Names, "Placement"]
 
@@ -91,12 +93,20 @@ def partitions(
     yield from grow(0)
 
 
-def merges(forest: Forest, mergeable: Mergeable | None, functions: int, done: int = 0) -> Iterator[Forest]:
+class _TooMany(Exception):
+    """The listing went through more partitions than `exact_search` allows."""
+
+
+def merges(
+    forest: Forest, mergeable: Mergeable | None, functions: int, work: list[int], done: int = 0
+) -> Iterator[Forest]:
     """Every forest of exactly `functions` functions made by partitioning the live copies of each unit,
     units (in topological order) from `done` on.
 
     A unit keeps at least one copy while a live copy calls it, so the units still to partition add at
     least their members each: a partial choice that already passes `functions` is not followed.
+    `work[0]` is how many more partitions may be tried, listed or not (`_TooMany` past it): choices
+    that end below `functions` are tried and dropped, so listing alone does not bound the time.
     """
     units = forest.graph.units
     groups = forest.by_unit(forest.live())
@@ -112,11 +122,14 @@ def merges(forest: Forest, mergeable: Mergeable | None, functions: int, done: in
         if fixed + (count - 1) * size > functions:
             return
         for split in partitions(groups[unit], mergeable, count):
+            work[0] -= 1
+            if work[0] < 0:
+                raise _TooMany
             merged = forest
             for keep, *drops in split:
                 for drop in drops:
                     merged = merged.merged(drop, keep)
-            yield from merges(merged, mergeable, functions, unit + 1)
+            yield from merges(merged, mergeable, functions, work, unit + 1)
 
 
 def functions_of(forest: Forest, live: list[int]) -> int:
@@ -162,8 +175,12 @@ def exact_search(forest: Forest, place: PlaceFn, budget: int) -> Found | None:
     full = forest.live()
     units = forest.graph.units
     listed = 0
+    work = [budget * MAX_TRIED_PER_PLACEMENT]
     for functions in range(sum(len(units[u]) for u in forest.by_unit(full)), functions_of(forest, full) + 1):
-        level = list(islice(merges(forest, mergeable, functions), budget - listed + 1))
+        try:
+            level = list(islice(merges(forest, mergeable, functions, work), budget - listed + 1))
+        except _TooMany:
+            return None
         listed += len(level)
         if listed > budget:
             return None
