@@ -7,8 +7,10 @@ each function's call sites among copies of it (set partitions, callers
 before callees, so a copy's own calls are split too), writes each as a module
 with one function per copy, places it without specialization, and keeps the
 least (functions, bytes).  The modules: ``main`` and one or two helpers of
-one or two parameters, a helper calling a later one, with pins, hints,
-``to_vdevice`` and ``add`` in between, and at most four calls to split.
+one or two parameters, a helper calling a later one, and itself when it is
+recursive (a copy's recursive call stays in that copy, as specialization
+clones a recursion), with pins, hints, ``to_vdevice`` and ``add`` in
+between, and at most four calls to split (six, in the second test).
 """
 
 from __future__ import annotations
@@ -41,12 +43,15 @@ class Function:
     params: list[str]
     lines: list[str]
     callees: list[str]
+    returns: str = ""  # `` -> R.Tensor(...)``: a recursive call needs it
 
     def text(self, name: str, targets: list[str]) -> str:
+        """The function as copy `name`, its calls going to `targets`; a recursive call (``{self}``) to `name`."""
         calls = iter(targets)
         body = [line.replace("{call}", f"cls.{next(calls)}") if "{call}" in line else line for line in self.lines]
+        body = [line.replace("{self}", f"cls.{name}") for line in body]
         return "\n".join(
-            ["    @R.function", f"    def {name}({', '.join(self.params)}):", "        cls = Module"]
+            ["    @R.function", f"    def {name}({', '.join(self.params)}){self.returns}:", "        cls = Module"]
             + [f"        {line}" for line in body]
         )
 
@@ -57,7 +62,9 @@ def _type(shape: str, device: str | None) -> str:
 
 @st.composite
 def programs(draw, helpers: tuple[int, int] = (1, 2), calls: int = 2) -> list[Function]:
-    """`main` first, then the helpers; a function calls only those after it.
+    """`main` first, then the helpers; a function calls only those after it, and a recursive helper
+    itself too (under ``if flag:``; a copy's recursive call goes to that copy, as specialization clones
+    a recursion).  Every function takes the bool `flag` last and passes it on.
 
     Drawn from a seeded `random.Random`, not draw by draw: hypothesis's draws
     lean to the first choice, and then every call passes the same argument.
@@ -78,7 +85,7 @@ def programs(draw, helpers: tuple[int, int] = (1, 2), calls: int = 2) -> list[Fu
             steps = rng.choices(
                 ["add"] * 4 + ["hint", "copy", "pin"] + (["call"] * 2 if later else []), k=rng.randint(1, 3)
             )
-        params = [f"p{i}: {_type(shape, pin)}" for i, pin in enumerate(pins)]
+        params = [f"p{i}: {_type(shape, pin)}" for i, pin in enumerate(pins)] + ['flag: R.Tensor((), "bool")']
         values = [f"p{i}" for i in range(len(pins))]
         lines: list[str] = []
         callees: list[str] = []
@@ -87,7 +94,7 @@ def programs(draw, helpers: tuple[int, int] = (1, 2), calls: int = 2) -> list[Fu
             v = f"v{i}"
             if kind == "call":
                 callee = rng.choice(later)
-                args = ", ".join(rng.choice(values) for _ in range(arity[callee]))
+                args = ", ".join([rng.choice(values) for _ in range(arity[callee])] + ["flag"])
                 lines.append(f"{v} = {{call}}({args})")
                 callees.append(callee)
             elif kind == "add":
@@ -99,8 +106,15 @@ def programs(draw, helpers: tuple[int, int] = (1, 2), calls: int = 2) -> list[Fu
             else:
                 lines.append(f'{v} = R.to_vdevice({a}, "{rng.choice(DEVICES)}:0")')
             values.append(v)
+        if name != "main" and rng.random() < 0.4:  # recursive: its own result, or itself on its last value
+            again = ", ".join([values[-1]] + [rng.choice(values) for _ in range(arity[name] - 1)] + ["flag"])
+            lines += ["if flag:", f"    r = {{self}}({again})", "else:", f"    r = {values[-1]}"]
+            values.append("r")
+            returns = f" -> {_type(shape, None)}"
+        else:
+            returns = ""
         lines.append(f"return {values[-1]}")
-        functions.append(Function(name, params, lines, callees))
+        functions.append(Function(name, params, lines, callees, returns))
     return functions
 
 
@@ -182,7 +196,8 @@ def _check(functions: list[Function]) -> None:
     except PlacementConflict:
         got = None
     want = _brute_force(functions)
-    event("conflict" if want is None else "clones" if want[0] > len(functions) else "no clone")
+    outcome = "conflict" if want is None else "clones" if want[0] > len(functions) else "no clone"
+    event(outcome + (", recursive" if any(f.returns for f in functions) else ""))
     assert got == want
 
 
