@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from vdplace import ir
 from vdplace.placement import PlacementConflict, place
-from vdplace.placement.specialize import exact
+from vdplace.placement.specialize import exact, search
 from vdplace.placement.specialize.exact import bell, partitions
 
 HEADER = """@I.ir_module
@@ -273,8 +273,11 @@ def test_eight_calls_from_each_device_and_a_free_one_split_exactly():
     assert [(c.name, c.call_sites) for c in placed.clones] == [("h0", 10), ("h0_llvm0", 8)]
 
 
-def test_a_listing_that_would_take_too_long_gives_way_to_the_greedy_merges(monkeypatch):
+def test_a_listing_that_would_take_too_long_gives_way_to_greedy_merges_and_moves(monkeypatch):
+    """The greedy path: merging by signature sends the free call to llvm's copy (64 bytes); moving it back fixes it."""
     monkeypatch.setattr(exact, "MAX_TRIED_PER_PLACEMENT", 0)
     placed = place(ir.parse(FREE_CALL), specialize=True)
-    assert len(placed.module.functions) == 3  # the greedy merges' answer: 64 bytes where the exact search finds 32
-    assert placed.bytes_copied == 64
+    assert (len(placed.module.functions), placed.bytes_copied) == (3, 32)
+    monkeypatch.setattr(search, "MAX_MOVES", 0)
+    placed = place(ir.parse(FREE_CALL), specialize=True)
+    assert (len(placed.module.functions), placed.bytes_copied) == (3, 64)

@@ -138,7 +138,8 @@ def functions_of(forest: Forest, live: list[int]) -> int:
     return sum(len(units[forest.instances[i].unit]) for i in live)
 
 
-def _places(forest: Forest, place: PlaceFn) -> Found | None:
+def place_forest(forest: Forest, place: PlaceFn) -> Found | None:
+    """`forest`'s module (temporary names) placed, with its live copies and names; None when it has no placement."""
     live = forest.live()
     names = forest.temporary_names(live)
     try:
@@ -154,7 +155,7 @@ def mergeable_pairs(forest: Forest, place: PlaceFn, max_pairs: int) -> tuple[Mer
     pairs = [(a, b) for group in groups for k, a in enumerate(group) for b in group[k + 1 :]]
     if len(pairs) > max_pairs:
         return None
-    ok = {(a, b) for a, b in pairs if _places(forest.merged(b, a), place) is not None}
+    ok = {(a, b) for a, b in pairs if place_forest(forest.merged(b, a), place) is not None}
     return (lambda a, b: (min(a, b), max(a, b)) in ok), len(pairs)
 
 
@@ -186,7 +187,7 @@ def exact_search(forest: Forest, place: PlaceFn, budget: int) -> Found | None:
             return None
         best: Found | None = None
         for candidate in level:
-            found = _places(candidate, place)
+            found = place_forest(candidate, place)
             if found is not None and (best is None or found[3].bytes_copied < best[3].bytes_copied):
                 best = found
         if best is not None:

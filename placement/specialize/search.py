@@ -13,7 +13,7 @@
    most `MAX_EXACT` placements (fewer for a module of over 10,000 sites:
    `EXACT_SITES`): when listing every way would take more, pairs of copies
    that cannot merge on their own prune the list first; when it still would,
-   steps 4 and 5 run instead.
+   steps 4 to 6 run instead.
 4. Merge by signature, callers first: two live copies of a unit with the same
    signature in the placement of step 2 become one (the first; what only the
    other reached dies).  The placement of step 2 restricted to what is left
@@ -22,10 +22,13 @@
    tried (drop one, its calls go to the other) by placing the result; of those
    that place, the one with the fewest bytes copied is taken, and the unit is
    tried again until no pair merges or `MAX_TRIALS` placements were spent.
-6. Names (`naming`), the final placement, and `Placement.clones`.
+6. Moves: one call at a time goes to another live copy of its callee, kept
+   when the module has fewer functions, or as many and fewer bytes copied,
+   until no move improves or `MAX_MOVES` placements were spent.
+7. Names (`naming`), the final placement, and `Placement.clones`.
 
 What is exact and what is greedy: steps 1, 2 and 3 are exact.  After steps
-4 and 5 the number of copies is a local minimum: without the trial limit, no
+4 to 6 the number of copies is a local minimum: without the trial limit, no
 two remaining copies of one function can be merged into one that still
 places, but a different set of merges could need fewer; and step 4 merges
 by the signatures of one placement, which may cost bytes that another merge
@@ -43,7 +46,7 @@ from typing import TYPE_CHECKING
 from vdplace.placement.diagnose.names import device_name
 from vdplace.placement.errors import PlacementConflict
 from vdplace.placement.specialize.callgraph import CallGraph
-from vdplace.placement.specialize.exact import exact_search
+from vdplace.placement.specialize.exact import Found, exact_search, functions_of, place_forest
 from vdplace.placement.specialize.instances import Forest, Names
 from vdplace.placement.specialize.naming import Signatures, final_names, instance_signature, signatures
 from vdplace.placement.specialize.record import Clone
@@ -56,7 +59,9 @@ if TYPE_CHECKING:
 MAX_CLONES = 10_000
 # Placements step 4 may spend on trial merges.
 MAX_TRIALS = 200
-# Placements the exact search (step 3) may make, pairs and candidates together; more, and steps 4 and 5 run.
+# Placements step 6 may spend on moving calls between copies.
+MAX_MOVES = 100
+# Placements the exact search (step 3) may make, pairs and candidates together; more, and steps 4 to 6 run.
 MAX_EXACT = 400
 # Sites step 3 may place in all: a module of more than EXACT_SITES / MAX_EXACT sites gets fewer placements
 # (MIN_EXACT at least), as each is a placement of the whole module.
@@ -95,7 +100,7 @@ def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
     found = exact_search(forest, place, min(MAX_EXACT, max(MIN_EXACT, EXACT_SITES // max(placed.stats.sites, 1))))
     if found is None:
         forest = merge_same_signatures(forest, names, signatures(placed))
-        forest, live, names, placed = merge_greedily(forest, place)
+        forest, live, names, placed = move_calls(merge_greedily(forest, place), place)
     else:
         forest, live, names, placed = found
     final = final_names(forest, live, names, signatures(placed), placed.constraints.vdevices)
@@ -159,6 +164,39 @@ def merge_greedily(forest: Forest, place: PlaceFn) -> tuple[Forest, list[int], N
                 _, forest, live, names, placed = best
                 changed = True
                 break  # the groups changed: start over from the first unit
+    return forest, live, names, placed
+
+
+def move_calls(found: Found, place: PlaceFn) -> Found:
+    """Step 6: one call at a time goes to another live copy of its callee, kept when the module then has
+    fewer functions, or as many and fewer bytes copied (a call free of devices that step 4 sent to a
+    copy where its value must be copied); until no move improves or `MAX_MOVES` placements were spent."""
+    forest, live, names, placed = found
+    best = (functions_of(forest, live), placed.bytes_copied)
+    trials = 0
+    improved = True
+    while improved:
+        improved = False
+        groups = forest.by_unit(live)
+        moves = [
+            (caller, key, other)
+            for caller in live
+            for key, target in forest.instances[caller].targets.items()
+            for other in groups[forest.instances[target].unit]
+            if other != target
+        ]
+        for caller, key, other in moves:
+            if trials >= MAX_MOVES:
+                return forest, live, names, placed
+            trials += 1
+            trial = forest.copy()
+            trial.instances[caller].targets[key] = other
+            got = place_forest(trial, place)
+            if got is not None and (functions_of(trial, got[1]), got[3].bytes_copied) < best:
+                forest, live, names, placed = got
+                best = (functions_of(forest, live), placed.bytes_copied)
+                improved = True
+                break  # the copies changed: list the moves again
     return forest, live, names, placed
 
 
