@@ -24,7 +24,8 @@
    tried again until no pair merges or `MAX_TRIALS` placements were spent.
 6. Moves: one call at a time goes to another live copy of its callee, kept
    when the module has fewer functions, or as many and fewer bytes copied,
-   until no move improves or `MAX_MOVES` placements were spent.
+   until no move improves or `MAX_MOVES` placements (fewer for a big module,
+   as in step 3) were spent.
 7. Names (`naming`), the final placement, and `Placement.clones`.
 
 What is exact and what is greedy: steps 1, 2 and 3 are exact.  After steps
@@ -97,10 +98,11 @@ def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
         placed = place(forest.module(live, names))
     except PlacementConflict:
         raise conflict from None
-    found = exact_search(forest, place, min(MAX_EXACT, max(MIN_EXACT, EXACT_SITES // max(placed.stats.sites, 1))))
+    affordable = max(MIN_EXACT, EXACT_SITES // max(placed.stats.sites, 1))  # placements of this module
+    found = exact_search(forest, place, min(MAX_EXACT, affordable))
     if found is None:
         forest = merge_same_signatures(forest, names, signatures(placed))
-        forest, live, names, placed = move_calls(merge_greedily(forest, place), place)
+        forest, live, names, placed = move_calls(merge_greedily(forest, place), place, min(MAX_MOVES, affordable))
     else:
         forest, live, names, placed = found
     final = final_names(forest, live, names, signatures(placed), placed.constraints.vdevices)
@@ -167,10 +169,10 @@ def merge_greedily(forest: Forest, place: PlaceFn) -> tuple[Forest, list[int], N
     return forest, live, names, placed
 
 
-def move_calls(found: Found, place: PlaceFn) -> Found:
+def move_calls(found: Found, place: PlaceFn, max_moves: int) -> Found:
     """Step 6: one call at a time goes to another live copy of its callee, kept when the module then has
     fewer functions, or as many and fewer bytes copied (a call free of devices that step 4 sent to a
-    copy where its value must be copied); until no move improves or `MAX_MOVES` placements were spent."""
+    copy where its value must be copied); until no move improves or `max_moves` placements were spent."""
     forest, live, names, placed = found
     best = (functions_of(forest, live), placed.bytes_copied)
     trials = 0
@@ -186,7 +188,7 @@ def move_calls(found: Found, place: PlaceFn) -> Found:
             if other != target
         ]
         for caller, key, other in moves:
-            if trials >= MAX_MOVES:
+            if trials >= max_moves:
                 return forest, live, names, placed
             trials += 1
             trial = forest.copy()
