@@ -212,10 +212,9 @@ class _Runner:
                 self.stmt(s, env, lanes)
         elif t is For:
             self.loop(stmt, env, lanes)  # type: ignore[arg-type]
-        elif t is Block:
-            self.block(stmt, env, None if lanes is None else lanes.shape, None if lanes is None else lanes.mask)  # type: ignore[arg-type]
-        elif t is Store:
-            self.store(stmt, env, None if lanes is None else lanes.shape, None if lanes is None else lanes.mask)  # type: ignore[arg-type]
+        elif t is Block or t is Store:
+            shape, mask = (None, None) if lanes is None else (lanes.shape, lanes.mask)
+            (self.block if t is Block else self.store)(stmt, env, shape, mask)  # type: ignore[operator]
         elif lanes is not None:
             self.lane_stmt(stmt, env, lanes)
         elif t is IfThenElse:
@@ -259,7 +258,7 @@ class _Runner:
             self.buffers[b.name] = np.zeros((*lanes.shape, *self.shape(b, env)), to_numpy(b.dtype))
             self.lane_local[b.name] = lanes.index
 
-    def loop(self, loop: For, env: dict[str, Any], lanes: tuple[int, ...] | None = None) -> None:
+    def loop(self, loop: For, env: dict[str, Any], lanes: Lanes | None = None) -> None:
         if lanes is not None:  # inside a parallel loop run as arrays: this one runs in order
             self.in_order(loop, env, lanes)
             return

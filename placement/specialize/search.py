@@ -91,13 +91,10 @@ def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
         raise conflict
     if needed == len(graph.functions):  # nothing is called twice: the full specialization is the module
         raise conflict
-    forest = Forest.full(graph)
-    live = forest.live()
-    names = forest.temporary_names(live)
-    try:
-        placed = place(forest.module(live, names))
-    except PlacementConflict:
-        raise conflict from None
+    full = place_forest(Forest.full(graph), place)
+    if full is None:
+        raise conflict
+    forest, live, names, placed = full
     affordable = max(MIN_EXACT, EXACT_SITES // max(placed.stats.sites, 1))  # placements of this module
     found = exact_search(forest, place, min(MAX_EXACT, affordable))
     if found is None:
@@ -138,35 +135,30 @@ def merge_same_signatures(forest: Forest, names: Names, sigs: Signatures) -> For
     return out
 
 
-def merge_greedily(forest: Forest, place: PlaceFn) -> tuple[Forest, list[int], Names, Placement]:
-    """Step 5 (step 4's result placed first); returns the forest, its live instances, its names and placement."""
+def merge_greedily(forest: Forest, place: PlaceFn) -> Found:
+    """Step 5 (step 4's result placed first): the forest, its live instances, its names and placement."""
+    current = place_forest(forest, place)
+    if current is None:  # step 4 keeps step 2's placement
+        raise RuntimeError("internal error: merging copies by signature lost the placement")
     trials = 0
-    live = forest.live()
-    names = forest.temporary_names(live)
-    placed = place(forest.module(live, names))
     changed = True
     while changed and trials < MAX_TRIALS:
         changed = False
+        forest, live = current[0], current[1]
         for group in forest.by_unit(live).values():
-            best: tuple[int, Forest, list[int], Names, Placement] | None = None
+            best: Found | None = None
             for keep, drop in permutations(group, 2):
                 if trials >= MAX_TRIALS:
                     break
                 trials += 1
-                trial = forest.merged(drop, keep)
-                trial_live = trial.live()
-                trial_names = trial.temporary_names(trial_live)
-                try:
-                    got = place(trial.module(trial_live, trial_names))
-                except PlacementConflict:
-                    continue
-                if best is None or got.bytes_copied < best[0]:
-                    best = (got.bytes_copied, trial, trial_live, trial_names, got)
+                got = place_forest(forest.merged(drop, keep), place)
+                if got is not None and (best is None or got[3].bytes_copied < best[3].bytes_copied):
+                    best = got
             if best is not None:
-                _, forest, live, names, placed = best
+                current = best
                 changed = True
                 break  # the groups changed: start over from the first unit
-    return forest, live, names, placed
+    return current
 
 
 def move_calls(found: Found, place: PlaceFn, max_moves: int) -> Found:
