@@ -1,6 +1,6 @@
 """vdplace's Relax-like IR: data structures, TVMScript parser and printer, ops."""
 
-from .bind_constants import bind_constants, missing_constants
+from .bind_constants import bind_constants, constant_values, missing_constants
 from .builder import FunctionBuilder, ModuleBuilder, tensor
 from .errors import InferenceError, IRError, ParseError, VDeviceLookupError
 from .expr import (
@@ -42,6 +42,7 @@ from .vdevice import DeviceSpec, Target, VDevice, lookup_vdevice, vdevice_name
 
 __all__ = [
     "bind_constants",
+    "constant_values",
     "missing_constants",
     "MetadataRef",
     "Binding",

@@ -18,6 +18,11 @@ support.  A value of 2-byte raw items (NumPy's ``|V2``, as TVM's bfloat16
 tensors come back from ``.numpy()`` and an ``.npz``) is bfloat16, kept in
 float32 as vdplace keeps every bfloat16 value.  `missing_constants` lists the references that still have no value.
 
+`constant_values` is the other way: the values a module's constants hold,
+keyed ``"kind:index"``, so that a module printed (`ir.script`, which writes
+the references, not the values), edited and parsed again gets them back:
+``ir.parse(text, constants=ir.constant_values(mod))``.
+
 The pass never mutates its input.  Each bound constant gets the struct info of
 its value (keeping any vdevice it had); the calls, tuples and bindings that
 use it are inferred again, and a binding's variable keeps what its annotation
@@ -72,16 +77,49 @@ def missing_constants(mod: IRModule) -> list[tuple[MetadataRef, Span | None]]:
     return out
 
 
-def bind_constants(mod: IRModule, values: ConstantValues) -> IRModule:
+def constant_values(mod: IRModule) -> dict[str, np.ndarray]:
+    """``{"kind:index": value}`` for every metadata constant of `mod` that has a value.
+
+    The keys are those `bind_constants` and ``.npz`` files use
+    (``np.savez(path, **constant_values(mod))`` makes a ``--params`` file).
+    A bfloat16 constant comes back as TVM gives one, raw 2-byte items (NumPy's
+    ``|V2``), so binding it again keeps its dtype.  Constants written in the
+    text (``R.const(...)``) need no entry: the text holds their values.
+    """
+    out: dict[str, np.ndarray] = {}
+
+    class _Collect(ExprVisitor):
+        def visit_constant(self, const: Constant) -> None:
+            if const.ref is None or const.data is None:
+                return
+            key = f"{const.ref.kind}:{const.ref.index}"
+            if key not in out:
+                sinfo = const.struct_info
+                bf16 = isinstance(sinfo, TensorStructInfo) and sinfo.dtype == "bfloat16"
+                out[key] = _bfloat16_items(const.data) if bf16 else np.asarray(const.data)
+
+    _Collect().visit_module(mod)
+    return out
+
+
+def _bfloat16_items(values: np.ndarray) -> np.ndarray:
+    """bfloat16 values held in float32 as raw 2-byte items (the upper half of each float32, exact)."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32) >> np.uint32(16)
+    return bits.astype(np.uint16).view("V2")
+
+
+def bind_constants(mod: IRModule, values: ConstantValues, *, strict: bool = True) -> IRModule:
     """A copy of `mod` whose metadata constants named in `values` hold those values.
 
     `values` is a mapping or the path of an ``.npz`` file; see the module
     docstring for the keys.  Raises `ValueError` for a key that names no
-    constant of the module or a value of an unsupported dtype, and
-    `InferenceError` where a value does not fit the code that uses it.
+    constant of the module (unless `strict` is False: such keys are then
+    ignored, as for the values of a module whose text was edited) or a value
+    of an unsupported dtype, and `InferenceError` where a value does not fit
+    the code that uses it.
     """
     refs = {ref for ref, _, _ in constant_refs(mod)}
-    arrays = _by_ref(_load(values), refs)
+    arrays = _by_ref(_load(values), refs, strict)
     if not arrays:
         return mod
     return _Binder(arrays, mod.vdevices).mutate_module(mod)
@@ -94,7 +132,9 @@ def _load(values: ConstantValues) -> Mapping[Any, Any]:
     return values
 
 
-def _by_ref(values: Mapping[Any, Any], refs: set[MetadataRef]) -> dict[MetadataRef, tuple[np.ndarray, str]]:
+def _by_ref(
+    values: Mapping[Any, Any], refs: set[MetadataRef], strict: bool = True
+) -> dict[MetadataRef, tuple[np.ndarray, str]]:
     """Each referenced constant's value and its dtype (bfloat16 for 2-byte raw items, kept as float32)."""
     kinds = {ref.kind for ref in refs}
     out: dict[MetadataRef, tuple[np.ndarray, str]] = {}
@@ -103,6 +143,8 @@ def _by_ref(values: Mapping[Any, Any], refs: set[MetadataRef]) -> dict[MetadataR
         if ref is None:
             continue
         if ref not in refs:
+            if not strict:
+                continue
             raise ValueError(f"the module has no constant {ref!r} (key {key!r})")
         array = np.asarray(value)
         widened = bfloat16_bits(array)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .call_dims import call_return
 from .errors import InferenceError, VDeviceLookupError
 from .expr import Expr
 from .op import Op
@@ -190,11 +191,15 @@ def merge_annotation(annotation: StructInfo, inferred: StructInfo, span: Span | 
 
 
 def global_call_struct_info(name: str, callee: FuncStructInfo, args: Sequence[Expr], span: Span | None) -> StructInfo:
-    """A call of a module function returns the callee's declared return struct info."""
+    """A call of a module function returns the callee's declared return struct info, in the caller's dims.
+
+    The callee's symbolic dims are bound from the argument shapes and
+    substituted into its return struct info (`call_dims.call_return`).
+    """
     if len(args) != len(callee.params):
         raise InferenceError(f"cls.{name} takes {len(callee.params)} argument(s) but {len(args)} were given", span)
     for i, (param, arg) in enumerate(zip(callee.params, args, strict=True)):
         sinfo = arg.struct_info
         if sinfo is not param:  # one struct info agrees with itself (a parsed module shares them)
             merge_annotation(param, sinfo, span, f"argument {i} of cls.{name}")
-    return callee.ret
+    return call_return(name, callee.params, [a.struct_info for a in args], callee.ret, span)

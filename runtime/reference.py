@@ -39,6 +39,7 @@ from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from . import shapes
 from .callstack import call_depth_error
 from .errors import InputError, MissingConstantError, VMError
+from .float_errors import kernels_quiet
 
 # Nested calls the reference interpreter allows: each takes a few Python frames per call and per
 # expression level, so this stays far below Python's recursion limit.
@@ -62,7 +63,8 @@ def run_reference(mod: IRModule, entry: str = "main", *args: Any, params: Consta
     if len(args) != len(params):
         raise InputError(f"{entry} takes {len(params)} argument(s), got {len(args)}")
     values = [_as_input(p.struct_info, a) for p, a in zip(params, args, strict=True)]
-    return _Interpreter(mod).call(entry, values, None)
+    with kernels_quiet():
+        return _Interpreter(mod).call(entry, values, None)
 
 
 def _as_input(sinfo: StructInfo, value: Any) -> Any:

@@ -30,6 +30,7 @@ from .devices import Device, upload_constant
 from .diagnostics import Diagnostics
 from .errors import InputError, VMError
 from .executable import CompiledFunction, DeviceTree, Executable
+from .float_errors import kernels_quiet
 from .frame import Frame
 from .instructions import LoadConst
 from .mapping import DeviceSpec, resolve_devices
@@ -99,7 +100,7 @@ class VirtualMachine:
                 fr.reset_profile()
         # The VM makes no reference cycles, but its per-op bookkeeping objects would
         # trigger CPython's cycle collector every few hundred ops: pause it for the run.
-        with collector_paused(promote=False):
+        with collector_paused(promote=False), kernels_quiet():
             start = time.perf_counter()
             result = self._call(frame, values, timed)
             total = time.perf_counter() - start

@@ -14,6 +14,7 @@ import pytest
 from vdplace import ir, placement, runtime
 from vdplace.cli import main as cli_main
 from vdplace.ir import MetadataRef, bind_constants, missing_constants
+from vdplace.ir.bind_constants import constant_refs
 
 CONSTS_MLP = """
 # from tvm.script import ir as I
@@ -168,3 +169,44 @@ def test_a_bfloat16_constant_saved_by_tvm_as_raw_two_byte_items_binds_as_bfloat1
     np.testing.assert_allclose(const.data, want, rtol=1e-3)
     got = runtime.run_reference(ir.parse(BF16), "main", np.zeros((2, 2), "float32"), params=str(path))
     np.testing.assert_allclose(got, want, rtol=1e-3)
+
+
+def test_constant_values_gives_every_bound_constant_by_key_and_parse_takes_them_back(tmp_path):
+    mod = bind_constants(ir.parse(CONSTS_MLP), VALUES)
+    values = ir.constant_values(mod)
+    assert sorted(values) == sorted(VALUES)
+    for key, value in VALUES.items():
+        np.testing.assert_array_equal(values[key], value)
+    assert ir.constant_values(ir.parse(CONSTS_MLP)) == {}  # references without values: nothing to give
+
+    text = ir.script(placement.place(mod, default="host").module)  # the text holds references, not values
+    assert missing_constants(ir.parse(text))
+    again = ir.parse(text, constants=values)
+    assert not missing_constants(again)
+    vm = runtime.VirtualMachine(runtime.compile(again), devices="cpu")
+    (out,) = vm.run("main", X)
+    np.testing.assert_allclose(out, _expected(X), rtol=1e-5)
+
+    # an .npz of them is a --params file, and parse_file takes one too
+    np.savez(tmp_path / "consts.npz", **values)
+    (tmp_path / "mlp.py").write_text(text)
+    assert ir.structural_equal(ir.parse_file(tmp_path / "mlp.py", constants=tmp_path / "consts.npz"), again)
+
+
+def test_parse_with_constants_ignores_values_an_edit_left_unused_and_locates_a_misfit():
+    values = ir.constant_values(bind_constants(ir.parse(CONSTS_MLP), VALUES))
+    edited = CONSTS_MLP.replace('R.add(metadata["ir.GenericConst"][3], lv7)', "R.add(lv7, lv7)")
+    mod = ir.parse(edited, constants=values)  # metadata[...][3] is no longer used
+    assert not missing_constants(mod)
+    assert {r.index for r, _, _ in constant_refs(mod)} == {0, 1, 2}
+    with pytest.raises(ir.InferenceError, match=r"^edited\.py:12:55: R\.add: shapes \(3,\) and \(3, 16\)"):
+        ir.parse(CONSTS_MLP, "edited.py", constants={**values, "ir.GenericConst:1": np.zeros(3, "float32")})
+
+
+def test_constant_values_keeps_a_bfloat16_constant_bfloat16():
+    bits = np.array([[0x3F80, 0xC020], [0x3C00, 0x7F62]], dtype=np.uint16).view("V2")
+    mod = bind_constants(ir.parse(BF16), {"ir.GenericConst:0": bits})
+    values = ir.constant_values(mod)
+    assert values["ir.GenericConst:0"].dtype == np.dtype("V2")
+    np.testing.assert_array_equal(values["ir.GenericConst:0"].view(np.uint16), bits.view(np.uint16))
+    assert ir.structural_equal(ir.parse(ir.script(mod), constants=values), mod)

@@ -94,3 +94,103 @@ def test_calls_between_functions_return_the_callee_signature():
         f.call_function("g")
     with pytest.raises(InferenceError, match="undefined"):
         f.call_function("h", f.params[0])
+
+
+SYMBOLIC_HELPER = """
+@I.ir_module
+class Module:
+    @R.function
+    def helper(a: R.Tensor(("k", 4), dtype="float32")) -> R.Tensor(("k * 2", 4), dtype="float32"):
+        k = T.int64()
+        b: R.Tensor((k * 2, 4), dtype="float32") = R.concat([a, a], axis=0)
+        return b
+
+    @R.function
+    def main(x: PARAM) -> R.Tensor(dtype="float32", ndim=2):
+        cls = Module
+        y = cls.helper(x)
+        return y
+"""
+
+
+@pytest.mark.parametrize(
+    ("param", "want"),
+    [
+        ('R.Tensor((3, 4), dtype="float32")', 'y: R.Tensor((6, 4), dtype="float32") = cls.helper(x)'),
+        ('R.Tensor(("n", 4), dtype="float32")', 'y: R.Tensor((n * 2, 4), dtype="float32") = cls.helper(x)'),
+        ('R.Tensor(dtype="float32", ndim=2)', 'y: R.Tensor(dtype="float32", ndim=2) = cls.helper(x)'),
+    ],
+    ids=["static", "caller-symbol", "unknown-shape"],
+)
+def test_a_call_binds_the_callees_symbolic_dims_from_its_arguments_as_tvm_does(param, want):
+    """``k`` of the helper is 3 (or the caller's ``n``) at this call; with no shape to bind it, the shape is unknown.
+
+    Each expected line is what TVM 0.27's parser infers for the same text.
+    """
+    from vdplace import ir
+
+    text = SYMBOLIC_HELPER.replace("PARAM", param)
+    printed = ir.script(ir.parse(text))
+    assert want in [line.strip() for line in printed.splitlines()]
+    assert "k = T.int64()" not in printed.split("def main")[1]  # the callee's symbol is not the caller's
+    tvm = pytest.importorskip("tvm")
+    assert want in [line.strip() for line in tvm.script.from_source(text).script().splitlines()]
+
+
+def test_arguments_that_bind_one_symbol_to_two_sizes_are_a_located_error():
+    from vdplace import ir
+
+    text = """
+@I.ir_module
+class Module:
+    @R.function
+    def helper(a: R.Tensor(("k", 4), "float32"), b: R.Tensor(("k",), "float32")) -> R.Tensor(("k",), "float32"):
+        return b
+
+    @R.function
+    def main(x: R.Tensor((3, 4), "float32"), z: R.Tensor((5,), "float32")) -> R.Tensor((5,), "float32"):
+        cls = Module
+        y = cls.helper(x, z)
+        return y
+"""
+    with pytest.raises(
+        InferenceError, match=r"^m\.py:11:\d+: cls\.helper: its symbolic dim k is 3 by argument 0 but 5 "
+    ):
+        ir.parse(text, "m.py")
+
+
+ARITHMETIC_HELPER = """
+@I.ir_module
+class Module:
+    @R.function
+    def helper(a: R.Tensor(("k", "k * 2"), "float32"), s: R.Shape(["m"])) -> R.Tensor(("m", "k - 4"), "float32"):
+        k = T.int64()
+        m = T.int64()
+        b: R.Tensor((m, k - 4), dtype="float32") = R.zeros(R.shape([m, k - 4]), dtype="float32")
+        return b
+
+    @R.function
+    def main(x: R.Tensor((SHAPE), dtype="float32")) -> R.Tensor(dtype="float32", ndim=2):
+        cls = Module
+        y = cls.helper(x, R.shape([7]))
+        return y
+"""
+
+
+@pytest.mark.parametrize(
+    ("shape", "outcome"),
+    [
+        ("5, 10", 'y: R.Tensor((7, 1), dtype="float32") = cls.helper(x, R.shape([7]))'),
+        ("5, 11", r"m\.py:14:13: cls\.helper: argument 0 has dim 11 where the parameter has k \* 2 = 10$"),
+        ("3, 6", r"m\.py:14:13: cls\.helper: its dim k - 4 is 3 - 4 for these arguments, not a size$"),
+    ],
+)
+def test_arithmetic_of_the_callees_dims_is_evaluated_and_checked(shape, outcome):
+    from vdplace import ir
+
+    text = ARITHMETIC_HELPER.replace("SHAPE", shape)
+    if outcome.startswith("y:"):
+        assert outcome in [line.strip() for line in ir.script(ir.parse(text, "m.py")).splitlines()]
+    else:
+        with pytest.raises(InferenceError, match=outcome):
+            ir.parse(text, "m.py")

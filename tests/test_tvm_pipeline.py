@@ -321,3 +321,13 @@ class Example:
     example = tvm.script.from_source(text, extra_vars={**_default_globals(), "np": np})
     with pytest.raises(ValueError, match="Mismatched"):
         _run_tvm(relax.transform.RealizeVDevice()(example), [np.ones((2, 3), "float32")])
+
+
+def test_to_tvm_takes_from_torchs_weights_as_they_come():
+    """`from_torch` gives the weights by name; `to_tvm` takes that dict as it is (it once failed deep in TVM)."""
+    imp, x, want = _torch_case("mlp", True)
+    back = to_tvm(imp.module, imp.params)
+    vm = relax.VirtualMachine(tvm.compile(back, "llvm"), tvm.cpu())
+    weights = [tvm.runtime.tensor(imp.params[p.name]) for p in imp.module["main"].params[1:]]
+    (got,) = vm["main"](tvm.runtime.tensor(x), *weights)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-5)

@@ -18,6 +18,7 @@ import ast
 import os
 import stat
 
+from ..bind_constants import ConstantValues, bind_constants
 from ..collector import collector_paused
 from ..errors import ParseError
 from ..module import IRModule
@@ -37,8 +38,17 @@ _PROBE_LINES = 2000
 _PROBE_CHARS = 1 << 20
 
 
-def parse(text: str | bytes, filename: str | None = None) -> IRModule:
-    """Parse TVMScript `text` (the contents of `filename`, used in messages) into an `IRModule`."""
+def parse(text: str | bytes, filename: str | None = None, *, constants: ConstantValues | None = None) -> IRModule:
+    """Parse TVMScript `text` (the contents of `filename`, used in messages) into an `IRModule`.
+
+    `constants` gives the ``metadata[kind][i]`` constants of the text their
+    values, as `ir.bind_constants` does (a mapping keyed ``"kind:index"`` or an
+    ``.npz`` path); a value for a constant the text no longer references is
+    ignored, so ``parse(edited, constants=ir.constant_values(mod))`` keeps the
+    values of a printed and edited module.
+    """
+    if constants is not None:
+        return bind_constants(parse(text, filename), constants, strict=False)
     if isinstance(text, bytes):
         text = _decoded(text, filename)
     if not isinstance(text, str):
@@ -69,8 +79,10 @@ def parse(text: str | bytes, filename: str | None = None) -> IRModule:
         raise src.error(f"internal parser error ({type(err).__name__}: {err})", _where(src, parser)) from None
 
 
-def parse_file(path: str | os.PathLike[str]) -> IRModule:
+def parse_file(path: str | os.PathLike[str], *, constants: ConstantValues | None = None) -> IRModule:
     """Parse the TVMScript file at `path` (UTF-8, any line ends, read as text mode reads); messages name it as given.
+
+    `constants` are values for the text's metadata constants, as for `parse`.
 
     The module's `source` is a `SourceFile` when `path` is a regular file:
     the text is not kept in memory but read back when a diagnostic quotes
@@ -90,7 +102,7 @@ def parse_file(path: str | os.PathLike[str]) -> IRModule:
     mod = parse(text, filename=name)
     if source is not None:
         mod.source = source
-    return mod
+    return mod if constants is None else bind_constants(mod, constants, strict=False)
 
 
 def _decoded(data: bytes, filename: str | None) -> str:

@@ -29,6 +29,7 @@ import numpy as np
 from ..devices import CPU, Device, DeviceArray, NumpyDevice
 from ..diagnostics import Diagnostics
 from ..errors import VMError
+from ..float_errors import kernels_quiet
 from ..frame import Frame
 from ..registers import acquire, drop, release
 from .actor_steps import ELSEWHERE, Pending, ScheduleError, copy_of
@@ -105,8 +106,9 @@ class CommandRunner:
         feed = iter(imports)
         start, wall = time.perf_counter(), time.time()
         try:
-            for command in commands:
-                self._handlers[command[0]](command, feed, exports)
+            with kernels_quiet():
+                for command in commands:
+                    self._handlers[command[0]](command, feed, exports)
         except Failure:
             raise
         except Exception as err:  # outside any instruction (an input over the memory limit): still one Failure

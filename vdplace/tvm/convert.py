@@ -11,18 +11,21 @@ printer writes, so `to_tvm` gives it an ``R.const`` that reads those strings.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from vdplace.ir import IRModule, bind_constants, parse, script
-from vdplace.ir.expr import Binding, Call, Constant, Expr, Var
+from vdplace.ir.expr import Binding, Call, Constant, Expr, Function, Var
+from vdplace.ir.metadata import MetadataRef
 from vdplace.ir.op import Op
 from vdplace.ir.struct_info import TensorStructInfo
 from vdplace.ir.visitor import ExprMutator, ExprVisitor
 
 from .metadata import PARAMS_KIND, constant_arrays, param_tensors
+from .placed_constants import KIND as PLACED_KIND
+from .placed_constants import BoundConstants, Table
 
 _NON_FINITE = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
@@ -63,26 +66,83 @@ def _constants(mod: IRModule) -> dict[str, list]:
     return by_kind
 
 
-def to_tvm(mod: IRModule, params: list[Any] | None = None) -> Any:
+def to_tvm(mod: IRModule, params: Sequence[Any] | Mapping[str, Any] | None = None) -> Any:
     """The TVM module of vdplace module `mod`, its constants restored.
 
     `params` are the weights ``R.func_attr({"params": [...]})`` refers to
-    (``metadata["ffi.Tensor"][i]``), as `param_values` or TVM's own module
-    gives them; needed only when `mod` has such references.
+    (``metadata["ffi.Tensor"][i]``): a list in that order, as `param_values`
+    or TVM's own module gives them, or a dict by parameter name, as
+    `from_torch` gives them (see `weights_in_order`); needed only when `mod`
+    has such references.  A constant bound to a variable with a vdevice keeps
+    that vdevice in TVM (`placed_constants`).
     """
     import tvm
     from tvm import relax
     from tvm.script.parser.core.entry import _default_globals
 
-    metadata: dict[str, list] = {
+    metadata: dict[str, Any] = {
         kind: [relax.const(v, str(v.dtype)) for v in values] for kind, values in _constants(mod).items()
     }
     if params is not None:
-        metadata[PARAMS_KIND] = [p if isinstance(p, tvm.runtime.Tensor) else tvm.runtime.tensor(p) for p in params]
+        weights = weights_in_order(mod, params)
+        metadata[PARAMS_KIND] = [p if isinstance(p, tvm.runtime.Tensor) else tvm.runtime.tensor(p) for p in weights]
     names = _default_globals()
     names["R"] = _NonFiniteConst(names["R"])
-    text = script(_HintResultsAsTheirInputs().mutate_module(mod))
+    placed = BoundConstants(mod.vdevices)
+    text = script(placed.mutate_module(_HintResultsAsTheirInputs().mutate_module(mod)))
+    if placed.entries:
+        metadata[PLACED_KIND] = Table(placed.entries)
     return tvm.script.from_source(text, extra_vars={**names, "metadata": metadata})
+
+
+def weights_in_order(mod: IRModule, params: Sequence[Any] | Mapping[str, Any]) -> list[Any]:
+    """`params` as the list ``metadata["ffi.Tensor"]`` indexes: a list is checked, a dict put in order.
+
+    A dict is read by parameter name: each function's ``R.func_attr``
+    ``"params"`` entry ``j`` is the value of its parameter ``num_input + j``
+    (TVM's frontends name the weights this way).  A name the module does not
+    have, a weight the dict lacks, or a list of the wrong length is a
+    `ValueError` naming them.
+    """
+    names = _weight_names(mod)
+    if isinstance(params, Mapping):
+        unknown = sorted(str(k) for k in set(params) - set(names.values()))
+        missing = [name for name in names.values() if name not in params]
+        if unknown or missing:
+            parts = []
+            if missing:
+                parts.append(f"no value for weight(s) {', '.join(missing)}")
+            if unknown:
+                parts.append(f"{', '.join(unknown)} name(s) no weight of the module")
+            known = ", ".join(names.values()) or "none"
+            raise ValueError(f"to_tvm params: {'; '.join(parts)} (its weights: {known})")
+        return [params[names[i]] for i in range(len(names))]
+    if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
+        raise TypeError(f"to_tvm params must be a list or a dict by parameter name, got {type(params).__name__}")
+    if names and len(params) != len(names):
+        raise ValueError(f"to_tvm params: the module has {len(names)} weight(s) but {len(params)} were given")
+    return list(params)
+
+
+def _weight_names(mod: IRModule) -> dict[int, str]:
+    """``metadata["ffi.Tensor"]`` index -> the name of the parameter it is the value of, for every function."""
+    names: dict[int, str] = {}
+    for fname, func in mod.functions.items():
+        refs = func.attrs.get("params") if isinstance(func, Function) else None
+        if not isinstance(refs, list):
+            continue
+        start = func.attrs.get("num_input", len(func.params) - len(refs))
+        weights = func.params[start:] if isinstance(start, int) else ()
+        if len(weights) != len(refs) or not all(isinstance(r, MetadataRef) and r.kind == PARAMS_KIND for r in refs):
+            raise ValueError(
+                f'to_tvm params: cannot tell which parameters of {fname} its R.func_attr "params" are: '
+                "pass them as a list"
+            )
+        for ref, param in zip(refs, weights, strict=True):
+            names[ref.index] = param.name
+    if sorted(names) != list(range(len(names))):
+        raise ValueError('to_tvm params: the module\'s metadata["ffi.Tensor"] indices do not run 0, 1, 2, ...')
+    return names
 
 
 class _HintResultsAsTheirInputs(ExprMutator):
