@@ -5,7 +5,9 @@ printer, TVM's parser); the constants never do: `from_tvm` reads their values
 from the module's objects (`metadata.constant_arrays`) and binds them
 (`ir.bind_constants`), and `to_tvm` hands them to TVM's parser as its
 ``metadata`` table.  TVM's parser rejects the ``R.const("-inf", ...)`` its own
-printer writes, so `to_tvm` gives it an ``R.const`` that reads those strings.
+printer writes, so `to_tvm` gives it an ``R.const`` that reads those strings;
+and it drops the vdevice a binding's annotation gives a constant, so `to_tvm`
+hands it those constants with their vdevice (`placed_constants`).
 """
 
 from __future__ import annotations
