@@ -175,3 +175,5 @@ def test_to_tvm_takes_the_weights_by_parameter_name():
         to_tvm(mod, {**by_name, "x": arrays["x"], "y": arrays["x"]})
     with pytest.raises(ValueError, match="the module has 6 weight"):
         to_tvm(mod, _params(mod, arrays)[:5])
+    with pytest.raises(TypeError, match="a list or a dict by parameter name, got str"):
+        to_tvm(mod, "params.npz")

@@ -106,8 +106,8 @@ def weights_in_order(mod: IRModule, params: Sequence[Any] | Mapping[str, Any]) -
     have, a weight the dict lacks, or a list of the wrong length is a
     `ValueError` naming them.
     """
-    names = _weight_names(mod)
     if isinstance(params, Mapping):
+        names = _weight_names(mod)
         unknown = sorted(str(k) for k in set(params) - set(names.values()))
         missing = [name for name in names.values() if name not in params]
         if unknown or missing:
@@ -121,21 +121,30 @@ def weights_in_order(mod: IRModule, params: Sequence[Any] | Mapping[str, Any]) -
         return [params[names[i]] for i in range(len(names))]
     if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
         raise TypeError(f"to_tvm params must be a list or a dict by parameter name, got {type(params).__name__}")
-    if names and len(params) != len(names):
-        raise ValueError(f"to_tvm params: the module has {len(names)} weight(s) but {len(params)} were given")
+    count = len({ref.index for _, refs in _weight_refs(mod) for ref in refs})
+    if count and len(params) != count:
+        raise ValueError(f"to_tvm params: the module has {count} weight(s) but {len(params)} were given")
     return list(params)
+
+
+def _weight_refs(mod: IRModule) -> list[tuple[str, list[MetadataRef]]]:
+    """Each function's name and the ``metadata["ffi.Tensor"]`` references of its ``R.func_attr`` "params"."""
+    out = []
+    for fname, func in mod.functions.items():
+        refs = func.attrs.get("params") if isinstance(func, Function) else None
+        if isinstance(refs, list):
+            out.append((fname, [r for r in refs if isinstance(r, MetadataRef) and r.kind == PARAMS_KIND]))
+    return out
 
 
 def _weight_names(mod: IRModule) -> dict[int, str]:
     """``metadata["ffi.Tensor"]`` index -> the name of the parameter it is the value of, for every function."""
     names: dict[int, str] = {}
-    for fname, func in mod.functions.items():
-        refs = func.attrs.get("params") if isinstance(func, Function) else None
-        if not isinstance(refs, list):
-            continue
+    for fname, refs in _weight_refs(mod):
+        func = mod[fname]
         start = func.attrs.get("num_input", len(func.params) - len(refs))
         weights = func.params[start:] if isinstance(start, int) else ()
-        if len(weights) != len(refs) or not all(isinstance(r, MetadataRef) and r.kind == PARAMS_KIND for r in refs):
+        if len(weights) != len(refs) or len(refs) != len(func.attrs["params"]):
             raise ValueError(
                 f'to_tvm params: cannot tell which parameters of {fname} its R.func_attr "params" are: '
                 "pass them as a list"
