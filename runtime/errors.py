@@ -67,6 +67,10 @@ class InputError(VMError):
     """The arguments given to `VirtualMachine.run` do not fit the entry function's parameters."""
 
 
+class BatchError(InputError, ValueError):
+    """A batch cannot be split into the micro-batches asked for (`runtime.batch`); the message names the parameter."""
+
+
 class KernelError(VMError):
     """An op's kernel failed at run time (out of memory, an index out of range, ...).
 

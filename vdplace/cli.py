@@ -230,15 +230,15 @@ def _read_npz(path: str, what: str) -> dict[str, Any]:
         raise ir.ParseError(f"{what} {path}: {err}") from None
 
 
-def _load_inputs(spec: str, mod: IRModule, entry: str, seed: int = 0) -> list[Any]:
-    """The arguments of `entry`: random (seeded) or one array per parameter name from an .npz file."""
+def _load_inputs(spec: str, mod: IRModule, entry: str, microbatches: int = 1) -> list[Any]:
+    """The arguments of `entry`: random (seed 0; a batch of `microbatches`) or one array per parameter from an .npz."""
     import numpy as np
 
     from vdplace import ir
     from vdplace.runtime import random_inputs
 
     if spec == "random":
-        return random_inputs(mod, entry, rng=np.random.default_rng(seed))
+        return random_inputs(mod, entry, rng=np.random.default_rng(0), microbatches=microbatches)
     data = _read_npz(spec, "cannot load --inputs")
     names = [p.name for p in mod[entry].params]
     missing = [n for n in names if n not in data]
@@ -331,7 +331,7 @@ def _execute_on_ray(executable: Any, mod: IRModule, args: argparse.Namespace) ->
     """`vdplace run --ray`: the run on Ray actors (`runtime.ray.cli`); its errors are reported by `_execute`."""
     from vdplace.runtime.ray.cli import execute
 
-    outputs, table = execute(executable, lambda j: _load_inputs(args.inputs, mod, args.entry, seed=j), args)
+    outputs, table = execute(executable, lambda k: _load_inputs(args.inputs, mod, args.entry, microbatches=k), args)
     for line in _summarize(outputs):
         print(line)
     if table:
