@@ -10,7 +10,9 @@
 Every runtime array is a `DeviceArray(data, device)`.  Each device counts the
 bytes it holds: buffers are reference-counted by the VM's registers and keyed
 by the memory that owns them (a view shares its base's bytes), so `peak` is the
-real high-water mark.
+real high-water mark.  The same count is the device's budget: a new buffer
+that would take the live bytes past `memory_limit` is refused
+(`runtime.memory.over_budget`), as a GPU's allocator refuses it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from vdplace.ir.dtype import to_numpy
 from vdplace.ir.op import Op
 
 from .errors import DeviceUnavailable
-from .memory import AVAILABLE, check_fits, resolve_limit
+from .memory import AVAILABLE, check_fits, over_budget, resolve_limit
 
 Kernel = Callable[..., Any]
 
@@ -98,9 +100,10 @@ class MemoryStats:
 class Device:
     """Base class of runtime devices.  Identity is the object: two `CPU()` are two devices.
 
-    `memory_limit` is the most bytes one tensor may take here (None: no
-    limit; `runtime.memory`): the runtime checks each tensor against it
-    before creating it.
+    `memory_limit` is the most bytes live here at once (None: no limit;
+    `runtime.memory`): a tensor larger than it is refused before it is made
+    (`check_fits`), and a new buffer that would take the live bytes past it
+    is refused when the device is to hold it (`DeviceMemoryError`).
     """
 
     kind = "device"
@@ -152,7 +155,7 @@ class Device:
 
     # -- shared --------------------------------------------------------------
     def check_fits(self, tensor: str, shape: tuple[int, ...], dtype: str) -> None:
-        """Raise `DeviceMemoryError` if a `shape` x `dtype` tensor named `tensor` exceeds `memory_limit`."""
+        """Raise `DeviceMemoryError` if a `shape` x `dtype` tensor named `tensor` alone exceeds `memory_limit`."""
         check_fits(self.name, self.memory_limit, tensor, shape, dtype)
 
     def kernel(self, op: Op) -> Kernel:
@@ -169,13 +172,18 @@ class Device:
         return DeviceArray(data, self, key, nbytes)
 
     def _hold(self, key: Any, nbytes: int) -> None:
+        """Count one reference to buffer `key`; a new one must fit the budget (else nothing is counted)."""
         refs = self._refs
         count = refs.get(key)
         if count is None:
-            refs[key] = 1
             stats = self.stats
+            live = stats.live + nbytes
+            limit = self.memory_limit
+            if limit is not None and live > limit:
+                raise over_budget(self.name, limit, stats.live, nbytes)
+            refs[key] = 1
             stats.allocations += 1
-            live = stats.live = stats.live + nbytes
+            stats.live = live
             if live > stats.peak:
                 stats.peak = live
         else:
@@ -260,10 +268,14 @@ class NumpyDevice(Device):
         refs = self._refs
         count = refs.get(key)
         if count is None:
-            refs[key] = 1
             stats = self.stats
+            live = stats.live + nbytes
+            limit = self.memory_limit
+            if limit is not None and live > limit:
+                raise over_budget(self.name, limit, stats.live, nbytes)
+            refs[key] = 1
             stats.allocations += 1
-            live = stats.live = stats.live + nbytes
+            stats.live = live
             if live > stats.peak:
                 stats.peak = live
         else:
@@ -306,9 +318,9 @@ class CPU(NumpyDevice):
 class Simulated(NumpyDevice):
     """NumPy memory owned by the device called `name`; data enters and leaves only by copies.
 
-    `memory_limit` is the simulated device's capacity per tensor: by default
-    the memory the host has available now (its arrays live there); give the
-    real device's size to see what would not fit on it.
+    `memory_limit` is the simulated device's capacity: by default the memory
+    the host has available now (its arrays live there); give the real
+    device's size to see what would not fit on it.
     """
 
     kind = "sim"

@@ -325,6 +325,24 @@ def test_a_simulated_device_too_small_fails_on_its_actor_naming_the_tensor():
     assert err.value.kind == "DeviceMemoryError" and "cuda:0:global" in str(err.value)
 
 
+def test_an_actors_device_holds_its_memory_limit_in_live_bytes_and_names_the_instruction():
+    """Issue 32: x and a0..a3 (1 MiB each) all live on cuda:0; 3 MiB holds x, a0 and a1, not a2."""
+    from tests.test_runtime_memory import fan_out
+
+    mib = 1024 * 1024
+    exe = runtime.compile(placement.place(ir.parse(fan_out(4, rows=mib // 4), filename="fan.py")).module)
+    x = np.ones(mib // 4, "float32")
+    with RayExecutor(exe, memory={"cuda:0": 3 * mib}, timeout=60) as executor:
+        with pytest.raises(RemoteError) as err:
+            executor.run("main", x)
+    text = str(err.value)
+    assert err.value.kind == "DeviceMemoryError" and "out of memory on sim:cuda:0: instruction main:2 " in text
+    assert "binding a2 at fan.py:13:9" in text and "main:x (1.0 MiB), main:a0 (1.0 MiB), main:a1 (1.0 MiB)" in text
+    want = runtime.VirtualMachine(exe, simulate_missing=True).run("main", x)
+    with RayExecutor(exe, memory={"cuda:0": 5 * mib}, timeout=60) as executor:
+        assert_identical(executor.run("main", x), want, "fits")
+
+
 def test_the_timeline_is_a_png_with_one_row_per_actor(tmp_path):
     pytest.importorskip("matplotlib")
     _, exe, inputs = mlp()

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vdplace.ir import ParseError
@@ -35,8 +35,12 @@ def actor_specs(entries: Sequence[str]) -> dict[str, ActorSpec]:
     return specs
 
 
-def execute(executable: Any, draw: Callable[[int], list[Any]], args: argparse.Namespace) -> tuple[Any, str]:
+def execute(
+    executable: Any, draw: Callable[[int], list[Any]], args: argparse.Namespace, memory: Mapping[str, int] | None = None
+) -> tuple[Any, str]:
     """Run `executable` on Ray as the options say; (outputs, profile table or "").
+
+    `memory` (vdevice name -> bytes, ``--memory``) limits those vdevices' actors.
 
     `draw(k)` gives the inputs: a batch of k micro-batches (random inputs drawn
     so, `random_inputs(microbatches=k)`; a file's as they are).  The batch is
@@ -59,7 +63,8 @@ def execute(executable: Any, draw: Callable[[int], list[Any]], args: argparse.Na
     except BatchError as err:
         raise ParseError(f"--microbatches {k}: {err}") from None
     RayExecutor = load_executor().RayExecutor  # noqa: N806
-    with RayExecutor(executable, specs, address=address, timeout=args.timeout, retries=args.retries) as executor:
+    options = {"address": address, "timeout": args.timeout, "retries": args.retries, "memory": memory}
+    with RayExecutor(executable, specs, **options) as executor:
         results = executor.run_many(args.entry, batches, args.profile)
         table = executor.profile.table() if args.profile and executor.profile is not None else ""
     return (results[0] if k == 1 else concat_results(results)), table

@@ -53,7 +53,8 @@ _MISSING = object()
 
 
 class RayExecutor:
-    """Runs `executable` on Ray actors; see the module docstring.  `address`: a cluster to join (None: local)."""
+    """Runs `executable` on Ray actors; see the module docstring.  `address`: a cluster to join (None: local);
+    `memory` (vdevice name -> bytes): the memory limits of those vdevices' actors (`ActorSpec.memory_limit`)."""
 
     def __init__(
         self,
@@ -67,11 +68,12 @@ class RayExecutor:
         retries: int = 0,
         max_call_depth: int = DEFAULT_MAX_CALL_DEPTH,
         ray_init: Mapping[str, Any] | None = None,
+        memory: Mapping[str, int] | None = None,
     ) -> None:
         if not timeout > 0 or isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ValueError(f"timeout must be > 0 and retries a non-negative int, got {timeout!r}, {retries!r}")
         self.executable = executable
-        self.plans, self.actor_of = plan_actors(executable.vdevices, devices, simulate_missing)
+        self.plans, self.actor_of = plan_actors(executable.vdevices, devices, simulate_missing, memory)
         self.schedules = schedule(executable, self.actor_of)
         _check_calls(executable)
         self.timeout = float(timeout)
