@@ -100,17 +100,20 @@ class MemoryStats:
 class Device:
     """Base class of runtime devices.  Identity is the object: two `CPU()` are two devices.
 
-    `memory_limit` is the most bytes live here at once (None: no limit;
-    `runtime.memory`): a tensor larger than it is refused before it is made
-    (`check_fits`), and a new buffer that would take the live bytes past it
-    is refused when the device is to hold it (`DeviceMemoryError`).
+    `memory_limit` is the most bytes live here at once (None: no budget;
+    `runtime.memory`): a new buffer that would take the live bytes past it is
+    refused when the device is to hold it (`DeviceMemoryError`).
+    `tensor_limit` bounds one tensor, which is refused before it is made
+    (`check_fits`).  Both are set by `set_memory_limit`.
     """
 
     kind = "device"
 
     def __init__(self, name: str, memory_limit: int | str | None = None) -> None:
         self.name = name
-        self.memory_limit = resolve_limit(memory_limit)
+        self.memory_limit: int | None = None
+        self.tensor_limit: int | None = None
+        self.set_memory_limit(memory_limit)
         self.stats = MemoryStats()
         # memory key -> register references to it.  The memory stays alive while the
         # count is positive, since the device arrays in those registers reference it.
@@ -154,9 +157,18 @@ class Device:
         return isinstance(value, np.ndarray)
 
     # -- shared --------------------------------------------------------------
+    def set_memory_limit(self, memory_limit: int | str | None) -> None:
+        """Bytes (the budget of bytes live at once, and the most one tensor may take), None (no limit), or
+        `AVAILABLE`: the host's available memory now bounds each tensor, and there is no budget (the host's
+        memory is shared with the rest of the process, whose arrays, the inputs among them, it already
+        excludes)."""
+        limit = resolve_limit(memory_limit)
+        self.tensor_limit = limit
+        self.memory_limit = None if memory_limit == AVAILABLE else limit
+
     def check_fits(self, tensor: str, shape: tuple[int, ...], dtype: str) -> None:
-        """Raise `DeviceMemoryError` if a `shape` x `dtype` tensor named `tensor` alone exceeds `memory_limit`."""
-        check_fits(self.name, self.memory_limit, tensor, shape, dtype)
+        """Raise `DeviceMemoryError` if a `shape` x `dtype` tensor named `tensor` alone exceeds `tensor_limit`."""
+        check_fits(self.name, self.tensor_limit, tensor, shape, dtype)
 
     def kernel(self, op: Op) -> Kernel:
         """The kernel for `op` on this device, resolved once and cached."""
@@ -300,7 +312,8 @@ class NumpyDevice(Device):
 class CPU(NumpyDevice):
     """The host: NumPy arrays, used as they are (inputs are not copied).
 
-    `memory_limit` defaults to the memory the host has available now.
+    `memory_limit` defaults to `AVAILABLE`: each tensor bounded by the memory
+    the host has available now, no budget; give bytes for a budget.
     """
 
     kind = "cpu"
@@ -318,9 +331,9 @@ class CPU(NumpyDevice):
 class Simulated(NumpyDevice):
     """NumPy memory owned by the device called `name`; data enters and leaves only by copies.
 
-    `memory_limit` is the simulated device's capacity: by default the memory
-    the host has available now (its arrays live there); give the real
-    device's size to see what would not fit on it.
+    `memory_limit` is the simulated device's capacity: give the real
+    device's size to see what would not fit on it (by default each tensor is
+    bounded by the memory the host has available now, where its arrays live).
     """
 
     kind = "sim"

@@ -103,4 +103,4 @@ def set_memory_limits(vdevices: Sequence[VDevice], device_map: Sequence[Device],
     limits = limits_by_physical(vdevices, memory)
     for vdevice, device in zip(vdevices, device_map, strict=True):
         if vdevice.physical in limits:
-            device.memory_limit = limits[vdevice.physical]
+            device.set_memory_limit(limits[vdevice.physical])

@@ -5,10 +5,12 @@ the bytes live on it past its ``memory_limit`` (None: no limit): the
 runtime frees a buffer when the last register holding it is dropped
 (`runtime.liveness`: after its last use), weights are held for the whole run,
 so what counts is what the program keeps alive together, not what it
-allocates in total.  NumPy-backed devices (`CPU`, `Simulated`) default to the
-memory the host has available when the device is made (`host_available`);
-pass ``memory_limit=`` (or ``vdplace run --memory VDEV=SIZE``) to simulate a
-smaller device.
+allocates in total.  Pass ``memory_limit=`` bytes (or ``vdplace run
+--memory VDEV=SIZE``) to give a device its size; `CUDA` takes the GPU's free
+memory when it is made.  NumPy-backed devices (`CPU`, `Simulated`) default to
+`AVAILABLE`: no budget, and each tensor bounded by the memory the host has
+available when the device is made (`host_available`): that memory is the
+whole process's, and already excludes the arrays (inputs) made before.
 
 Two checks raise `DeviceMemoryError`:
 

@@ -32,8 +32,9 @@ class ActorSpec:
     - ``node``: run on the node with this IP address (Ray's ``node:<ip>`` resource).
     - ``resources``: custom Ray resources (labels) the actor needs, e.g. ``{"preproc": 1}``.
     - ``num_cpus``: logical CPUs the actor holds (default 1).
-    - ``memory_limit``: the most bytes live on the device at once (None: what
-      the actor's host, or GPU, has available; `runtime.memory`).
+    - ``memory_limit``: the most bytes live on the device at once (None: the
+      GPU's free memory; no budget on a CPU or simulated device, each tensor
+      bounded by what the actor's host has available; `runtime.memory`).
     """
 
     kind: str = "cpu"
