@@ -22,8 +22,9 @@ Modules, one job each:
 - measuring: `accounting` (what a run counts), `work` (estimated op work),
   `profile` (the report);
 - `reference` (the NumPy oracle), `inputs` (random inputs), `shapes`
-  (symbolic dims at run time), `memory` (each tensor checked against its
-  device's memory limit before it is made);
+  (symbolic dims at run time), `memory` (a device's memory limit: a budget
+  of bytes live at once, and its errors), `batch` (runtime inputs and
+  weights; a batch split into micro-batches);
 - `ray` (sub-package): `RayExecutor`, one Ray actor per device, across
   processes and hosts (the ``ray`` extra; Ray is imported on first use).
 """
@@ -31,6 +32,7 @@ Modules, one job each:
 from .compile import check_placed, compile
 from .devices import CPU, Device, DeviceArray, MemoryStats, Simulated
 from .errors import (
+    BatchError,
     CallDepthError,
     CompileError,
     DeviceMemoryError,
@@ -60,6 +62,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "BatchError",
     "CPU",
     "CUDA",
     "CallDepthError",

@@ -2,7 +2,8 @@
 
 Moving an input onto its parameter's device, or a result back to the host,
 is a *transfer*, counted apart from the program's copies (device pair ->
-[arrays, bytes]).  Inputs already on their parameter's device are used as
+[arrays, bytes]).  An input its device has no room for beside the inputs
+before it is a `DeviceMemoryError` naming it (`runtime.memory`).  Inputs already on their parameter's device are used as
 they are; NumPy inputs for a CPU parameter are used in place (the CPU's
 memory is the host's), and neither counts a transfer.
 """
@@ -18,9 +19,10 @@ from vdplace.ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, 
 
 from . import shapes
 from .devices import CPU, Device, DeviceArray
-from .errors import InputError
+from .errors import DeviceMemoryError, InputError
 from .executable import DeviceTree
 from .frame import Frame, InputPlan
+from .memory import locate
 from .registers import release
 
 _DA = DeviceArray
@@ -60,9 +62,12 @@ def load_arguments(frame: Frame, args: tuple, transfers: Counters) -> list[Any]:
                 continue
             sinfo, device, vindex = fn.param_sinfo[i], frame.param_devices[i], fn.param_devices[i]
             values.append(_input(fn.params[i], sinfo, device, vindex, arg, env, transfers))
-    except BaseException:
+    except BaseException as err:
         for v in values:
             release(v)
+        if isinstance(err, DeviceMemoryError) and not err.where and err.live is not None:
+            named = [(f"input {fn.params[i]}", v) for i, v in enumerate(values)]
+            raise locate(err, f"input {fn.params[len(values)]}", named) from None
         raise
     return values
 

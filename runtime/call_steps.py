@@ -12,10 +12,11 @@ are anything but device arrays on the call's device they hand over to the
 generic step, which checks every argument (raising `DeviceMismatch`) and
 wraps any kind of result.
 
-`guard_memory` puts the device's memory limit in front of a call step: each
-tensor of the result whose shape is known (static, or symbolic dims the
-frame binds) is checked before the kernel runs; a result of static shape
-that fits costs nothing at run time.
+`guard_memory` puts the device's limit on one tensor (`Device.tensor_limit`)
+in front of a call step: each tensor of the result whose shape is known
+(static, or symbolic dims the frame binds) is checked before the kernel
+runs; a result of static shape that fits costs nothing at run time.  (The
+budget of live bytes is the device's own, when it is to hold the result.)
 """
 
 from __future__ import annotations
@@ -179,7 +180,7 @@ def result_name(frame: Frame, pc: int, diagnostics: Diagnostics) -> str:
 
 def guard_memory(frame: Frame, pc: int, instr: Call, dev: Device | None, step: Step, diagnostics: Diagnostics) -> Step:
     """`step`, preceded by a check of each result tensor of known shape against `dev`'s memory limit."""
-    if dev is None or dev.memory_limit is None or instr.out_sinfo is None:
+    if dev is None or dev.tensor_limit is None or instr.out_sinfo is None:
         return step
     name = result_name(frame, pc, diagnostics)
     late: list[tuple[str, tuple, str]] = []  # leaves with symbolic dims, checked when the step runs

@@ -53,6 +53,7 @@ from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 from vdplace.ir.vdevice import VDevice, vdevice_name
 
 from . import shapes
+from .batch import declared_num_input
 from .errors import CompileError, DeviceMismatch, MissingConstantError, UnplacedError
 from .executable import CompiledFunction, DeviceTree, Executable, SymbolBinding
 from .instructions import (
@@ -232,6 +233,7 @@ class _FunctionCompiler:
             self.code,
             entry_drop,
             symbols,
+            declared_num_input(func.attrs, len(func.params), self.name),
         )
 
     def seq(self, seq: SeqExpr) -> int:

@@ -10,7 +10,9 @@
 Every runtime array is a `DeviceArray(data, device)`.  Each device counts the
 bytes it holds: buffers are reference-counted by the VM's registers and keyed
 by the memory that owns them (a view shares its base's bytes), so `peak` is the
-real high-water mark.
+real high-water mark.  The same count is the device's budget: a new buffer
+that would take the live bytes past `memory_limit` is refused
+(`runtime.memory.over_budget`), as a GPU's allocator refuses it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from vdplace.ir.dtype import to_numpy
 from vdplace.ir.op import Op
 
 from .errors import DeviceUnavailable
-from .memory import AVAILABLE, check_fits, resolve_limit
+from .memory import AVAILABLE, check_fits, over_budget, resolve_limit
 
 Kernel = Callable[..., Any]
 
@@ -98,16 +100,20 @@ class MemoryStats:
 class Device:
     """Base class of runtime devices.  Identity is the object: two `CPU()` are two devices.
 
-    `memory_limit` is the most bytes one tensor may take here (None: no
-    limit; `runtime.memory`): the runtime checks each tensor against it
-    before creating it.
+    `memory_limit` is the most bytes live here at once (None: no budget;
+    `runtime.memory`): a new buffer that would take the live bytes past it is
+    refused when the device is to hold it (`DeviceMemoryError`).
+    `tensor_limit` bounds one tensor, which is refused before it is made
+    (`check_fits`).  Both are set by `set_memory_limit`.
     """
 
     kind = "device"
 
     def __init__(self, name: str, memory_limit: int | str | None = None) -> None:
         self.name = name
-        self.memory_limit = resolve_limit(memory_limit)
+        self.memory_limit: int | None = None
+        self.tensor_limit: int | None = None
+        self.set_memory_limit(memory_limit)
         self.stats = MemoryStats()
         # memory key -> register references to it.  The memory stays alive while the
         # count is positive, since the device arrays in those registers reference it.
@@ -151,9 +157,18 @@ class Device:
         return isinstance(value, np.ndarray)
 
     # -- shared --------------------------------------------------------------
+    def set_memory_limit(self, memory_limit: int | str | None) -> None:
+        """Bytes (the budget of bytes live at once, and the most one tensor may take), None (no limit), or
+        `AVAILABLE`: the host's available memory now bounds each tensor, and there is no budget (the host's
+        memory is shared with the rest of the process, whose arrays, the inputs among them, it already
+        excludes)."""
+        limit = resolve_limit(memory_limit)
+        self.tensor_limit = limit
+        self.memory_limit = None if memory_limit == AVAILABLE else limit
+
     def check_fits(self, tensor: str, shape: tuple[int, ...], dtype: str) -> None:
-        """Raise `DeviceMemoryError` if a `shape` x `dtype` tensor named `tensor` exceeds `memory_limit`."""
-        check_fits(self.name, self.memory_limit, tensor, shape, dtype)
+        """Raise `DeviceMemoryError` if a `shape` x `dtype` tensor named `tensor` alone exceeds `tensor_limit`."""
+        check_fits(self.name, self.tensor_limit, tensor, shape, dtype)
 
     def kernel(self, op: Op) -> Kernel:
         """The kernel for `op` on this device, resolved once and cached."""
@@ -169,13 +184,18 @@ class Device:
         return DeviceArray(data, self, key, nbytes)
 
     def _hold(self, key: Any, nbytes: int) -> None:
+        """Count one reference to buffer `key`; a new one must fit the budget (else nothing is counted)."""
         refs = self._refs
         count = refs.get(key)
         if count is None:
-            refs[key] = 1
             stats = self.stats
+            live = stats.live + nbytes
+            limit = self.memory_limit
+            if limit is not None and live > limit:
+                raise over_budget(self.name, limit, stats.live, nbytes)
+            refs[key] = 1
             stats.allocations += 1
-            live = stats.live = stats.live + nbytes
+            stats.live = live
             if live > stats.peak:
                 stats.peak = live
         else:
@@ -260,10 +280,14 @@ class NumpyDevice(Device):
         refs = self._refs
         count = refs.get(key)
         if count is None:
-            refs[key] = 1
             stats = self.stats
+            live = stats.live + nbytes
+            limit = self.memory_limit
+            if limit is not None and live > limit:
+                raise over_budget(self.name, limit, stats.live, nbytes)
+            refs[key] = 1
             stats.allocations += 1
-            live = stats.live = stats.live + nbytes
+            stats.live = live
             if live > stats.peak:
                 stats.peak = live
         else:
@@ -288,7 +312,8 @@ class NumpyDevice(Device):
 class CPU(NumpyDevice):
     """The host: NumPy arrays, used as they are (inputs are not copied).
 
-    `memory_limit` defaults to the memory the host has available now.
+    `memory_limit` defaults to `AVAILABLE`: each tensor bounded by the memory
+    the host has available now, no budget; give bytes for a budget.
     """
 
     kind = "cpu"
@@ -306,9 +331,9 @@ class CPU(NumpyDevice):
 class Simulated(NumpyDevice):
     """NumPy memory owned by the device called `name`; data enters and leaves only by copies.
 
-    `memory_limit` is the simulated device's capacity per tensor: by default
-    the memory the host has available now (its arrays live there); give the
-    real device's size to see what would not fit on it.
+    `memory_limit` is the simulated device's capacity: give the real
+    device's size to see what would not fit on it (by default each tensor is
+    bounded by the memory the host has available now, where its arrays live).
     """
 
     kind = "sim"

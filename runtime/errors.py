@@ -67,6 +67,10 @@ class InputError(VMError):
     """The arguments given to `VirtualMachine.run` do not fit the entry function's parameters."""
 
 
+class BatchError(InputError, ValueError):
+    """A batch cannot be split into the micro-batches asked for (`runtime.batch`); the message names the parameter."""
+
+
 class KernelError(VMError):
     """An op's kernel failed at run time (out of memory, an index out of range, ...).
 
@@ -95,17 +99,36 @@ class CallDepthError(VMError):
 
 
 class DeviceMemoryError(VMError):
-    """A tensor the runtime was about to create does not fit its device's memory limit.
+    """A tensor does not fit its device's memory: alone, or beside the bytes already live there.
 
-    Raised before anything is allocated.  `tensor` names it (an input, a
-    binding, a copy's target), `shape`, `dtype` and `nbytes` describe it,
-    `limit` is the device's ``memory_limit`` in bytes and `device` its name.
+    `tensor` names it (an input, a binding, a copy's target; "" while the
+    error is not located yet), `shape` and `nbytes` describe it, `limit` is
+    the device's ``memory_limit`` in bytes and `device` its name.  For a
+    budget overrun `live` is the bytes live on the device when the tensor
+    was to be added, `largest` the largest live tensors as (name, bytes),
+    and `where` the instruction (or input) that allocated, with its source
+    line; `where` is "" until the runtime has located the error
+    (`runtime.memory.locate`).
     """
 
-    def __init__(self, message: str, tensor: str, shape: tuple[int, ...], nbytes: int, limit: int, device: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        tensor: str,
+        shape: tuple[int, ...],
+        nbytes: int,
+        limit: int,
+        device: str,
+        live: int | None = None,
+        largest: tuple[tuple[str, int], ...] = (),
+        where: str = "",
+    ) -> None:
         self.tensor = tensor
         self.shape = shape
         self.nbytes = nbytes
         self.limit = limit
         self.device = device
+        self.live = live
+        self.largest = largest
+        self.where = where
         super().__init__(message)

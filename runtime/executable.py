@@ -47,6 +47,7 @@ class CompiledFunction:
         "instructions",
         "entry_drop",
         "symbols",
+        "num_input",
     )
 
     def __init__(
@@ -61,6 +62,7 @@ class CompiledFunction:
         instructions: Sequence[Instruction],
         entry_drop: Sequence[int],
         symbols: Sequence[SymbolBinding],
+        num_input: int | None = None,
     ) -> None:
         self.name = name
         self.params = tuple(params)
@@ -74,6 +76,8 @@ class CompiledFunction:
         # Parameters nothing reads: released as soon as the function is entered.
         self.entry_drop = tuple(entry_drop)
         self.symbols = tuple(symbols)
+        # The runtime inputs are the first `num_input` parameters (R.func_attr; None: not marked).
+        self.num_input = num_input
 
     def reg_name(self, r: int) -> str:
         name = self.register_names[r]

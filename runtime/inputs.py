@@ -11,6 +11,13 @@ same inputs as ever), after its size is checked against `memory_limit`
 (default: the host's available memory): a dim of 10**18 is a
 `DeviceMemoryError` naming the parameter, never a float64 array in between
 or NumPy's "array is too big".
+
+``microbatches=K`` draws a batch of K micro-batches (`runtime.batch`): the
+runtime inputs (the first ``num_input`` parameters; without ``num_input``,
+the first parameter) get K times their leading axis, every other parameter
+is drawn once.  The first micro-batch, and every weight and flag, are the
+values a draw with K = 1 gives (the other micro-batches are drawn after
+them), so micro-batch 0 of the batch is the unbatched run's input.
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ from vdplace.ir.module import IRModule
 from vdplace.ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
-from .errors import InputError
+from .batch import declared_num_input, drawn_batched
+from .errors import BatchError, InputError
 from .memory import AVAILABLE, check_fits, resolve_limit
 
 SYMBOLIC_SIZE = 4
@@ -37,15 +45,33 @@ def random_inputs(
     rng: np.random.Generator | None = None,
     symbolic_size: int = SYMBOLIC_SIZE,
     memory_limit: int | str | None = AVAILABLE,
+    microbatches: int = 1,
 ) -> list[Any]:
     """One value per parameter of `entry`: NumPy arrays, tuples of them, shapes or scalars.
 
     An array over `memory_limit` bytes (`runtime.memory`) raises `DeviceMemoryError` before it is made.
+    ``microbatches=K``: a batch of K micro-batches (module docstring); a runtime
+    input with no leading axis is a `BatchError`.
     """
     if entry not in module.functions:
         raise InputError(f"no function {entry!r} in the module; it has {', '.join(module.functions) or 'none'}")
     maker = _Maker(np.random.default_rng() if rng is None else rng, symbolic_size, resolve_limit(memory_limit))
-    return [maker.value(p.struct_info, f"input {p.name}") for p in module[entry].params]
+    params = module[entry].params
+    values = [maker.value(p.struct_info, f"input {p.name}") for p in params]
+    if microbatches == 1:
+        return values
+    if isinstance(microbatches, bool) or not isinstance(microbatches, int) or microbatches < 1:
+        raise BatchError(f"microbatches must be a positive int, got {microbatches!r}")
+    for i in drawn_batched(len(params), declared_num_input(module[entry].attrs, len(params), entry)):
+        first, name = values[i], f"input {params[i].name}"
+        if not isinstance(first, np.ndarray) or first.ndim == 0:
+            raise BatchError(
+                f"{name} has no leading axis (shape {np.shape(first)}): nothing to split into {microbatches}"
+            )
+        check_fits("the host", maker.limit, name, (microbatches * first.shape[0], *first.shape[1:]), str(first.dtype))
+        rest = [maker.value(params[i].struct_info, name) for _ in range(microbatches - 1)]
+        values[i] = np.concatenate([first, *rest], axis=0)
+    return values
 
 
 def _dim(d: int | str, env: dict[str, int], size: int) -> int:

@@ -4,7 +4,8 @@ vdevices that are one physical device (`VDevice.physical`) share one runtime
 device: the compiler turns moves between them into register moves, so they
 must see the same memory.  A vdevice that gets no runtime device is an error
 here, at VM creation, listing what this machine has; ``simulate_missing``
-gives such vdevices `Simulated` devices instead.
+gives such vdevices `Simulated` devices instead.  `set_memory_limits` gives
+the devices of named vdevices a memory limit (``vdplace run --memory``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
 
 from .devices import CPU, Device, Simulated
 from .errors import DeviceUnavailable
+from .memory import resolve_limit
 from .torch_device import CUDA, available_devices, cuda_backend
 
 DeviceSpec = str | Mapping[VDevice | str, Device] | None
@@ -79,3 +81,26 @@ def resolve_devices(vdevices: Sequence[VDevice], devices: DeviceSpec, simulate_m
             "or run everything on the CPU with devices='cpu'"
         )
     return [by_physical[v.physical] for v in vdevices]
+
+
+def limits_by_physical(vdevices: Sequence[VDevice], memory: Mapping[str, int]) -> dict[tuple[str, int], int]:
+    """``{"cuda:0": bytes}`` (vdevice names, `lookup_vdevice`) as limits per physical device; two different
+    limits for one physical device, or a name no vdevice has, are `DeviceUnavailable`."""
+    chosen: dict[tuple[str, int], int] = {}
+    for name, limit in memory.items():
+        try:
+            vdevice = lookup_vdevice(vdevices, name)
+        except LookupError as err:
+            raise DeviceUnavailable(f"memory[{name!r}]: {err}") from None
+        limit = resolve_limit(limit)  # type: ignore[assignment]
+        if chosen.setdefault(vdevice.physical, limit) != limit:
+            raise DeviceUnavailable(f"memory gives {_physical_name(vdevice)} two limits; its vdevices share one memory")
+    return chosen
+
+
+def set_memory_limits(vdevices: Sequence[VDevice], device_map: Sequence[Device], memory: Mapping[str, int]) -> None:
+    """Set the `memory_limit` of the runtime device of each vdevice `memory` names (bytes live at once)."""
+    limits = limits_by_physical(vdevices, memory)
+    for vdevice, device in zip(vdevices, device_map, strict=True):
+        if vdevice.physical in limits:
+            device.set_memory_limit(limits[vdevice.physical])

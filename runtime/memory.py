@@ -1,19 +1,35 @@
-"""Memory limits: every tensor the runtime creates is checked against its device's limit first.
+"""Memory limits: a device's ``memory_limit`` is a budget of bytes live on it at once.
 
-A device's ``memory_limit`` is the most bytes one tensor may take on it
-(None: no limit).  NumPy-backed devices (`CPU`, `Simulated`) default to the
-memory the host has available when the device is made (`host_available`);
-pass ``memory_limit=`` to simulate a smaller device.  A tensor over the limit
-raises `DeviceMemoryError` naming it, its shape and dtype, its bytes and the
-limit, before NumPy is asked for the memory: a dim of 10**18 is this error,
-never NumPy's "array is too big" or a `MemoryError`.
+As a GPU's allocator does, each device refuses a new buffer that would take
+the bytes live on it past its ``memory_limit`` (None: no limit): the
+runtime frees a buffer when the last register holding it is dropped
+(`runtime.liveness`: after its last use), weights are held for the whole run,
+so what counts is what the program keeps alive together, not what it
+allocates in total.  Pass ``memory_limit=`` bytes (or ``vdplace run
+--memory VDEV=SIZE``) to give a device its size; `CUDA` takes the GPU's free
+memory when it is made.  NumPy-backed devices (`CPU`, `Simulated`) default to
+`AVAILABLE`: no budget, and each tensor bounded by the memory the host has
+available when the device is made (`host_available`): that memory is the
+whole process's, and already excludes the arrays (inputs) made before.
+
+Two checks raise `DeviceMemoryError`:
+
+- `check_fits`, before a tensor is made: one tensor larger than the whole
+  limit can never fit, and NumPy is never asked for it (a dim of 10**18 is
+  this error, never NumPy's "array is too big" or a `MemoryError`);
+- `over_budget`, when a device is to hold a new buffer (`Device.adopt`) that
+  would take its live bytes past the limit.  The device does not know which
+  instruction allocates; the VM (or a Ray actor) `locate`s the error: it
+  names the instruction and its source line, or the input, and the largest
+  tensors live on the device.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from vdplace.ir.dtype import itemsize
 from vdplace.ir.units import format_bytes
@@ -72,4 +88,59 @@ def check_fits(device: str, limit: MemoryLimit, tensor: str, shape: Sequence[int
         nbytes,
         limit,
         device,
+    )
+
+
+def over_budget(device: str, limit: int, live: int, nbytes: int) -> DeviceMemoryError:
+    """A new buffer of `nbytes` would take `device` past `limit` with `live` bytes held: not located yet."""
+    return DeviceMemoryError(
+        f"{device} is out of memory: {format_bytes(nbytes)} more would take the {format_bytes(live)} live there "
+        f"past its memory_limit of {format_bytes(limit)} ({limit} bytes)",
+        "",
+        (),
+        nbytes,
+        limit,
+        device,
+        live,
+    )
+
+
+LARGEST = 5  # how many live tensors an out-of-memory error names
+
+
+def locate(err: DeviceMemoryError, where: str, holders: Iterable[tuple[str, Any]]) -> DeviceMemoryError:
+    """`err` (from `over_budget`) at `where` (an instruction with its line, or an input), naming the largest live
+    tensors among `holders` ((name, register value) pairs: arrays on the device, counted once each)."""
+    from .devices import DeviceArray
+
+    seen: dict[Any, tuple[str, int]] = {}
+
+    def visit(name: str, value: Any) -> None:
+        if value.__class__ is DeviceArray:
+            if value.device.name == err.device and value.key not in seen:
+                seen[value.key] = (name, value.owner_bytes)
+        elif value.__class__ is tuple:
+            for i, v in enumerate(value):
+                visit(f"{name}[{i}]", v)
+
+    for name, value in holders:
+        visit(name, value)
+    ranked = sorted(seen.values(), key=lambda item: -item[1])
+    live = err.live or 0
+    elsewhere = live - sum(n for _, n in ranked)
+    listed = ", ".join(f"{name} ({format_bytes(n)})" for name, n in ranked[:LARGEST]) or "none in registers"
+    more = f", and {len(ranked) - LARGEST} more" if len(ranked) > LARGEST else ""
+    rest = f"; {format_bytes(elsewhere)} held outside the run's registers" if elsewhere > 0 else ""
+    return DeviceMemoryError(
+        f"out of memory on {err.device}: {where} needs {format_bytes(err.nbytes)} more, but {format_bytes(live)} of "
+        f"its {format_bytes(err.limit)} memory_limit ({err.limit} bytes) are live; the largest live tensors: "
+        f"{listed}{more}{rest}",
+        where,
+        err.shape,
+        err.nbytes,
+        err.limit,
+        err.device,
+        live,
+        tuple(ranked[:LARGEST]),
+        where,
     )

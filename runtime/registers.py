@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .devices import DeviceArray
+from .executable import CompiledFunction
 
 _DA = DeviceArray
 
@@ -58,3 +59,9 @@ def drop(regs: list, dropped: tuple[int, ...]) -> None:
                 stats.freed += v.owner_bytes
         else:
             release(v)
+
+
+def named(fn: CompiledFunction, regs: list) -> list[tuple[str, Any]]:
+    """The values in `fn`'s registers as ``("function:binding", value)``, for errors naming what is live."""
+    names = fn.register_names
+    return [(f"{fn.name}:{names[r] or f'r{r}'}", regs[r]) for r in range(min(len(names), len(regs)))]

@@ -52,7 +52,7 @@ def available_devices() -> list[str]:
 class TorchDevice(Device):
     """Arrays are torch tensors on `torch_device` (``"cpu"`` checks the torch kernels without a GPU).
 
-    `memory_limit`: the most bytes one tensor may take (None: no limit).
+    `memory_limit`: the most bytes live on the device at once (None: no limit; `runtime.memory`).
     """
 
     kind = "torch"

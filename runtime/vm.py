@@ -19,6 +19,7 @@ every device array a register holds is counted on its device until released.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from vdplace.ir.collector import collector_paused
@@ -28,14 +29,15 @@ from .arguments import input_plan, load_arguments, to_host
 from .callstack import CALL, DEFAULT_MAX_CALL_DEPTH, CallerFrame, PendingCall, depth_error
 from .devices import Device, upload_constant
 from .diagnostics import Diagnostics
-from .errors import InputError, VMError
+from .errors import DeviceMemoryError, InputError, VMError
 from .executable import CompiledFunction, DeviceTree, Executable
 from .float_errors import kernels_quiet
 from .frame import Frame
 from .instructions import LoadConst
-from .mapping import DeviceSpec, resolve_devices
+from .mapping import DeviceSpec, resolve_devices, set_memory_limits
+from .memory import locate
 from .profile import Profile
-from .registers import release
+from .registers import acquire, named, release
 from .steps import StepBuilder
 
 
@@ -47,7 +49,9 @@ class VirtualMachine:
     one CPU: a reference run) or None (automatic: CPU vdevices on the CPU, CUDA
     vdevices on CUDA when PyTorch sees a GPU).  A vdevice left without a device
     is an error listing what this machine has, unless ``simulate_missing`` gives
-    it a `Simulated` device.  A run nests at most ``max_call_depth`` calls of
+    it a `Simulated` device.  ``memory`` (vdevice name -> bytes) sets the
+    memory limit of those vdevices' devices: the bytes live there at once
+    (`runtime.memory`; ``vdplace run --memory cuda:0=2GiB``).  A run nests at most ``max_call_depth`` calls of
     module functions (`CallDepthError` past it; the depth costs no Python stack).
     """
 
@@ -58,11 +62,13 @@ class VirtualMachine:
         simulate_missing: bool = False,
         profile: bool = False,
         max_call_depth: int = DEFAULT_MAX_CALL_DEPTH,
+        memory: Mapping[str, int] | None = None,
     ) -> None:
         if isinstance(max_call_depth, bool) or not isinstance(max_call_depth, int) or max_call_depth < 0:
             raise ValueError(f"max_call_depth must be a non-negative int, got {max_call_depth!r}")
         self.executable = executable
         self.device_map: list[Device] = resolve_devices(executable.vdevices, devices, simulate_missing)
+        set_memory_limits(executable.vdevices, self.device_map, memory or {})
         self.devices: list[Device] = list(dict.fromkeys(self.device_map))
         self.profiling = profile
         self.max_call_depth = max_call_depth
@@ -71,6 +77,7 @@ class VirtualMachine:
         self._diagnostics = Diagnostics(executable.device_name)
         self._pending: list[PendingCall] = []
         self._constants = self._load_constants()
+        self._resident: list[tuple[str, Any]] = []  # the current run's weights, held for the whole run
         self._frames = {name: Frame(fn) for name, fn in executable.functions.items()}
         builder = StepBuilder(
             self.device_map, self._constants, self._record.copies, self._frames, self._pending, self._diagnostics
@@ -95,15 +102,26 @@ class VirtualMachine:
         timed = self.profiling if profile is None else profile
         self._record.begin()
         values = load_arguments(frame, args, self._record.transfers)
+        # Weights (the parameters after num_input) stay on their devices for the whole run, as loaded weights do.
+        fn = frame.fn
+        weights = range(len(fn.params) if fn.num_input is None else fn.num_input, len(fn.params))
+        self._resident = [(f"{fn.name}:{fn.params[i]} (weight)", values[i]) for i in weights]
+        for _, value in self._resident:
+            acquire(value)
         if timed:
             for fr in self._frames.values():
                 fr.reset_profile()
         # The VM makes no reference cycles, but its per-op bookkeeping objects would
         # trigger CPython's cycle collector every few hundred ops: pause it for the run.
-        with collector_paused(promote=False), kernels_quiet():
-            start = time.perf_counter()
-            result = self._call(frame, values, timed)
-            total = time.perf_counter() - start
+        try:
+            with collector_paused(promote=False), kernels_quiet():
+                start = time.perf_counter()
+                result = self._call(frame, values, timed)
+                total = time.perf_counter() - start
+        finally:
+            for _, value in self._resident:
+                release(value)
+            self._resident = []
         out = to_host(result, self._record.transfers) if return_numpy else result
         release(result)
         self.profile = self._record.profile(timed, total, self._frames.values(), self.executable.device_name)
@@ -177,10 +195,29 @@ class VirtualMachine:
                     call.free(regs)
                 pc = call.resume
         except BaseException as err:
+            at = frame.failed_pc if timed else pc
+            located = self._out_of_memory(err, frame, at, stack, regs)  # before the registers are released
             self._unwind(stack, regs)
+            if located is not None:
+                raise located from None
             if isinstance(err, Exception) and not isinstance(err, VMError):
-                raise self._diagnostics.kernel_error(frame, frame.failed_pc if timed else pc, err) from err
+                raise self._diagnostics.kernel_error(frame, at, err) from err
             raise
+
+    def _out_of_memory(
+        self, err: BaseException, frame: Frame, pc: int, stack: list[CallerFrame], regs: list
+    ) -> DeviceMemoryError | None:
+        """A device's refusal of a new buffer (`runtime.memory.over_budget`) at `frame`'s `pc`, located: the
+        instruction, its line and the largest tensors live on the device (registers of every frame on the
+        stack, the run's weights, the constants); None for any other error."""
+        if not isinstance(err, DeviceMemoryError) or err.where or err.live is None:
+            return None
+        origin = frame.fn.instructions[pc].origin
+        where = f"instruction {self._diagnostics.text(frame, pc)}" + (f" ({origin.describe()})" if origin else "")
+        holders = [held for c in stack for held in named(c.frame.fn, c.regs)] + named(frame.fn, regs)
+        holders += self._resident
+        holders += [(f"constant {i}", v) for i, v in enumerate(self._constants)]
+        return locate(err, where, holders)
 
     @staticmethod
     def _unwind(stack: list[CallerFrame], regs: list) -> None:

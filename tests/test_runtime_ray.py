@@ -153,12 +153,31 @@ def test_run_pipelined_streams_micro_batches_through_four_actors_with_the_vms_re
     with RayExecutor(exe, timeout=60) as executor:
         got = executor.run_pipelined([x, *weights], microbatches=k, profile=True)
         prof = executor.profile
-        with pytest.raises(runtime.InputError, match="x has shape"):
+        with pytest.raises(ValueError, match=r"input x has 5 rows along axis 0 \(4 micro-batches do not divide"):
             executor.run_pipelined([x[:5], *weights], microbatches=k)
     assert_identical(got, want, "pipeline")
     assert len(prof.actors) == 4 and prof.local.num_copies == 3 * k
     assert all(len(a.scripts) >= k for a in prof.actors[1:])  # each stage ran every micro-batch
     assert prof.driver_input_bytes == x.nbytes + sum(w.nbytes for w in weights)  # weights put once
+
+
+def test_run_pipelined_splits_only_the_runtime_inputs_num_input_marks():
+    """num_input = 1: x is split, the weights go whole (put in the object store once) to both micro-batches."""
+    k, batch, width = 2, 4, 8  # the weights are (8, 8): as many rows as the whole batch of x
+    marked = '        R.func_attr({"num_input": 1})\n        m0 = R.matmul'
+    text = pipeline_text(2, batch, width).replace("        m0 = R.matmul", marked, 1)
+    exe = runtime.compile(placement.place(ir.parse(text)).module)
+    assert exe["main"].num_input == 1
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((k * batch, width)).astype("float32")
+    weights = [rng.standard_normal((width, width)).astype("float32") for _ in range(2)]
+    vm = runtime.VirtualMachine(exe, simulate_missing=True)
+    want = np.concatenate([vm.run("main", x[j * batch : (j + 1) * batch], *weights) for j in range(k)])
+    with RayExecutor(exe, timeout=60) as executor:
+        assert_identical(executor.run_pipelined([x, *weights], microbatches=k, profile=True), want, "num_input")
+        assert executor.profile.driver_input_bytes == x.nbytes + sum(w.nbytes for w in weights)
+        with pytest.raises(ValueError, match=r"input x has 4 rows along axis 0, its parameter's own"):
+            executor.run_pipelined([x[:batch], *weights], microbatches=k)
 
 
 TAKE = """
@@ -306,6 +325,24 @@ def test_a_simulated_device_too_small_fails_on_its_actor_naming_the_tensor():
     assert err.value.kind == "DeviceMemoryError" and "cuda:0:global" in str(err.value)
 
 
+def test_an_actors_device_holds_its_memory_limit_in_live_bytes_and_names_the_instruction():
+    """Issue 32: x and a0..a3 (1 MiB each) all live on cuda:0; 3 MiB holds x, a0 and a1, not a2."""
+    from tests.test_runtime_memory import fan_out
+
+    mib = 1024 * 1024
+    exe = runtime.compile(placement.place(ir.parse(fan_out(4, rows=mib // 4), filename="fan.py")).module)
+    x = np.ones(mib // 4, "float32")
+    with RayExecutor(exe, memory={"cuda:0": 3 * mib}, timeout=60) as executor:
+        with pytest.raises(RemoteError) as err:
+            executor.run("main", x)
+    text = str(err.value)
+    assert err.value.kind == "DeviceMemoryError" and "out of memory on sim:cuda:0: instruction main:2 " in text
+    assert "binding a2 at fan.py:13:9" in text and "main:x (1.0 MiB), main:a0 (1.0 MiB), main:a1 (1.0 MiB)" in text
+    want = runtime.VirtualMachine(exe, simulate_missing=True).run("main", x)
+    with RayExecutor(exe, memory={"cuda:0": 5 * mib}, timeout=60) as executor:
+        assert_identical(executor.run("main", x), want, "fits")
+
+
 def test_the_timeline_is_a_png_with_one_row_per_actor(tmp_path):
     pytest.importorskip("matplotlib")
     _, exe, inputs = mlp()
@@ -391,10 +428,30 @@ def test_vdplace_run_ray_prints_what_the_local_run_prints(capsys):
     local = capsys.readouterr().out
     assert main(["run", str(MLP), "--ray", "--timeout", "60", "--actor", "cuda:0=sim"]) == 0
     assert capsys.readouterr().out == local
-    assert main(["run", str(MLP), "--ray", "--microbatches", "2", "--profile"]) == 0
-    out = capsys.readouterr().out
-    assert "shape (8, 16)" in out and "copy latency" in out
     assert main(["run", str(MLP), "--ray", "--actor", "cuda:0=quantum"]) == 2
+
+
+def test_vdplace_run_ray_microbatches_prints_what_unbatched_runs_of_the_same_batch_print(capsys, tmp_path):
+    """Issue 29: micro-batches drew their own weights and flag (out[1] up to 35.66 where softmax rows sum to 1)."""
+    from vdplace.cli import _summarize, main
+    from vdplace.runtime.batch import concat_results
+
+    mod = ir.parse(MLP.read_text(), filename=str(MLP))
+    vm = runtime.VirtualMachine(runtime.compile(placed_module(MLP)), simulate_missing=True)
+    batch = runtime.random_inputs(mod, rng=np.random.default_rng(0), microbatches=2)  # the batch the CLI draws
+    x, rest = batch[0], batch[1:]
+    halves = [vm.run("main", x[:4], *rest), vm.run("main", x[4:], *rest)]
+    unbatched = vm.run("main", *runtime.random_inputs(mod, rng=np.random.default_rng(0)))
+    assert_identical(halves[0], unbatched, "micro-batch 0 is the unbatched run")
+    want = "\n".join(_summarize(concat_results(halves))) + "\n"
+    assert main(["run", str(MLP), "--ray", "--microbatches", "2"]) == 0
+    assert capsys.readouterr().out == want
+    assert "out[0]: shape (8, 16)" in want and "out[1]: shape (8,) float32  min 1  max 1  mean 1" in want
+    np.savez(tmp_path / "batch.npz", **{p.name: v for p, v in zip(mod["main"].params, batch, strict=True)})
+    argv = ["run", str(MLP), "--ray", "--microbatches", "2", "--inputs", str(tmp_path / "batch.npz"), "--profile"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(want) and "copy latency" in out
 
 
 def test_importing_the_runtime_does_not_import_ray():

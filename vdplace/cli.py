@@ -73,18 +73,27 @@ def _cost_model(args: argparse.Namespace) -> Any:
     if getattr(args, "cost", None) is None and not getattr(args, "memory", None):
         return None
     from vdplace import ir
-    from vdplace.placement.cost import CostModel, parse_bytes
+    from vdplace.placement.cost import CostModel
 
     try:
         model = CostModel.from_json(args.cost) if args.cost else CostModel.roofline()
-        for spec in args.memory or ():
-            name, sep, size = spec.partition("=")
-            if not sep or not name.strip():
-                raise ValueError(f"--memory {spec!r}: write VDEVICE=SIZE, e.g. cuda:0=2GiB")
-            model.memory[name.strip()] = parse_bytes(size)
+        model.memory.update(_memory_limits(args))
     except (OSError, ValueError) as err:
         raise ir.ParseError(f"cannot use the cost model: {err}") from None
     return model
+
+
+def _memory_limits(args: argparse.Namespace) -> dict[str, int]:
+    """``--memory VDEV=SIZE`` (repeatable; 2GiB, 512MiB, bytes) as {vdevice name: bytes}; ValueError on bad text."""
+    from vdplace.placement.cost import parse_bytes
+
+    limits: dict[str, int] = {}
+    for spec in getattr(args, "memory", None) or ():
+        name, sep, size = spec.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--memory {spec!r}: write VDEVICE=SIZE, e.g. cuda:0=2GiB")
+        limits[name.strip()] = parse_bytes(size)
+    return limits
 
 
 def _placement_json(path: str, result: Placement) -> dict[str, Any]:
@@ -230,15 +239,15 @@ def _read_npz(path: str, what: str) -> dict[str, Any]:
         raise ir.ParseError(f"{what} {path}: {err}") from None
 
 
-def _load_inputs(spec: str, mod: IRModule, entry: str, seed: int = 0) -> list[Any]:
-    """The arguments of `entry`: random (seeded) or one array per parameter name from an .npz file."""
+def _load_inputs(spec: str, mod: IRModule, entry: str, microbatches: int = 1) -> list[Any]:
+    """The arguments of `entry`: random (seed 0; a batch of `microbatches`) or one array per parameter from an .npz."""
     import numpy as np
 
     from vdplace import ir
     from vdplace.runtime import random_inputs
 
     if spec == "random":
-        return random_inputs(mod, entry, rng=np.random.default_rng(seed))
+        return random_inputs(mod, entry, rng=np.random.default_rng(0), microbatches=microbatches)
     data = _read_npz(spec, "cannot load --inputs")
     names = [p.name for p in mod[entry].params]
     missing = [n for n in names if n not in data]
@@ -290,10 +299,12 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
     params = None if args.params is None else _read_npz(args.params, "cannot bind --params")
     try:
         executable = runtime.compile(placed, params=params)
+        # --memory limits the devices the run uses too (not --cpu's reference run): the bytes live on each at once.
+        memory = {} if args.cpu else _memory_limits(args)
         if args.ray is not None:
-            return _execute_on_ray(executable, mod, args)
+            return _execute_on_ray(executable, mod, args, memory)
         devices = "cpu" if args.cpu else None
-        vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
+        vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate, memory=memory)
         inputs = _load_inputs(args.inputs, mod, args.entry)
         outputs = vm.run(args.entry, *inputs, profile=args.profile)
     except runtime.VMError as err:
@@ -327,11 +338,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _execute_on_ray(executable: Any, mod: IRModule, args: argparse.Namespace) -> int:
+def _execute_on_ray(executable: Any, mod: IRModule, args: argparse.Namespace, memory: dict[str, int]) -> int:
     """`vdplace run --ray`: the run on Ray actors (`runtime.ray.cli`); its errors are reported by `_execute`."""
     from vdplace.runtime.ray.cli import execute
 
-    outputs, table = execute(executable, lambda j: _load_inputs(args.inputs, mod, args.entry, seed=j), args)
+    def draw(k: int) -> list[Any]:
+        return _load_inputs(args.inputs, mod, args.entry, microbatches=k)
+
+    outputs, table = execute(executable, draw, args, memory)
     for line in _summarize(outputs):
         print(line)
     if table:
@@ -385,7 +399,8 @@ def _cost_options(p: argparse.ArgumentParser) -> None:
         "--memory",
         action="append",
         metavar="VDEV=SIZE",
-        help="a memory limit for cost-aware placement, e.g. cuda:0=2GiB (repeatable)",
+        help="a device's memory, e.g. cuda:0=2GiB (repeatable): the plan's limit, and with run the bytes live "
+        "on the device at once",
     )
     p.add_argument(
         "--time-limit", type=float, default=60.0, metavar="S", help="cost solvers' time limit in seconds (default: 60)"

@@ -62,7 +62,7 @@ class VDeviceActor:
         self.protos = {name: Frame(fn) for name, fn in executable.functions.items()}
         for name, proto in self.protos.items():
             proto.steps = build_steps(proto, schedules[name], me, builder)
-        self.runner = CommandRunner(self.device, self.names, self.protos, diagnostics, self.plan.label)
+        self.runner = CommandRunner(self.device, self.names, self.protos, diagnostics, self.plan.label, constants)
 
     def run(self, commands: list[tuple], imports: list[Any]) -> list[Any]:
         """Run one script; return its exports.  A failure is raised as one picklable `Failure`.

@@ -4,15 +4,16 @@
   (``auto``, ``ray://host:10001``, ``host:6379``);
 - ``--actor VDEVICE=KIND[@NODE]`` (repeatable): the actor of a vdevice:
   ``cpu``, ``sim`` or ``gpu``, on the node with IP NODE;
-- ``--microbatches K``: stream K micro-batches (inputs from a file split
-  along axis 0; random inputs K independent draws), results concatenated;
+- ``--microbatches K``: stream K micro-batches, results concatenated: the
+  runtime inputs are split along axis 0, weights and flags are the same in
+  each (`runtime.batch`); random inputs are drawn as one batch of K;
 - ``--timeout S``: the run ends with an error after S seconds; ``--retries N``.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vdplace.ir import ParseError
@@ -34,29 +35,36 @@ def actor_specs(entries: Sequence[str]) -> dict[str, ActorSpec]:
     return specs
 
 
-def execute(executable: Any, draw: Callable[[int], list[Any]], args: argparse.Namespace) -> tuple[Any, str]:
+def execute(
+    executable: Any, draw: Callable[[int], list[Any]], args: argparse.Namespace, memory: Mapping[str, int] | None = None
+) -> tuple[Any, str]:
     """Run `executable` on Ray as the options say; (outputs, profile table or "").
 
-    `draw(j)` gives the inputs: with ``--inputs random`` each micro-batch is its
-    own draw (`RayExecutor.run_many`, results concatenated along axis 0);
-    inputs from a file are split along axis 0 (`RayExecutor.run_pipelined`).
-    """
-    from . import load_executor
+    `memory` (vdevice name -> bytes, ``--memory``) limits those vdevices' actors.
 
-    executor_module = load_executor()
-    RayExecutor, concat_results = executor_module.RayExecutor, executor_module.concat_results  # noqa: N806
+    `draw(k)` gives the inputs: a batch of k micro-batches (random inputs drawn
+    so, `random_inputs(microbatches=k)`; a file's as they are).  The batch is
+    split (`runtime.batch.split_batch`) before Ray starts: a batch that cannot
+    be split is a `ParseError` naming the parameter (exit status 2).
+    """
+    from vdplace.runtime.batch import concat_results, split_batch
+    from vdplace.runtime.errors import BatchError
+
+    from . import load_executor
 
     k = args.microbatches
     if k < 1 or args.retries < 0 or not args.timeout > 0:
         raise ParseError("--microbatches must be >= 1, --retries >= 0 and --timeout > 0")
     address = None if args.ray == LOCAL else args.ray
     specs = actor_specs(args.actor)
-    with RayExecutor(executable, specs, address=address, timeout=args.timeout, retries=args.retries) as executor:
-        if args.inputs != "random":
-            outputs = executor.run_pipelined(draw(0), k, entry=args.entry, profile=args.profile)
-        elif k == 1:
-            outputs = executor.run(args.entry, *draw(0), profile=args.profile)
-        else:
-            outputs = concat_results(executor.run_many(args.entry, [draw(j) for j in range(k)], args.profile))
+    fn = executable[args.entry]
+    try:
+        batches = split_batch(fn.params, fn.param_sinfo, fn.num_input, draw(k), k)
+    except BatchError as err:
+        raise ParseError(f"--microbatches {k}: {err}") from None
+    RayExecutor = load_executor().RayExecutor  # noqa: N806
+    options = {"address": address, "timeout": args.timeout, "retries": args.retries, "memory": memory}
+    with RayExecutor(executable, specs, **options) as executor:
+        results = executor.run_many(args.entry, batches, args.profile)
         table = executor.profile.table() if args.profile and executor.profile is not None else ""
-    return outputs, table
+    return (results[0] if k == 1 else concat_results(results)), table

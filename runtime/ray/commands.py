@@ -21,17 +21,18 @@ the instruction it names (`advance`), then does that instruction's part:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..devices import CPU, Device, DeviceArray, NumpyDevice
 from ..diagnostics import Diagnostics
-from ..errors import VMError
+from ..errors import DeviceMemoryError, VMError
 from ..float_errors import kernels_quiet
 from ..frame import Frame
-from ..registers import acquire, drop, release
+from ..memory import locate
+from ..registers import acquire, drop, named, release
 from .actor_steps import ELSEWHERE, Pending, ScheduleError, copy_of
 from .counters import ActorCounters
 from .errors import Failure
@@ -47,23 +48,42 @@ IMPORT = Imported()
 
 
 class ActorFrame:
-    """One call of a function on this actor: its registers and the next instruction."""
+    """One call of a function on this actor: its registers, the next instruction, and the weights it holds.
 
-    __slots__ = ("proto", "regs", "pc")
+    `resident`: an entry frame's weights (its parameters after ``num_input``)
+    as (name, value), held until the frame ends, as on the local VM.
+    """
 
-    def __init__(self, proto: Frame, regs: list) -> None:
+    __slots__ = ("proto", "regs", "pc", "resident")
+
+    def __init__(self, proto: Frame, regs: list, resident: tuple = ()) -> None:
         self.proto = proto
         self.regs = regs
         self.pc = 0
+        self.resident = resident
+        for _, value in resident:
+            acquire(value)
+
+    def release_resident(self) -> None:
+        for _, value in self.resident:
+            release(value)
+        self.resident = ()
 
 
 class CommandRunner:
     """Runs scripts on `device`; `names` are the device names of all actors (by actor index)."""
 
     def __init__(
-        self, device: Device, names: list[str], protos: dict[str, Frame], diagnostics: Diagnostics, label: str
+        self,
+        device: Device,
+        names: list[str],
+        protos: dict[str, Frame],
+        diagnostics: Diagnostics,
+        label: str,
+        constants: Sequence[Any] = (),
     ) -> None:
         self.device = device
+        self.constants = constants
         self.names = names
         self.protos = protos
         self.diagnostics = diagnostics
@@ -127,10 +147,22 @@ class CommandRunner:
     def _payload(self, kind: str, message: str, instruction: str) -> dict[str, str]:
         return {"kind": kind, "message": message, "vdevice": self.label, "instruction": instruction}
 
+    def _holders(self) -> list[tuple[str, Any]]:
+        """What holds device memory here, by name: every frame's registers and weights, then the constants."""
+        holders: list[tuple[str, Any]] = []
+        for frame in self.frames.values():
+            holders += named(frame.proto.fn, frame.regs)
+            holders += frame.resident
+        return holders + [(f"constant {i}", v) for i, v in enumerate(self.constants)]
+
     def _fail(self, fid: int, frame: ActorFrame, err: BaseException) -> Failure:
         """`err`, raised at the frame's pc, as a `Failure` naming the vdevice and the instruction; the frame goes."""
         pc = frame.pc
         text = self.diagnostics.text(frame.proto, pc)
+        if isinstance(err, DeviceMemoryError) and not err.where and err.live is not None:
+            origin = frame.proto.fn.instructions[pc].origin
+            where = f"instruction {text}" + (f" ({origin.describe()})" if origin is not None else "")
+            err = locate(err, where, self._holders())
         if isinstance(err, VMError):
             kind, message = type(err).__name__, str(err)
         elif isinstance(err, ScheduleError):
@@ -145,6 +177,7 @@ class CommandRunner:
         if frame is not None:
             for v in frame.regs:
                 release(v)
+            frame.release_resident()
 
     def _advance(self, fid: int, until: int) -> ActorFrame:
         """Run frame `fid`'s steps from its pc up to (not including) `until`."""
@@ -187,11 +220,15 @@ class CommandRunner:
         regs: list = [None] * proto.num_slots
         for i, arg in enumerate(args):
             regs[i] = self._argument(proto.fn.params[i], arg, feed)
+        fn = proto.fn
+        weights = range(len(args) if fn.num_input is None else fn.num_input, len(args))
+        resident = tuple((f"{fn.name}:{fn.params[i]} (weight)", regs[i]) for i in weights)
+        frame = ActorFrame(proto, regs, resident)  # the weights held before unread parameters are dropped
         for r in proto.entry_drop:
             release(regs[r])
             regs[r] = None
         regs[proto.env_slot] = env or None
-        self.frames[fid] = ActorFrame(proto, regs)
+        self.frames[fid] = frame
 
     def _argument(self, name: str, arg: Any, feed: Iterator) -> Any:
         if arg.__class__ is tuple:
@@ -201,7 +238,12 @@ class CommandRunner:
         array = np.asarray(next(feed))
         self.device.check_fits(f"input {name}", array.shape, str(array.dtype))
         self.counters.received_input(array.nbytes)
-        return self.device.upload(array)
+        try:
+            return self.device.upload(array)
+        except DeviceMemoryError as err:
+            if err.where or err.live is None:
+                raise
+            raise locate(err, f"input {name}", self._holders()) from None
 
     def _send(self, command: tuple, feed: Iterator, exports: list) -> None:
         import ray
@@ -302,6 +344,7 @@ class CommandRunner:
         result = frame.regs[ret.value]
         frame.regs[ret.value] = None
         drop(frame.regs, ret.drop)
+        frame.release_resident()
         self.frames.pop(fid)
         return result
 

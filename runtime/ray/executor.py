@@ -27,6 +27,7 @@ import numpy as np
 import ray
 
 from ..arguments import input_plan, load_arguments
+from ..batch import concat_results, split_batch
 from ..callstack import DEFAULT_MAX_CALL_DEPTH
 from ..devices import CPU, DeviceArray
 from ..diagnostics import Diagnostics
@@ -52,7 +53,8 @@ _MISSING = object()
 
 
 class RayExecutor:
-    """Runs `executable` on Ray actors; see the module docstring.  `address`: a cluster to join (None: local)."""
+    """Runs `executable` on Ray actors; see the module docstring.  `address`: a cluster to join (None: local);
+    `memory` (vdevice name -> bytes): the memory limits of those vdevices' actors (`ActorSpec.memory_limit`)."""
 
     def __init__(
         self,
@@ -66,11 +68,12 @@ class RayExecutor:
         retries: int = 0,
         max_call_depth: int = DEFAULT_MAX_CALL_DEPTH,
         ray_init: Mapping[str, Any] | None = None,
+        memory: Mapping[str, int] | None = None,
     ) -> None:
         if not timeout > 0 or isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ValueError(f"timeout must be > 0 and retries a non-negative int, got {timeout!r}, {retries!r}")
         self.executable = executable
-        self.plans, self.actor_of = plan_actors(executable.vdevices, devices, simulate_missing)
+        self.plans, self.actor_of = plan_actors(executable.vdevices, devices, simulate_missing, memory)
         self.schedules = schedule(executable, self.actor_of)
         _check_calls(executable)
         self.timeout = float(timeout)
@@ -144,18 +147,16 @@ class RayExecutor:
     ) -> Any:
         """Split a batch into `microbatches` runs streamed through the actors; concatenate the results.
 
-        An input whose leading axis is `microbatches` times its parameter's is
-        split along it; any other input (weights) goes whole to every run.
-        Results are concatenated along axis 0.  While actor i works on
-        micro-batch j, actor i+1 works on micro-batch j-1.
+        Only the runtime inputs are split along axis 0 (`runtime.batch`: the
+        first ``num_input`` parameters, or, without ``num_input``, the inputs
+        with `microbatches` times their parameter's rows); weights and flags
+        go whole, the same arrays, to every run.  A batch that cannot be split
+        so is a `BatchError` naming the parameter.  Results are concatenated
+        along axis 0.  While actor i works on micro-batch j, actor i+1 works
+        on micro-batch j-1.
         """
-        if isinstance(microbatches, bool) or not isinstance(microbatches, int) or microbatches < 1:
-            raise ValueError(f"microbatches must be a positive int, got {microbatches!r}")
         fn = self._entry(entry, len(inputs)).fn
-        columns = [
-            _split(name, s, x, microbatches) for name, s, x in zip(fn.params, fn.param_sinfo, inputs, strict=True)
-        ]
-        batches = [tuple(col[j] for col in columns) for j in range(microbatches)]
+        batches = split_batch(fn.params, fn.param_sinfo, fn.num_input, inputs, microbatches)
         return concat_results(self.run_many(entry, batches, profile=profile))
 
     def run_many(self, entry: str, batches: Sequence[Sequence[Any]], profile: bool = False) -> list[Any]:
@@ -333,24 +334,6 @@ def _bind_symbols(frame: Frame, values: list) -> dict[str, int]:
             v = v[i]
         env[s.name] = int(v.data.shape[s.axis])
     return env
-
-
-def _split(name: str, sinfo: Any, value: Any, k: int) -> list[Any]:
-    """`value` split into `k` micro-batches along axis 0, or `value` k times when it is not batched."""
-    array = np.asarray(value)
-    shape = getattr(sinfo, "static_shape", None)
-    if shape and array.ndim == len(shape) and array.shape[0] == k * shape[0] and array.shape[1:] == tuple(shape[1:]):
-        return np.split(array, k, axis=0)
-    if shape is None or array.shape == tuple(shape):
-        return [value] * k
-    raise InputError(f"input {name} has shape {array.shape}: want {tuple(shape)}, or {k} of them along axis 0")
-
-
-def concat_results(results: list[Any]) -> Any:
-    """The results of micro-batches as one: arrays concatenated along axis 0 (scalars stacked), tuples by field."""
-    if isinstance(results[0], tuple):
-        return tuple(concat_results([r[i] for r in results]) for i in range(len(results[0])))
-    return np.concatenate([np.atleast_1d(r) for r in results], axis=0)
 
 
 def _nbytes(value: Any) -> int:

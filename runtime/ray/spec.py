@@ -11,12 +11,13 @@ or ``"gpu"``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
 
 from ..errors import DeviceUnavailable
+from ..mapping import limits_by_physical
 
 KINDS = ("cpu", "sim", "gpu")
 
@@ -31,8 +32,9 @@ class ActorSpec:
     - ``node``: run on the node with this IP address (Ray's ``node:<ip>`` resource).
     - ``resources``: custom Ray resources (labels) the actor needs, e.g. ``{"preproc": 1}``.
     - ``num_cpus``: logical CPUs the actor holds (default 1).
-    - ``memory_limit``: the most bytes one tensor may take on the device (None:
-      what the actor's host, or GPU, has available; `runtime.memory`).
+    - ``memory_limit``: the most bytes live on the device at once (None: the
+      GPU's free memory; no budget on a CPU or simulated device, each tensor
+      bounded by what the actor's host has available; `runtime.memory`).
     """
 
     kind: str = "cpu"
@@ -93,9 +95,13 @@ def _as_spec(key: str, value: SpecLike) -> ActorSpec:
 
 
 def plan_actors(
-    vdevices: Sequence[VDevice], devices: Mapping[str, SpecLike] | None, simulate_missing: bool = True
+    vdevices: Sequence[VDevice],
+    devices: Mapping[str, SpecLike] | None,
+    simulate_missing: bool = True,
+    memory: Mapping[str, int] | None = None,
 ) -> tuple[list[ActorPlan], list[int]]:
-    """The actors, and for each vdevice index the index of its actor."""
+    """The actors, and for each vdevice index the index of its actor; `memory` (vdevice name -> bytes) replaces
+    the ``memory_limit`` of those vdevices' actors."""
     chosen: dict[tuple[str, int], ActorSpec] = {}
     for key, value in (devices or {}).items():
         try:
@@ -106,12 +112,15 @@ def plan_actors(
         if chosen.get(vdevice.physical, spec) != spec:
             raise DeviceUnavailable(f"devices gives two actors to {key!r}'s physical device; its vdevices share one")
         chosen[vdevice.physical] = spec
+    limits = limits_by_physical(vdevices, memory or {})
     order: list[tuple[str, int]] = list(dict.fromkeys(v.physical for v in vdevices))
     plans = []
     for phys in order:
         members = tuple(i for i, v in enumerate(vdevices) if v.physical == phys)
         default = "cpu" if phys[0] == "cpu" else ("sim" if simulate_missing else "gpu")
         spec = chosen.get(phys, ActorSpec(default))
+        if phys in limits:
+            spec = replace(spec, memory_limit=limits[phys])
         plans.append(ActorPlan(phys, members, tuple(vdevice_name(vdevices, vdevices[i]) for i in members), spec))
     actor_of = [order.index(v.physical) for v in vdevices]
     return plans, actor_of
