@@ -231,7 +231,7 @@ def find_raw_conflicts(graph: ConstraintGraph) -> list[RawConflict]:
     roots = graph.conflicting_components()
     with progress.stage("find conflicts", total=len(roots)) as tick:
         for done, root in enumerate(roots):
-            found.extend(_component_conflicts(graph, by_comp[root]))
+            found.extend(component_conflicts(graph, by_comp[root]))
             tick(done + 1)
     return found
 
@@ -244,7 +244,8 @@ def complete(graph: ConstraintGraph, raw: RawConflict) -> RawConflict:
     return _as_path(graph, raw.unary, sites, edges) or RawConflict(raw.unary, edges, sites, False, raw.kind)
 
 
-def _component_conflicts(graph: ConstraintGraph, unary: list[Unary]) -> list[RawConflict]:
+def component_conflicts(graph: ConstraintGraph, unary: list[Unary]) -> list[RawConflict]:
+    """The independent conflicts of one class whose pins and domains are `unary` (module docstring)."""
     out: list[RawConflict] = []
     at: dict[int, list[Unary]] = {}
     for u in unary:

@@ -22,7 +22,8 @@ from vdplace.placement.diagnose.chain import Gap
 from vdplace.placement.diagnose.conflict import Conflict, Requirement, Step
 from vdplace.placement.diagnose.names import site_name
 from vdplace.placement.model.constraints import Site
-from vdplace.placement.report.common import Report, fix_note, shown_steps
+from vdplace.placement.diagnose.quote import clip
+from vdplace.placement.report.common import Report, fix_note, gap_between, shown_steps
 
 ROW_NODES = 5
 NODE_W, NODE_H = 140, 48
@@ -302,17 +303,18 @@ def _excerpt(report: Report, conflict: Conflict, steps: list[Step | Gap]) -> str
     if not marks:
         return ""
     numbers = sorted(n for n in marks if report.line(n) is not None)
-    gap = next((s for s in steps if isinstance(s, Gap)), None)
     rows = []
     previous = None
     for n in numbers:
         if previous is not None and n - previous > 1:
-            inside = gap is not None and gap.first_line is not None and previous < gap.first_line < n
-            label = f' <span class="label">{escape(str(gap))}</span>' if inside else ""
+            gap = gap_between(steps, previous, n)
+            label = f' <span class="label">{escape(str(gap))}</span>' if gap is not None else ""
             rows.append(f'<span class="ln">\u22ee</span>{label}')
         previous = n
-        rows.append(f'<span class="ln">{n}</span>{_highlight(report.line(n) or "", marks[n])}')
-        labels = dict.fromkeys((start, kind, label) for start, _, kind, label in marks[n])
+        text, columns = clip(report.line(n) or "", [(start, end) for start, end, _, _ in marks[n]])
+        here = [(start, end, kind, label) for (start, end), (_, _, kind, label) in zip(columns, marks[n], strict=True)]
+        rows.append(f'<span class="ln">{n}</span>{_highlight(text, here)}')
+        labels = dict.fromkeys((start, kind, label) for start, _, kind, label in here)
         for start, kind, label in labels:
             arrow = "^" if kind == "pin" else "-"
             rows.append(f'<span class="ln"></span>{" " * start}<span class="label">{arrow} {_code(label)}</span>')
