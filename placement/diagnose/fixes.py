@@ -90,7 +90,8 @@ def _copy_fix(graph: ConstraintGraph, raw: RawConflict, conflicts: Sequence[Conf
         outside = [u for u in raw.unary if u.site not in reach]
         if not inside or not outside:
             continue  # another chain still joins them: this copy would not help
-        others = [u for u in _class_unary(graph, out) if u.site in reach]
+        whole = _class_unary(graph, out)
+        others = [u for u in whole if u.site in reach]
         if family is RuleKind.HINT_STRICT:
             device = _hint_device(graph, out, eq)
             if device is None or device not in intersect(inside, graph.universe):
@@ -101,6 +102,10 @@ def _copy_fix(graph: ConstraintGraph, raw: RawConflict, conflicts: Sequence[Conf
             if device is None:
                 continue
             new_pin = Pin(out, device, Rule.of(RuleKind.TO_VDEVICE), eq.span, eq.origin)
+        consumer = others + ([Unary(PIN, -1, out, frozenset((device,)), new_pin)] if new_pin is not None else [])
+        producer = [u for u in whole if u.site not in reach]
+        if not (_no_new_conflict(graph, whole, consumer, cut) and _no_new_conflict(graph, whole, producer, cut)):
+            continue  # the copy would bring out a conflict its binding stood between
         fix = Fix(
             "hint_to_copy" if family is RuleKind.HINT_STRICT else "insert_copy",
             _copy_message(graph, eq, src, out, device, family),
@@ -248,20 +253,23 @@ def _clear(graph: ConstraintGraph, others: Sequence[Unary], u: Unary, device: in
     return _no_new_conflict(graph, [*others, u], [*others, moved])
 
 
-def _no_new_conflict(graph: ConstraintGraph, before: list[Unary], after: list[Unary]) -> bool:
+def _no_new_conflict(
+    graph: ConstraintGraph, before: list[Unary], after: list[Unary], cut: frozenset[int] = frozenset()
+) -> bool:
     """Every conflict of the class with the pins and domains `after` is one it has with `before`.
 
-    A pin edit can resolve the conflict it was offered for and still bring
-    out another, one the reported conflict's pin stood between (a pin on
-    "cuda:0" between one on "llvm:0" and another on "cuda:0"): such an edit
-    trades one conflict for another and is not offered.  Free when the class
-    has a placement after the edit; else its conflicts are found again, before
-    and after (two searches over the class).
+    A fix can resolve the conflict it was offered for and still bring out
+    another, one the reported conflict stood between (a pin on "cuda:0"
+    between one on "llvm:0" and another on "cuda:0"): such a fix trades one
+    conflict for another and is not offered.  `after` are the pins and
+    domains of one class once the edges `cut` are gone (a copy's side).
+    Free when that class has a placement; else its conflicts are found
+    again, before and after (two searches over the class).
     """
-    if intersect(after, graph.universe):
+    if not after or intersect(after, graph.universe):
         return True
     known = {c.key for c in component_conflicts(graph, before)}
-    return all(c.key in known for c in component_conflicts(graph, after))
+    return all(c.key in known for c in component_conflicts(graph, after, cut))
 
 
 def _class_unary(graph: ConstraintGraph, site: int) -> list[Unary]:

@@ -59,6 +59,11 @@ def copy_plan(cs: ConstraintSet, eq: Equal, src: int, out: int, device: int) -> 
     if family is RuleKind.HINT_STRICT:
         span = _statement(origin)
         return None if span is None else Plan("hint_to_copy", span, device=dev, target=_bound(origin))
+    if family is RuleKind.CALL_RESULT:
+        span, target = _statement(origin), expression(cs.sites[out])
+        if span is None or target is None or cs.sites[out].path:
+            return None
+        return Plan("copy_result", span, name=copy_name(target, cs.vdevices, device), device=dev, target=target)
     if expr is None:
         return None
     name = copy_name(expr, cs.vdevices, device)
@@ -69,12 +74,6 @@ def copy_plan(cs: ConstraintSet, eq: Equal, src: int, out: int, device: int) -> 
     span = _statement(origin)
     if span is None:
         return None
-    if family is RuleKind.CALL_RESULT:
-        target = expression(cs.sites[out])
-        if target is None or cs.sites[out].path:
-            return None
-        name = copy_name(target, cs.vdevices, device)
-        return Plan("copy_result", span, name=name, device=dev, target=target)
     if family is RuleKind.IF:
         assert isinstance(origin, Binding)
         return Plan("copy_branch", span, expr=expr, name=name, device=dev, target=origin.var.name)

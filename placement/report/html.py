@@ -21,8 +21,8 @@ from vdplace.ir.span import Span
 from vdplace.placement.diagnose.chain import Gap
 from vdplace.placement.diagnose.conflict import Conflict, Requirement, Step
 from vdplace.placement.diagnose.names import site_name
-from vdplace.placement.model.constraints import Site
 from vdplace.placement.diagnose.quote import clip
+from vdplace.placement.model.constraints import Site
 from vdplace.placement.report.common import Report, fix_note, gap_between, shown_steps
 
 ROW_NODES = 5
