@@ -122,7 +122,7 @@ def intersect(unary: Iterable[Unary], universe: frozenset[int]) -> frozenset[int
 class ConstraintGraph:
     """Sites as nodes, hard equalities as edges, unary constraints per site."""
 
-    __slots__ = ("cs", "universe", "edges", "adj", "unary", "unary_at", "_comp", "_comp_unary")
+    __slots__ = ("cs", "universe", "edges", "adj", "unary", "unary_at", "found", "_comp", "_comp_unary")
 
     def __init__(self, cs: ConstraintSet) -> None:
         self.cs = cs
@@ -142,6 +142,8 @@ class ConstraintGraph:
         for u in unary:
             unary_at.setdefault(u.site, []).append(u)
         self.unary_at = unary_at
+        # the keys of every conflict `find_raw_conflicts` found (None before it ran)
+        self.found: frozenset[frozenset[tuple[str, int]]] | None = None
         self._comp: list[int] | None = None
         self._comp_unary: dict[int, list[Unary]] | None = None
 
@@ -233,6 +235,7 @@ def find_raw_conflicts(graph: ConstraintGraph) -> list[RawConflict]:
         for done, root in enumerate(roots):
             found.extend(component_conflicts(graph, by_comp[root]))
             tick(done + 1)
+    graph.found = frozenset(raw.key for raw in found)
     return found
 
 

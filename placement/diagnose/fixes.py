@@ -264,11 +264,12 @@ def _no_new_conflict(
     conflict for another and is not offered.  `after` are the pins and
     domains of one class once the edges `cut` are gone (a copy's side).
     Free when that class has a placement; else its conflicts are found
-    again, before and after (two searches over the class).
+    again (a search over the class; the conflicts before are those the
+    diagnosis found, `ConstraintGraph.found`, when it ran).
     """
     if not after or intersect(after, graph.universe):
         return True
-    known = {c.key for c in component_conflicts(graph, before)}
+    known = graph.found if graph.found is not None else {c.key for c in component_conflicts(graph, before)}
     return all(c.key in known for c in component_conflicts(graph, after, cut))
 
 

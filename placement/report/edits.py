@@ -18,7 +18,6 @@ uses that identifier or an earlier fix of the report took it; then
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Sequence
 
 from vdplace.placement.diagnose.conflict import Conflict, Plan
@@ -73,9 +72,22 @@ class Names:
         while True:
             name = base if k == 0 else f"{base}_{k}"
             k += 1
-            if name not in self.taken and not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", self._text):
+            if name not in self.taken and not _used(self._text, name):
                 self.taken.add(name)
                 return name
+
+
+def _used(text: str, name: str) -> bool:
+    """`name` occurs in `text` as a whole identifier (`str.find`: a regular expression is ten times slower)."""
+    start = 0
+    while (at := text.find(name, start)) >= 0:
+        end = at + len(name)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            return True
+        start = at + 1
+    return False
 
 
 def report_edits(conflicts: Sequence[Conflict], lines: Sequence[str] | None) -> dict[int, list[Edit]]:
