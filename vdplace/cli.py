@@ -384,6 +384,8 @@ def cmd_fix(args: argparse.Namespace) -> int:
         print(render_text(result.remaining, color=None), end="", file=sys.stderr)
         print("error: a conflict has no fix that applies; the text written has the fixes that do", file=sys.stderr)
         return EXIT_CONFLICT
+    done = f"{len(result.applied)} fix(es) applied" if result.applied else "nothing to fix"
+    print(f"{done}: the module places", file=sys.stderr)
     return EXIT_OK
 
 

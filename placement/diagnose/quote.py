@@ -43,7 +43,7 @@ def clip(text: str, marks: Sequence[tuple[int, int]]) -> tuple[str, list[tuple[i
         left = max(0, s - CONTEXT)
         comma = text.rfind(", ", left, s)
         if comma >= 0:
-            left = comma + 2
+            left = comma + 1
         right = min(len(text), e + CONTEXT)
         comma = text.find(", ", e, right)
         if comma >= 0:

@@ -10,7 +10,8 @@ none is left).  The picked edits are applied back to front, so no edit moves
 the text another one points at.  Rounds go on while a round applies a fix:
 the next round sees the conflicts the diagnosis limit left out and those
 that waited.  It ends when the text places, when a round has conflicts and
-no fix to apply (`FixResult.remaining`), or after `MAX_ROUNDS`.
+no fix to apply (`FixResult.remaining`), when a round would give back a text
+an earlier round had (fixes undoing each other), or after `MAX_ROUNDS`.
 
 The text keeps everything the edits do not touch, comments and layout
 included; inserted lines end the way the text's first line does.  Edits
@@ -87,6 +88,7 @@ def fix_text(
 
         place = default_place
     applied: list[Applied] = []
+    seen = {hash(text)}
     for round_ in range(1, max_rounds + 1):
         try:
             mod = ir.parse(text, filename=filename)
@@ -101,8 +103,12 @@ def fix_text(
             picked = pick_fixes(_conflicts(err), lines)
             if not picked:
                 return FixResult(text, applied, err, round_)
+            fixed = apply_edits(text, [e for _, _, edits in picked for e in edits], _newline(text))
+            if hash(fixed) in seen:
+                return FixResult(text, applied, err, round_)  # the fixes would go round in a circle
+            seen.add(hash(fixed))
             applied += [Applied(round_, conflict, fix) for conflict, fix, _ in picked]
-            text = apply_edits(text, [e for _, _, edits in picked for e in edits], _newline(text))
+            text = fixed
             continue
         return FixResult(text, applied, None, round_)
     return FixResult(text, applied, _still(text, filename, place), max_rounds)
