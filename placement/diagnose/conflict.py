@@ -1,4 +1,4 @@
-"""The objects a diagnosis is made of: a `Conflict` with its `Requirement`s, `Step`s and `Fix`es.
+"""The objects a diagnosis is made of: a `Conflict` with its `Requirement`s, `Step`s and `Fix`es (and their `Plan`s).
 
 A `Conflict` is a minimal unsatisfiable set of hard constraints in source
 terms: its pins and domains (`pins`, one `Requirement` each) and the

@@ -18,7 +18,13 @@ cannot create one (every minimal conflict of a subset is one of the whole
 set); a new or changed pin to device d creates none when every pin and
 domain of its class (after the edit) allows d, or already clashes with
 another pin on d of that class (that clash is an existing conflict).
-Checking touches only the class of the conflict.
+Checking touches only the class of the conflict.  (3) It trades no conflict
+for another: when the class still has no placement after the edit (another
+pin stood behind the one changed, dropped or cut off), its conflicts are
+found again with the edit made and must all be conflicts the diagnosis
+already found (`_no_new_conflict`).
+
+Each fix carries its `Plan` (`plans`): where its edit goes in the text.
 """
 
 from __future__ import annotations

@@ -25,7 +25,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from vdplace import ir
+from vdplace.ir.errors import ParseError
+from vdplace.ir.module import IRModule
+from vdplace.ir.parser import parse
 from vdplace.placement.cost.conflict import MemoryExplanation
 from vdplace.placement.diagnose.conflict import Conflict, Fix
 from vdplace.placement.errors import PlacementConflict, PlacementInternalError
@@ -73,7 +75,7 @@ class FixResult:
 def fix_text(
     text: str,
     filename: str | None = None,
-    place: Callable[[ir.IRModule], Any] | None = None,
+    place: Callable[[IRModule], Any] | None = None,
     max_rounds: int = MAX_ROUNDS,
 ) -> FixResult:
     """`text` with the fixes of its conflicts applied, round after round (module docstring).
@@ -91,8 +93,8 @@ def fix_text(
     seen = {hash(text)}
     for round_ in range(1, max_rounds + 1):
         try:
-            mod = ir.parse(text, filename=filename)
-        except ir.ParseError as err:
+            mod = parse(text, filename=filename)
+        except ParseError as err:
             if round_ == 1:
                 raise
             raise PlacementInternalError(f"the fixes made a text that does not parse: {err}") from None
@@ -119,10 +121,10 @@ def _conflicts(err: PlacementConflict) -> Sequence[Conflict]:
     return () if isinstance(err.explanation, MemoryExplanation) else err.conflicts
 
 
-def _still(text: str, filename: str | None, place: Callable[[ir.IRModule], Any]) -> PlacementConflict | None:
+def _still(text: str, filename: str | None, place: Callable[[IRModule], Any]) -> PlacementConflict | None:
     """The conflict `text` still has after the last round (None when it places)."""
     try:
-        place(ir.parse(text, filename=filename))
+        place(parse(text, filename=filename))
     except PlacementConflict as err:
         return err
     return None

@@ -5,9 +5,10 @@ so the page opens offline and can be attached to a bug report.  Per conflict:
 the pins with their devices, the chain drawn as a graph (sites as boxes,
 pinned sites coloured by device, each equality labelled with its rule and
 line), the source lines with the pins and bindings highlighted, and the
-checked fixes.  A long chain shows its first and last steps around one
-elided box, and its excerpt one row, ``… N bindings, lines a–b …``, so the
-page's size is bounded whatever the chain's length.  Layout is by hand: a chain snakes over rows of
+checked fixes.  A long chain shows its first and last steps and its
+landmarks (`chain`), an elided box and an excerpt row ``… N bindings, lines
+a–b …`` for each run between, so the page's size is bounded whatever the
+chain's length; a long source line is quoted around its marks (`quote`).  Layout is by hand: a chain snakes over rows of
 `ROW_NODES` boxes; a tree (three or more pins) is laid out by BFS depth.
 """
 

@@ -10,9 +10,11 @@
        = help: insert `a_cuda0 = R.to_vdevice(a, "cuda:0")` before line 11 ...
 
 Pins are underlined with ``^`` (the primary labels), the bindings of the
-chain with ``-``.  A long chain shows its first and last steps, and one line
-``… N bindings, lines a–b …`` for the rest, in the excerpt and in the notes,
-so a report's length is bounded by its conflicts' pins.  Colour is plain
+chain with ``-``.  A long chain shows its first and last steps and its
+landmarks (the meeting point, the bindings fixes edit: `chain`), and one
+line ``… N bindings, lines a–b …`` for each run left out, in the excerpt and
+in the notes, so a report's length is bounded by its conflicts' pins.  A long
+source line is quoted around its marks (`quote`).  Colour is plain
 ANSI, used only when asked for (the CLI asks when stdout is a terminal and
 ``NO_COLOR`` is unset).
 """
