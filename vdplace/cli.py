@@ -347,79 +347,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench_main(args.bench_args)
 
 
-# -- `vdplace fix` ----------------------------------------------------------------------------------------------
-
-
-def cmd_fix(args: argparse.Namespace) -> int:
-    """`vdplace fix`: the module's text with a checked fix of every conflict applied (`report.autofix`).
-
-    The fixed text goes to stdout, to ``-o FILE``, or back into FILE with
-    ``-i``; one line per applied fix, and the report of any conflict left,
-    on stderr.  0: the result places (also when nothing needed fixing); 1: a
-    conflict has no fix that applies (what could be fixed is still written);
-    2: bad input.
-    """
-    from vdplace import ir, placement
-    from vdplace.placement.report import render_text
-    from vdplace.placement.report.autofix import fix_text
-
-    if args.in_place and (args.file == "-" or args.output):
-        raise ir.ParseError("-i rewrites FILE itself: it takes neither - (stdin) nor -o")
-    name = "<stdin>" if args.file == "-" else args.file
-    text = _read_text(args.file)
-
-    def place(mod: IRModule) -> object:
-        return placement.place(mod, strict_hints=args.strict, specialize=args.specialize)
-
-    with progress.display(enabled=True), progress.stage("fix"):
-        result = fix_text(text, name, place)
-    output = args.file if args.in_place else args.output
-    if output:
-        _write_file(output, result.text)
-    else:
-        sys.stdout.write(result.text)
-    for applied in result.applied:
-        print(f"fixed: {applied.describe(name)}", file=sys.stderr)
-    if result.remaining is not None:
-        print(render_text(result.remaining, color=None), end="", file=sys.stderr)
-        print("error: a conflict has no fix that applies; the text written has the fixes that do", file=sys.stderr)
-        return EXIT_CONFLICT
-    done = f"{len(result.applied)} fix(es) applied" if result.applied else "nothing to fix"
-    print(f"{done}: the module places", file=sys.stderr)
-    return EXIT_OK
-
-
-def _read_text(path: str) -> str:
-    """The UTF-8 text of the file `path` (``-``: stdin), line ends as they are; unreadable: `ParseError`."""
-    from vdplace import ir
-
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-        return data.decode("utf-8")
-    except OSError as err:
-        raise ir.ParseError(f"cannot read {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise ir.ParseError(f"cannot read {path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-
-
-def _fix_parser(sub: Any) -> None:
-    """The `fix` sub-command's arguments."""
-    fix = sub.add_parser("fix", help="apply the first checked fix of every conflict, until the module places")
-    fix.add_argument("file", help="a TVMScript module (.py), or - for stdin")
-    where = fix.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output", metavar="FILE", help="write the fixed module to FILE, not stdout")
-    where.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself (as ruff --fix does)")
-    fix.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
-    fix.add_argument(
-        "--specialize", action="store_true", help="clone functions per device signature instead of fixing those"
-    )
-    fix.set_defaults(func=cmd_fix)
-
-
 def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
     """The FILE argument and the options `place` and `run` share."""
     p.add_argument("file", help="a TVMScript module (.py)")
@@ -518,7 +445,9 @@ def build_parser() -> argparse.ArgumentParser:
     _ray_options(run)
     run.set_defaults(func=cmd_run)
 
-    _fix_parser(sub)
+    from vdplace.fix_command import add_fix_command  # `vdplace fix`: its own module
+
+    add_fix_command(sub)
 
     calibrate = sub.add_parser("calibrate", help="time a module's op calls on this machine and write a cost table")
     calibrate.add_argument("file", help="a TVMScript module (.py)")
