@@ -283,6 +283,17 @@ def test_fix_of_bad_input_exits_2(capsys, tmp_path):
     assert status == 2 and out == "" and re.search(r"bad\.py:3:\d+: invalid syntax", err)
     status, _, err = run_cli(capsys, "fix", "-i", "-")
     assert status == 2 and "-i rewrites FILE" in err
+    status, _, err = run_cli(capsys, "fix", ROOT / "examples" / "conflict_add.py", "-o", tmp_path / "no" / "f.py")
+    assert status == 2 and "cannot write" in err
+
+
+def test_fix_in_place_keeps_the_line_ends(capsys, tmp_path):
+    path = tmp_path / "crlf.py"
+    path.write_bytes(corpus()["examples/conflict_add"][0].replace("\n", "\r\n").encode())
+    status, out, _ = run_cli(capsys, "fix", "-i", path)
+    data = path.read_bytes()
+    assert status == 0 and out == "" and b'x1_cuda0 = R.to_vdevice(x1, "cuda:0")\r\n' in data
+    assert data.count(b"\n") == data.count(b"\r\n")
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from vdplace import progress
-from vdplace.cli import EXIT_CONFLICT, EXIT_OK, _write_file
+from vdplace.cli import EXIT_CONFLICT, EXIT_OK
 
 if TYPE_CHECKING:
     from vdplace.ir import IRModule
@@ -53,7 +53,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
         result = fix_text(text, name, place)
     output = args.file if args.in_place else args.output
     if output:
-        _write_file(output, result.text)
+        write_text(output, result.text)
     else:
         sys.stdout.write(result.text)
     for applied in result.applied:
@@ -65,6 +65,17 @@ def cmd_fix(args: argparse.Namespace) -> int:
     done = f"{len(result.applied)} fix(es) applied" if result.applied else "nothing to fix"
     print(f"{done}: the module places", file=sys.stderr)
     return EXIT_OK
+
+
+def write_text(path: str, text: str) -> None:
+    """Write `text` to `path` as it is (its line ends untranslated); a file that cannot be written: `ParseError`."""
+    from vdplace import ir
+
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    except OSError as err:
+        raise ir.ParseError(f"cannot write {path}: {err}") from None
 
 
 def read_text(path: str) -> str:
