@@ -26,9 +26,11 @@ from vdplace.cli import main
 from vdplace.ir import op as op_registry
 from vdplace.ir.op import Param, register_op
 from vdplace.ir.ops.common import unary_infer
+from vdplace.ir.span import Span
+from vdplace.placement.diagnose.conflict import Plan
 from vdplace.placement.report import SCHEMA_PATH, render_json
 from vdplace.placement.report.autofix import apply_edits, fix_text
-from vdplace.placement.report.edits import Edit
+from vdplace.placement.report.edits import Edit, Names, plan_edits
 
 ROOT = Path(__file__).resolve().parent.parent
 TUPLES_AND_RETURNS = """import tvm
@@ -337,3 +339,82 @@ def test_a_conflict_without_an_applicable_fix_exits_1_with_what_could_be_fixed(c
     assert "fixed: " in err and "error[E-conflict]" in err and "R.test.fix_cuda" in err
     assert "a conflict has no fix that applies" in err
     assert "y = R.test.fix_host(x)" in out
+
+
+EDIT_LINES = [
+    "    @R.function",
+    '    def main(c: R.Tensor((), "bool"), x: R.Tensor((2,), "float32", vdevice="llvm:0"))'
+    ' -> R.Tuple(R.Tensor((2,), "float32"), R.Tensor((2,), "float32", "cuda")):',
+    "        a = R.hint_on_device(x, tvm.cpu())",
+    '        t: R.Tuple(R.Tensor((2,), "float32", "llvm"), R.Tensor((2,), "float32")) = (a, a)',
+    "        if c:",
+    "            p = R.exp(x)",
+    "            r = p",
+    "        else:",
+    "            r = R.negative(x)",
+    "        return (r, r)",
+    "",
+]
+EDIT_TEXT = "\n".join(EDIT_LINES)
+
+
+def at(line: int, start: str, end_line: int | None = None, end: str | None = None) -> Span:
+    """The span of EDIT_TEXT from where `start` begins on `line` to where `end` ends on `end_line`."""
+    end_line = end_line or line
+    col = EDIT_LINES[line - 1].index(start) + 1
+    stop = EDIT_LINES[end_line - 1]
+    end_col = stop.index(end) + len(end) + 1 if end else len(stop) + 1
+    return Span(None, line, col, end_line, end_col)
+
+
+@pytest.mark.parametrize(
+    ("plan", "expected"),
+    [
+        (
+            Plan("copy_branch", at(5, "if", 9), expr="p", name="p_cuda0", device="cuda:0", target="r"),
+            '            p_cuda0 = R.to_vdevice(p, "cuda:0")\n            r = p_cuda0\n',
+        ),
+        (
+            Plan("set_hint", at(3, "a"), device="cuda:0", hint="tvm.cuda(0)", target="a"),
+            "        a = R.hint_on_device(x, tvm.cuda(0))\n",
+        ),
+        (Plan("drop_hint", at(3, "a"), target="a"), "        a = x\n"),
+        (
+            Plan("drop_vdevice", at(2, "x:", end='"llvm:0")'), target="x", where="param"),
+            'x: R.Tensor((2,), "float32")) -> ',
+        ),
+        (
+            Plan("set_vdevice", at(4, "t:"), device="cuda:0", target="t", leaf=(0,)),
+            't: R.Tuple(R.Tensor((2,), "float32", "cuda:0"), R.Tensor((2,), "float32")) = (a, a)',
+        ),
+        (
+            Plan("drop_vdevice", at(4, "t:"), target="t", leaf=(0,)),
+            't: R.Tuple(R.Tensor((2,), "float32"), R.Tensor((2,), "float32")) = (a, a)',
+        ),
+        (
+            Plan("drop_vdevice", at(2, "R.Tuple", end='"cuda"))'), where="return", leaf=(1,)),
+            '-> R.Tuple(R.Tensor((2,), "float32"), R.Tensor((2,), "float32")):',
+        ),
+    ],
+)
+def test_each_plan_is_written_where_its_text_is(plan, expected):
+    edits = plan_edits(plan, EDIT_LINES, Names(EDIT_LINES))
+    assert edits, plan
+    fixed = apply_edits(EDIT_TEXT, edits)
+    assert expected in fixed
+    ast.parse(fixed.replace("    @R.function\n", "", 1).replace("    ", "", 1))
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        Plan("drop_hint", at(3, "a"), target="b"),  # another variable
+        Plan("set_copy", at(3, "a"), device="cuda:0", target="a"),  # a hint, not a copy
+        Plan("copy_use", at(6, "p"), expr="y", name="y_cuda0", device="cuda:0", target="p"),  # no `y` read
+        Plan("copy_branch", at(5, "if", 9), expr="q", name="q_cuda0", device="cuda:0", target="r"),  # no `q`
+        Plan("set_vdevice", at(6, "p"), device="cuda:0", target="p"),  # no annotation
+        Plan("copy_return", at(9, "r"), expr="r", name="r_cuda0", device="cuda:0"),  # not a return
+    ],
+)
+def test_a_plan_whose_text_is_not_there_gives_no_edits(plan):
+    assert plan_edits(plan, EDIT_LINES, Names(EDIT_LINES)) is None

@@ -28,20 +28,25 @@ MAX_LINES = 400
 class Snippet:
     """The text of one statement (or expression) read from `lines`, parsed, with positions in the file.
 
-    The first line is read from column `col`; a later line loses the
-    statement's indentation (``col - 1`` leading blanks) when it has it, so
-    a compound statement (an If) parses on its own.
+    The first line is read from column `col` (the last up to `end_col`,
+    when given); a later line loses the statement's indentation (``col - 1``
+    leading blanks) when it has it, so a compound statement (an If) parses
+    on its own.
     """
 
     __slots__ = ("lines", "first", "cut", "texts", "tree")
 
-    def __init__(self, lines: Sequence[str], first: int, col: int, count: int, mode: str) -> None:
+    def __init__(
+        self, lines: Sequence[str], first: int, col: int, count: int, mode: str, end_col: int | None = None
+    ) -> None:
         self.lines = lines
         self.first = first
         self.cut: list[int] = []  # characters removed at the start of each line read
         self.texts: list[str] = []
         for k in range(count):
             line = lines[first - 1 + k]
+            if end_col is not None and k == count - 1:
+                line = line[: end_col - 1]
             cut = col - 1 if k == 0 or line[: col - 1].isspace() or col == 1 else 0
             self.cut.append(cut)
             self.texts.append(line[cut:])
@@ -102,14 +107,10 @@ def expression_at(lines: Sequence[str], start: Pos, end: Pos, mode: str) -> tupl
     (l1, c1), (l2, c2) = start, end
     if not (1 <= l1 <= l2 <= len(lines)):
         return None
-    cut = list(lines[l1 - 1 : l2])
-    cut[-1] = cut[-1][: c2 - 1]
-    trimmed = [*lines[: l1 - 1], *cut]
     try:
-        snippet = Snippet(trimmed, l1, c1, l2 - l1 + 1, mode)
+        snippet = Snippet(lines, l1, c1, l2 - l1 + 1, mode, end_col=c2)
     except (SyntaxError, ValueError):
         return None
-    snippet.lines = lines
     tree = snippet.tree
     if mode == "eval":
         return snippet, tree.body  # type: ignore[attr-defined]
