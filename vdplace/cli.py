@@ -1,4 +1,4 @@
-"""The `vdplace` command: place, run and benchmark TVMScript modules.
+"""The `vdplace` command: place, run, fix and benchmark TVMScript modules.
 
 Exit status: 0 success, 1 placement conflict (or a runtime device error),
 2 bad input (unreadable file, parse error, unknown option value).
@@ -429,7 +429,7 @@ def _ray_options(run: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The `vdplace` parser: sub-commands place, run, calibrate and bench."""
+    """The `vdplace` parser: sub-commands place, run, fix, calibrate and bench."""
     from vdplace import __version__
 
     parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
@@ -459,6 +459,10 @@ def build_parser() -> argparse.ArgumentParser:
     _cost_options(run)
     _ray_options(run)
     run.set_defaults(func=cmd_run)
+
+    from vdplace.fix_command import add_fix_command  # `vdplace fix`: its own module
+
+    add_fix_command(sub)
 
     calibrate = sub.add_parser("calibrate", help="time a module's op calls on this machine and write a cost table")
     calibrate.add_argument("file", help="a TVMScript module (.py)")

@@ -10,7 +10,9 @@ through a `Diagnosis` of the constraint set, built here:
     names.py     how devices and sites are named in every rendering
     verify.py    proofs that a conflict is a minimal unsatisfiable set (Z3 and structural)
     fixes.py     suggested edits, each re-checked on the constraint graph
-    chain.py     how a long chain is shortened for people (`shorten`, `Gap`)
+    plans.py     where each fix's edit goes in the text (`Plan`, for `report.edits`)
+    chain.py     how a long chain is shortened for people (`shorten`, `Gap`, its landmarks)
+    quote.py     how a long source line is quoted around what a report marks
     find.py      `find_conflicts`: the steps above in order
     summary.py   ``str()`` of the error: `summarize`
     message.py   `PlacementConflict.message`: `conflict_message`

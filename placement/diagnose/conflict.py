@@ -1,4 +1,4 @@
-"""The objects a diagnosis is made of: a `Conflict` with its `Requirement`s, `Step`s and `Fix`es.
+"""The objects a diagnosis is made of: a `Conflict` with its `Requirement`s, `Step`s and `Fix`es (and their `Plan`s).
 
 A `Conflict` is a minimal unsatisfiable set of hard constraints in source
 terms: its pins and domains (`pins`, one `Requirement` each) and the
@@ -159,15 +159,72 @@ def _step_text(cs: ConstraintSet, eq: Equal) -> str:
     return eq.rule.text
 
 
+class Plan:
+    """What a fix changes in the module's text, in the module's own terms; `report.edits` writes the text edits.
+
+    `action`, and the fields it reads (`span` is always the statement or
+    annotation the edit is made in; `device` a vdevice name as the module's
+    list names it, ``"cuda:0"``; `name` the base name of a new variable):
+
+    * ``copy_use``: insert ``name = R.to_vdevice(expr, device)`` before the
+      binding at `span`, and read `name` there instead of `expr`;
+    * ``copy_result``: bind the call at `span` to `name` instead of `target`,
+      then ``target = R.to_vdevice(name, device)`` (with the annotation
+      `target` had);
+    * ``copy_branch``: in the If at `span`, the branch ending in ``target =
+      expr`` copies `expr` first and ends in ``target = name``;
+    * ``copy_return``: the copy before the ``return`` at `span`, which then
+      returns `name` instead of `expr`;
+    * ``hint_to_copy``: the hint of the binding at `span` becomes
+      ``R.to_vdevice(<its input>, device)``;
+    * ``drop_hint``: the hint of the binding at `span` becomes its input;
+    * ``drop_vdevice`` / ``set_vdevice``: the vdevice of the annotation at
+      `span` (a binding's, a parameter's or a return's: `where`; of the tuple
+      leaf `leaf`) is removed / becomes `device`;
+    * ``set_hint``: the hint at `span` names `device` (the expression `hint`);
+    * ``set_copy``: the ``R.to_vdevice`` at `span` copies to `device`.
+    """
+
+    __slots__ = ("action", "span", "expr", "name", "device", "target", "where", "leaf", "hint")
+
+    def __init__(
+        self,
+        action: str,
+        span: Span,
+        *,
+        expr: str | None = None,
+        name: str | None = None,
+        device: str | None = None,
+        target: str | None = None,
+        where: str = "binding",
+        leaf: tuple[int, ...] = (),
+        hint: str | None = None,
+    ) -> None:
+        self.action = action
+        self.span = span
+        self.expr = expr
+        self.name = name
+        self.device = device
+        self.target = target
+        self.where = where  # "binding", "param" or "return": what `span` covers for an annotation edit
+        self.leaf = leaf
+        self.hint = hint
+
+    def __repr__(self) -> str:
+        return f"Plan({self.action} at {self.span!r})"
+
+
 class Fix:
     """A suggested edit, re-checked on the constraint graph before it is offered.
 
     `resolves` lists the numbers (1-based) of the reported conflicts the edit
     resolves; `apply(cs)` returns the constraint set with the edit made, so a
-    caller can re-solve it.
+    caller can re-solve it; `removed` are the constraints it takes away;
+    `plan` (None where the edit cannot be written as text, e.g. without
+    source positions, and for ``specialize``) says what changes in the text.
     """
 
-    __slots__ = ("kind", "message", "span", "resolves", "_remove", "_add")
+    __slots__ = ("kind", "message", "span", "resolves", "plan", "_remove", "_add")
 
     def __init__(
         self,
@@ -176,17 +233,24 @@ class Fix:
         span: Span | None,
         remove: Sequence[Pin | Equal | Domain],
         add: Sequence[Pin],
+        plan: Plan | None = None,
     ) -> None:
         self.kind = kind  # "insert_copy", "hint_to_copy", "drop_pin", "change_pin", "specialize" (changes nothing)
         self.message = message
         self.span = span
         self.resolves: list[int] = []
+        self.plan = plan
         self._remove = tuple(remove)
         self._add = tuple(add)
 
     @property
     def line(self) -> int | None:
         return None if self.span is None else self.span.line
+
+    @property
+    def removed(self) -> tuple[Pin | Equal | Domain, ...]:
+        """The constraints the edit takes away (a copy: the equalities of the binding it cuts)."""
+        return self._remove
 
     def apply(self, cs: ConstraintSet) -> ConstraintSet:
         """A new constraint set with this fix made (`cs` is not changed)."""

@@ -122,7 +122,7 @@ def intersect(unary: Iterable[Unary], universe: frozenset[int]) -> frozenset[int
 class ConstraintGraph:
     """Sites as nodes, hard equalities as edges, unary constraints per site."""
 
-    __slots__ = ("cs", "universe", "edges", "adj", "unary", "unary_at", "_comp", "_comp_unary")
+    __slots__ = ("cs", "universe", "edges", "adj", "unary", "unary_at", "found", "_comp", "_comp_unary")
 
     def __init__(self, cs: ConstraintSet) -> None:
         self.cs = cs
@@ -142,6 +142,8 @@ class ConstraintGraph:
         for u in unary:
             unary_at.setdefault(u.site, []).append(u)
         self.unary_at = unary_at
+        # the keys of every conflict `find_raw_conflicts` found (None before it ran)
+        self.found: frozenset[frozenset[tuple[str, int]]] | None = None
         self._comp: list[int] | None = None
         self._comp_unary: dict[int, list[Unary]] | None = None
 
@@ -231,8 +233,9 @@ def find_raw_conflicts(graph: ConstraintGraph) -> list[RawConflict]:
     roots = graph.conflicting_components()
     with progress.stage("find conflicts", total=len(roots)) as tick:
         for done, root in enumerate(roots):
-            found.extend(_component_conflicts(graph, by_comp[root]))
+            found.extend(component_conflicts(graph, by_comp[root]))
             tick(done + 1)
+    graph.found = frozenset(raw.key for raw in found)
     return found
 
 
@@ -244,7 +247,14 @@ def complete(graph: ConstraintGraph, raw: RawConflict) -> RawConflict:
     return _as_path(graph, raw.unary, sites, edges) or RawConflict(raw.unary, edges, sites, False, raw.kind)
 
 
-def _component_conflicts(graph: ConstraintGraph, unary: list[Unary]) -> list[RawConflict]:
+def component_conflicts(
+    graph: ConstraintGraph, unary: list[Unary], skip: frozenset[int] = frozenset()
+) -> list[RawConflict]:
+    """The independent conflicts of one class whose pins and domains are `unary` (module docstring).
+
+    `skip`: equality edges taken away (a fix's copy cuts them); the sites of
+    `unary` must still be one class without them.
+    """
     out: list[RawConflict] = []
     at: dict[int, list[Unary]] = {}
     for u in unary:
@@ -261,9 +271,9 @@ def _component_conflicts(graph: ConstraintGraph, unary: list[Unary]) -> list[Raw
     # 2. neighbouring cells: of pins among pins (a domain between two pins does not hide them),
     #    then of every constrained site, for the clashes that involve a domain
     pins_at = {site: [u for u in here if u.kind == PIN] for site, here in at.items()}
-    out.extend(_neighbour_conflicts(graph, {s: us for s, us in pins_at.items() if us}, need_domain=False))
+    out.extend(_neighbour_conflicts(graph, {s: us for s, us in pins_at.items() if us}, False, skip))
     if len(pins_at) != len(at) or any(len(us) != len(at[s]) for s, us in pins_at.items()):
-        out.extend(_neighbour_conflicts(graph, at, need_domain=True))
+        out.extend(_neighbour_conflicts(graph, at, True, skip))
     # 3. relaxation for what needs a domain and no neighbouring pair shows
     used = {u.key for c in out for u in c.unary}
     out.extend(_relaxed(graph, [u for u in unary if u.key not in used and u.allowed]))
@@ -344,8 +354,10 @@ class _Group:
         return self.items[i]
 
 
-def _neighbour_conflicts(graph: ConstraintGraph, at: dict[int, list[Unary]], need_domain: bool) -> list[RawConflict]:
-    adj = graph.adj
+def _neighbour_conflicts(
+    graph: ConstraintGraph, at: dict[int, list[Unary]], need_domain: bool, skip: frozenset[int] = frozenset()
+) -> list[RawConflict]:
+    adj: list[list[tuple[int, int]]] | _Cut = graph.adj if not skip else _Cut(graph.adj, skip)
     sources = sorted(at)
     owner: dict[int, int] = {s: s for s in sources}
     dist: dict[int, int] = {s: 0 for s in sources}
@@ -385,6 +397,19 @@ def _neighbour_conflicts(graph: ConstraintGraph, at: dict[int, list[Unary]], nee
         edges = [pe for _, pe in reversed(left) if pe >= 0] + [e] + [pe for _, pe in right if pe >= 0]
         out.append(RawConflict(clash, edges, sites, True, "neighbour"))
     return out
+
+
+class _Cut:
+    """The adjacency lists without the edges in `skip` (read like ``graph.adj``)."""
+
+    __slots__ = ("adj", "skip")
+
+    def __init__(self, adj: list[list[tuple[int, int]]], skip: frozenset[int]) -> None:
+        self.adj = adj
+        self.skip = skip
+
+    def __getitem__(self, site: int) -> list[tuple[int, int]]:
+        return [(v, e) for v, e in self.adj[site] if e not in self.skip]
 
 
 def _trace(graph: ConstraintGraph, parent: dict[int, int], x: int) -> list[tuple[int, int]]:

@@ -18,7 +18,13 @@ cannot create one (every minimal conflict of a subset is one of the whole
 set); a new or changed pin to device d creates none when every pin and
 domain of its class (after the edit) allows d, or already clashes with
 another pin on d of that class (that clash is an existing conflict).
-Checking touches only the class of the conflict.
+Checking touches only the class of the conflict.  (3) It trades no conflict
+for another: when the class still has no placement after the edit (another
+pin stood behind the one changed, dropped or cut off), its conflicts are
+found again with the edit made and must all be conflicts the diagnosis
+already found (`_no_new_conflict`).
+
+Each fix carries its `Plan` (`plans`): where its edit goes in the text.
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ from vdplace import progress
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import DeviceSpec, lookup_device
 from vdplace.placement.diagnose.conflict import Conflict, Fix
-from vdplace.placement.diagnose.core import PIN, ConstraintGraph, RawConflict, Unary, intersect
+from vdplace.placement.diagnose.core import PIN, ConstraintGraph, RawConflict, Unary, component_conflicts, intersect
 from vdplace.placement.diagnose.names import device_name, edge_direction, site_name
-from vdplace.placement.model.constraints import Equal, Pin, Site
+from vdplace.placement.diagnose.plans import copy_plan, expression, hint_device, identifier, pin_plan
+from vdplace.placement.model.constraints import Equal, Pin
 from vdplace.placement.model.rules import Rule, RuleKind
 
 # Candidate edges tried for a copy, per conflict (each try is one BFS over the class).
@@ -75,9 +82,9 @@ def _copy_fix(graph: ConstraintGraph, raw: RawConflict, conflicts: Sequence[Conf
         src, out = direction
         family = eq.rule.kind
         if family is RuleKind.CALL_RESULT:
-            if _expression(cs.sites[out]) is None or cs.sites[out].path:
+            if expression(cs.sites[out]) is None or cs.sites[out].path:
                 continue
-        elif family is not RuleKind.HINT_STRICT and _expression(cs.sites[src]) is None:
+        elif family is not RuleKind.HINT_STRICT and expression(cs.sites[src]) is None:
             continue
         candidates.append((family is not RuleKind.HINT_STRICT, cs.sites[src].nbytes, pos, e, src, out, family))
     candidates.sort(key=lambda c: c[:3])  # a strict hint made a copy first, then the fewest bytes
@@ -89,7 +96,8 @@ def _copy_fix(graph: ConstraintGraph, raw: RawConflict, conflicts: Sequence[Conf
         outside = [u for u in raw.unary if u.site not in reach]
         if not inside or not outside:
             continue  # another chain still joins them: this copy would not help
-        others = [u for u in _class_unary(graph, out) if u.site in reach]
+        whole = _class_unary(graph, out)
+        others = [u for u in whole if u.site in reach]
         if family is RuleKind.HINT_STRICT:
             device = _hint_device(graph, out, eq)
             if device is None or device not in intersect(inside, graph.universe):
@@ -100,12 +108,17 @@ def _copy_fix(graph: ConstraintGraph, raw: RawConflict, conflicts: Sequence[Conf
             if device is None:
                 continue
             new_pin = Pin(out, device, Rule.of(RuleKind.TO_VDEVICE), eq.span, eq.origin)
+        consumer = others + ([Unary(PIN, -1, out, frozenset((device,)), new_pin)] if new_pin is not None else [])
+        producer = [u for u in whole if u.site not in reach]
+        if not (_no_new_conflict(graph, whole, consumer, cut) and _no_new_conflict(graph, whole, producer, cut)):
+            continue  # the copy would bring out a conflict its binding stood between
         fix = Fix(
             "hint_to_copy" if family is RuleKind.HINT_STRICT else "insert_copy",
             _copy_message(graph, eq, src, out, device, family),
             eq.span,
             [graph.edges[x] for x in sorted(cut)],
             [new_pin] if new_pin is not None else [],
+            copy_plan(graph.cs, eq, src, out, device),
         )
         fix.resolves = [
             c.number
@@ -130,13 +143,6 @@ def _split(raw: RawConflict, reach: set[int]) -> bool:
     return 0 < inside < len(raw.unary)
 
 
-def _expression(site: Site) -> str | None:
-    """How the text names a site's value (``x``, ``t[1]``), or None for unnamed values."""
-    if site.kind not in ("param", "binding") or site.name.startswith("<"):
-        return None
-    return site.name + "".join(f"[{i}]" for i in site.path)
-
-
 def _hint_device(graph: ConstraintGraph, out: int, eq: Equal) -> int | None:
     """The device the strict hint of `eq` names (its pin on the hint's result)."""
     for u in graph.unary_at.get(out, ()):
@@ -149,15 +155,15 @@ def _copy_message(graph: ConstraintGraph, eq: Equal, src: int, out: int, device:
     cs = graph.cs
     name = device_name(cs.vdevices, device)
     site = cs.sites[src]
-    expr = _expression(site) or site_name(site)
+    expr = expression(site) or site_name(site)
     where = _where(eq.span, eq.origin, site.func)
     if family is RuleKind.HINT_STRICT:
         return f'replace the `R.hint_on_device` {where} by an explicit copy `R.to_vdevice({expr}, "{name}")`'
     vd = cs.vdevices[device]
-    copy = _identifier(f"{expr}_{vd.kind}{name.split(':')[1]}")
+    copy = identifier(f"{expr}_{vd.kind}{name.split(':')[1]}")
     text = f'`{copy} = R.to_vdevice({expr}, "{name}")`'
     if family is RuleKind.CALL_RESULT:
-        target = _expression(cs.sites[out]) or "the result"
+        target = expression(cs.sites[out]) or "the result"
         call = f"{target}_{vd.kind}{name.split(':')[1]}"
         callee = eq.rule.get("func", "?")
         return (
@@ -169,10 +175,6 @@ def _copy_message(graph: ConstraintGraph, eq: Equal, src: int, out: int, device:
     if family is RuleKind.FUNC_RESULT:
         return f"insert {text} just before `return {expr}` in `{site.func}`, and return `{copy}`"
     return f"insert {text} {_before(eq.span, eq.origin, site.func)} and use `{copy}` there instead of `{expr}`"
-
-
-def _identifier(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text)
 
 
 def _where(span: Span | None, origin: object, func: str, subject: str | None = None) -> str:
@@ -206,7 +208,11 @@ def _pin_fix(graph: ConstraintGraph, raw: RawConflict, u: Unary, conflicts: Sequ
     order = ("drop", "change") if family is RuleKind.HINT else ("change", "drop")
     for kind in order:
         if kind == "drop" and family in _DROPPABLE:
-            fix = Fix("drop_pin", _drop_message(graph, u, family), u.constraint.span, [u.constraint], [])
+            others = [w for w in _class_unary(graph, u.site) if w is not u]
+            if not _no_new_conflict(graph, [*others, u], others):
+                continue
+            plan = pin_plan(graph.cs, u.constraint, None)
+            fix = Fix("drop_pin", _drop_message(graph, u, family), u.constraint.span, [u.constraint], [], plan)
             fix.resolves = [c.number for c in conflicts if u.key in c.raw.key]
             return fix
         if kind == "change" and family in _CHANGEABLE:
@@ -222,14 +228,14 @@ def _change_fix(
     rest = [w for w in raw.unary if w is not u]
     others = [w for w in _class_unary(graph, u.site) if w is not u]
     for device in sorted(intersect(rest, graph.universe)):
-        if not _harmless(others, device, u):
+        if not _harmless(others, device, u) or not _clear(graph, others, u, device):
             continue
         message = _change_message(graph, u, family, device)
         if message is None:
             continue
         pin = u.constraint
         new = Pin(pin.site, device, pin.rule, pin.span, pin.origin)
-        fix = Fix("change_pin", message, pin.span, [pin], [new])
+        fix = Fix("change_pin", message, pin.span, [pin], [new], pin_plan(graph.cs, pin, device))
         fix.resolves = [
             c.number
             for c in conflicts
@@ -243,6 +249,34 @@ def _harmless(others: Sequence[Unary], device: int, replaced: Unary | None) -> b
     """A pin to `device` among `others` clashes with nothing that does not already clash."""
     forced = {next(iter(w.allowed)) for w in others if len(w.allowed) == 1 and w is not replaced}
     return all(device in w.allowed or device in forced for w in others if w is not replaced)
+
+
+def _clear(graph: ConstraintGraph, others: Sequence[Unary], u: Unary, device: int) -> bool:
+    """Pin `u` moved to `device` brings out no conflict its class did not have (`_no_new_conflict`)."""
+    if all(device in w.allowed for w in others):
+        return True
+    moved = Unary(u.kind, u.index, u.site, frozenset((device,)), u.constraint)
+    return _no_new_conflict(graph, [*others, u], [*others, moved])
+
+
+def _no_new_conflict(
+    graph: ConstraintGraph, before: list[Unary], after: list[Unary], cut: frozenset[int] = frozenset()
+) -> bool:
+    """Every conflict of the class with the pins and domains `after` is one it has with `before`.
+
+    A fix can resolve the conflict it was offered for and still bring out
+    another, one the reported conflict stood between (a pin on "cuda:0"
+    between one on "llvm:0" and another on "cuda:0"): such a fix trades one
+    conflict for another and is not offered.  `after` are the pins and
+    domains of one class once the edges `cut` are gone (a copy's side).
+    Free when that class has a placement; else its conflicts are found
+    again (a search over the class; the conflicts before are those the
+    diagnosis found, `ConstraintGraph.found`, when it ran).
+    """
+    if not after or intersect(after, graph.universe):
+        return True
+    known = graph.found if graph.found is not None else {c.key for c in component_conflicts(graph, before)}
+    return all(c.key in known for c in component_conflicts(graph, after, cut))
 
 
 def _class_unary(graph: ConstraintGraph, site: int) -> list[Unary]:
@@ -278,9 +312,8 @@ def _change_message(graph: ConstraintGraph, u: Unary, family: RuleKind, device: 
                 return None  # a hint names the first entry on a device; this one it cannot name
         except LookupError:
             return None
-        scope = "" if vd.memory_scope == "global" else f', memory_scope="{vd.memory_scope}"'
         arg = _hint_input(u) or "..."
-        return f"change the hint {where} to `R.hint_on_device({arg}, tvm.{vd.device_type}({vd.vdevice_id}){scope})`"
+        return f"change the hint {where} to `R.hint_on_device({arg}, {hint_device(vd)})`"
     if family is RuleKind.PARAM:
         return f'change the annotation of parameter `{vname}` of `{site.func}` {where} to "{name}"'
     if family is RuleKind.RETURN:

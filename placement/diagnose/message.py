@@ -5,7 +5,8 @@ the fuller `summary.summarize`).  Per conflict: a head line saying what
 clashes, one line per pin or domain (the site, its device as the vdevice
 list names it, ``"cuda:0:global"``, the rule, where, and the source line),
 then the chain of equalities, one line per binding (a long chain: the first
-and last `chain.KEEP` bindings around ``… N bindings, lines a–b …``).
+and last `chain.KEEP` bindings and its landmarks, ``… N bindings, lines a–b
+…`` between; a long source line quoted around the binding, `quote`).
 Without source text (a module built in Python) a binding is rendered from
 its IR node instead.
 """
@@ -17,9 +18,10 @@ from collections.abc import Sequence
 from vdplace.ir.expr import Binding, Call, Constant, Function, GlobalVar, If, Tuple, TupleGetItem, Var
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import VDevice, vdevice_name
-from vdplace.placement.diagnose.chain import Gap, shorten
+from vdplace.placement.diagnose.chain import Gap, landmarks, shorten
 from vdplace.placement.diagnose.conflict import Conflict
 from vdplace.placement.diagnose.core import DOMAIN
+from vdplace.placement.diagnose.quote import quote_span
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin, Site
 from vdplace.placement.model.rules import RuleKind
 
@@ -36,7 +38,7 @@ def conflict_message(
     conflicts: Sequence[Conflict], omitted: int, cs: ConstraintSet, lines: Sequence[str] | None = None
 ) -> str:
     """One paragraph per conflict, headed by the count when there is more than one; `lines`: the source's lines."""
-    text = "\n\n".join(_describe(cs, *_facts_and_chain(c), lines) for c in conflicts)
+    text = "\n\n".join(_describe(cs, *_facts_and_chain(c), lines, landmarks(c)) for c in conflicts)
     total = len(conflicts) + omitted
     if total > 1:
         text = f"{total} independent placement conflicts\n\n" + text
@@ -61,7 +63,11 @@ def _facts_and_chain(conflict: Conflict) -> tuple[list[Pin | Domain], list[Equal
 
 
 def _describe(
-    cs: ConstraintSet, facts: Sequence[Pin | Domain], chain: Sequence[Equal], lines: Sequence[str] | None
+    cs: ConstraintSet,
+    facts: Sequence[Pin | Domain],
+    chain: Sequence[Equal],
+    lines: Sequence[str] | None,
+    marks: frozenset[int],
 ) -> str:
     sites = cs.sites
     pins = [f for f in facts if isinstance(f, Pin)]
@@ -76,7 +82,7 @@ def _describe(
     out = [head] + ["  " + _describe_fact(cs, fact, lines) for fact in facts]
     if chain:
         out.append("  they are joined by:")
-        for eq in shorten(_one_per_binding(chain), _same):
+        for eq in shorten(_one_per_binding(chain), _same, marks=marks):
             if isinstance(eq, Gap):
                 out.append(f"    {eq}")
             else:
@@ -138,7 +144,9 @@ def _where(span: Span | None) -> str:
 def _origin_text(origin: object, span: Span | None, lines: Sequence[str] | None) -> str:
     """The source line of a binding when the module kept its text, else a rendering of the node."""
     if span is not None and lines and 1 <= span.line <= len(lines):
-        return lines[span.line - 1].strip()
+        text = lines[span.line - 1]
+        end = span.end_col - 1 if span.end_line == span.line else len(text)
+        return quote_span(text, span.col - 1, end)
     if isinstance(origin, Binding):
         return f"{origin.var.name} = {_render(origin.value)}"
     if isinstance(origin, Var):

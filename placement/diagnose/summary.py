@@ -2,8 +2,9 @@
 
 Per conflict: its title, one line per requirement (with its line), the chain
 of sites with the rule of every step (long chains show their first and last
-`chain.KEEP` steps around ``… N bindings, lines a–b …``), and the source
-text of each distinct binding of the steps shown.  The JSON
+`chain.KEEP` steps and their landmarks, ``… N bindings, lines a–b …``
+between), and the source text of each distinct binding of the steps shown
+(a long line quoted around the binding, `quote`).  The JSON
 report's ``summary`` field is the same paragraph without source text.
 """
 
@@ -12,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vdplace.ir.span import Span
-from vdplace.placement.diagnose.chain import Gap, shorten
+from vdplace.placement.diagnose.chain import Gap, landmarks, shorten
 from vdplace.placement.diagnose.conflict import Conflict, Step
 from vdplace.placement.diagnose.names import site_name
+from vdplace.placement.diagnose.quote import quote_span
 from vdplace.placement.model.constraints import Equal
 
 
@@ -44,7 +46,7 @@ def conflict_summary(conflict: Conflict, source_lines: Sequence[str] | None = No
     for req in conflict.pins:
         lines.append(f"  - {req.description}{_at(req.span)}")
     if conflict.path:
-        shown = shorten(conflict.path, _equality)
+        shown = shorten(conflict.path, _equality, marks=landmarks(conflict))
         lines.append("  joined by: " + _chain_text(conflict, shown))
         lines.extend(_binding_lines(shown, source_lines))
     return "\n".join(lines)
@@ -68,7 +70,9 @@ def _binding_lines(steps: Sequence[Step | Gap], source_lines: Sequence[str] | No
         seen.add((span.file, span.line))
         text = ""
         if source_lines is not None and 0 < span.line <= len(source_lines):
-            text = ": " + source_lines[span.line - 1].strip()
+            line = source_lines[span.line - 1]
+            end = span.end_col - 1 if span.end_line == span.line else len(line)
+            text = ": " + quote_span(line, span.col - 1, end)
         out.append(f"    at {span.location()}{text}")
     return out
 

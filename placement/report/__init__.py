@@ -12,7 +12,8 @@ The three renderings share one signature::
 either, a module built in Python, reports show positions and names but no
 excerpts).  All three read the same `Conflict` objects, so they describe the
 same conflicts in the same order.  The JSON document follows
-`SCHEMA_PATH` (``$id`` `SCHEMA_ID`).
+`SCHEMA_PATH` (``$id`` `SCHEMA_ID`); each fix in it carries its text edits
+(`edits`), which `autofix.fix_text` (``vdplace fix``) applies.
 
 A conflict of memory limits (cost-aware placement's
 `placement.cost.conflict.MemoryExplanation`) has no equality chain to draw:

@@ -18,7 +18,7 @@ from typing import Any
 
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import VDevice
-from vdplace.placement.diagnose.chain import Gap, shorten
+from vdplace.placement.diagnose.chain import Gap, landmarks, shorten
 from vdplace.placement.diagnose.conflict import Conflict, Step
 from vdplace.placement.diagnose.explain import Diagnosis
 from vdplace.placement.errors import PlacementConflict
@@ -72,8 +72,16 @@ def make_report(
 
 
 def shown_steps(conflict: Conflict) -> list[Step | Gap]:
-    """The chain's steps to show: all, or the first and last few with a `Gap` for the middle of a long chain."""
-    return shorten(conflict.path, _equality)
+    """The chain's steps to show: all, or the first and last few and the landmarks with `Gap`s between (`chain`)."""
+    return shorten(conflict.path, _equality, marks=landmarks(conflict))
+
+
+def gap_between(steps: Sequence[Step | Gap], previous: int, following: int) -> Gap | None:
+    """The first `Gap` of `steps` whose first line lies strictly between two quoted lines, if any."""
+    for step in steps:
+        if isinstance(step, Gap) and step.first_line is not None and previous < step.first_line < following:
+            return step
+    return None
 
 
 def _equality(step: Step) -> Equal:

@@ -5,9 +5,10 @@ so the page opens offline and can be attached to a bug report.  Per conflict:
 the pins with their devices, the chain drawn as a graph (sites as boxes,
 pinned sites coloured by device, each equality labelled with its rule and
 line), the source lines with the pins and bindings highlighted, and the
-checked fixes.  A long chain shows its first and last steps around one
-elided box, and its excerpt one row, ``… N bindings, lines a–b …``, so the
-page's size is bounded whatever the chain's length.  Layout is by hand: a chain snakes over rows of
+checked fixes.  A long chain shows its first and last steps and its
+landmarks (`chain`), an elided box and an excerpt row ``… N bindings, lines
+a–b …`` for each run between, so the page's size is bounded whatever the
+chain's length; a long source line is quoted around its marks (`quote`).  Layout is by hand: a chain snakes over rows of
 `ROW_NODES` boxes; a tree (three or more pins) is laid out by BFS depth.
 """
 
@@ -21,8 +22,9 @@ from vdplace.ir.span import Span
 from vdplace.placement.diagnose.chain import Gap
 from vdplace.placement.diagnose.conflict import Conflict, Requirement, Step
 from vdplace.placement.diagnose.names import site_name
+from vdplace.placement.diagnose.quote import clip
 from vdplace.placement.model.constraints import Site
-from vdplace.placement.report.common import Report, fix_note, shown_steps
+from vdplace.placement.report.common import Report, fix_note, gap_between, shown_steps
 
 ROW_NODES = 5
 NODE_W, NODE_H = 140, 48
@@ -302,17 +304,18 @@ def _excerpt(report: Report, conflict: Conflict, steps: list[Step | Gap]) -> str
     if not marks:
         return ""
     numbers = sorted(n for n in marks if report.line(n) is not None)
-    gap = next((s for s in steps if isinstance(s, Gap)), None)
     rows = []
     previous = None
     for n in numbers:
         if previous is not None and n - previous > 1:
-            inside = gap is not None and gap.first_line is not None and previous < gap.first_line < n
-            label = f' <span class="label">{escape(str(gap))}</span>' if inside else ""
+            gap = gap_between(steps, previous, n)
+            label = f' <span class="label">{escape(str(gap))}</span>' if gap is not None else ""
             rows.append(f'<span class="ln">\u22ee</span>{label}')
         previous = n
-        rows.append(f'<span class="ln">{n}</span>{_highlight(report.line(n) or "", marks[n])}')
-        labels = dict.fromkeys((start, kind, label) for start, _, kind, label in marks[n])
+        text, columns = clip(report.line(n) or "", [(start, end) for start, end, _, _ in marks[n]])
+        here = [(start, end, kind, label) for (start, end), (_, _, kind, label) in zip(columns, marks[n], strict=True)]
+        rows.append(f'<span class="ln">{n}</span>{_highlight(text, here)}')
+        labels = dict.fromkeys((start, kind, label) for start, _, kind, label in here)
         for start, kind, label in labels:
             arrow = "^" if kind == "pin" else "-"
             rows.append(f'<span class="ln"></span>{" " * start}<span class="label">{arrow} {_code(label)}</span>')

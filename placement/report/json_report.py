@@ -5,10 +5,13 @@ The document is plain data (dicts, lists, strings, ints, None) so that
 `SCHEMA_ID` names the version, bumped on any incompatible change.
 
 A conflict's ``path`` holds the steps a person is shown (a long chain's
-first and last `chain.KEEP`, the rest summed up in ``elided``), each in
-full; ``chain`` holds every step, compactly: per step its sites, line and
-rule as runs of arithmetic progressions, so a regular chain of 200,000
-steps takes a few hundred bytes and any chain is encoded in linear time.
+first and last `chain.KEEP` and its landmarks, each run of steps left out
+summed up in ``elided``), each in full; ``chain`` holds every step,
+compactly: per step its sites, line and rule as runs of arithmetic
+progressions, so a regular chain of 200,000 steps takes a few hundred bytes
+and any chain is encoded in linear time.  Each fix carries its ``edits``
+(`edits.report_edits`): the text edits that make it, none where it cannot be
+written as text.
 """
 
 from __future__ import annotations
@@ -24,14 +27,16 @@ from vdplace.placement.diagnose.names import device_name, site_name
 from vdplace.placement.diagnose.summary import conflict_summary
 from vdplace.placement.model.constraints import Site
 from vdplace.placement.report.common import Report, shown_steps
+from vdplace.placement.report.edits import Edit, report_edits
 
-SCHEMA_ID = "vdplace-conflicts/2"
+SCHEMA_ID = "vdplace-conflicts/3"
 SCHEMA_PATH = Path(__file__).with_name("conflict_schema.json")
 
 
 def json_report(report: Report) -> dict[str, Any]:
     """The document: the module's vdevices, the counts, and every explained conflict."""
     vdevices = report.vdevices
+    edits = report_edits(report.conflicts, report.lines)
     return {
         "schema": SCHEMA_ID,
         "file": report.filename,
@@ -47,13 +52,19 @@ def json_report(report: Report) -> dict[str, Any]:
         ],
         "total": report.total,
         "omitted": report.omitted,
-        "conflicts": [_conflict(report, c) for c in report.conflicts],
+        "conflicts": [_conflict(report, c, edits) for c in report.conflicts],
     }
 
 
-def _conflict(report: Report, conflict: Conflict) -> dict[str, Any]:
+def _conflict(report: Report, conflict: Conflict, edits: dict[int, list[Edit]]) -> dict[str, Any]:
     shown = shown_steps(conflict)
-    gaps = [(i, s) for i, s in enumerate(shown) if isinstance(s, Gap)]
+    gaps: list[dict[str, Any]] = []
+    before = 0
+    for step in shown:
+        if isinstance(step, Gap):
+            gaps.append(_elided(before, step))
+        else:
+            before += 1
     return {
         "number": conflict.number,
         "title": conflict.title,
@@ -63,9 +74,9 @@ def _conflict(report: Report, conflict: Conflict) -> dict[str, Any]:
         "span": _span(report, conflict.span),
         "pins": [_requirement(report, r) for r in conflict.pins],
         "path": [_step(report, s) for s in shown if not isinstance(s, Gap)],
-        "elided": _elided(*gaps[0]) if gaps else None,
+        "elided": gaps,
         "chain": _chain(conflict.path),
-        "fixes": [_fix(report, f) for f in conflict.fixes],
+        "fixes": [_fix(report, f, edits.get(id(f), [])) for f in conflict.fixes],
     }
 
 
@@ -175,11 +186,18 @@ def runs(values: Iterable[int | None]) -> list[list[int | None]]:
     return out
 
 
-def _fix(report: Report, fix: Fix) -> dict[str, Any]:
+def _fix(report: Report, fix: Fix, edits: list[Edit]) -> dict[str, Any]:
     return {
         "kind": fix.kind,
         "message": fix.message,
         "line": fix.line,
         "span": _span(report, fix.span),
         "resolves": list(fix.resolves),
+        "edits": [_edit(report, e) for e in edits],
     }
+
+
+def _edit(report: Report, edit: Edit) -> dict[str, Any]:
+    (line, column), (end_line, end_column) = edit.start, edit.end
+    span = {"file": report.filename, "line": line, "column": column, "end_line": end_line, "end_column": end_column}
+    return {"span": span, "text": edit.text}

@@ -10,9 +10,11 @@
        = help: insert `a_cuda0 = R.to_vdevice(a, "cuda:0")` before line 11 ...
 
 Pins are underlined with ``^`` (the primary labels), the bindings of the
-chain with ``-``.  A long chain shows its first and last steps, and one line
-``… N bindings, lines a–b …`` for the rest, in the excerpt and in the notes,
-so a report's length is bounded by its conflicts' pins.  Colour is plain
+chain with ``-``.  A long chain shows its first and last steps and its
+landmarks (the meeting point, the bindings fixes edit: `chain`), and one
+line ``… N bindings, lines a–b …`` for each run left out, in the excerpt and
+in the notes, so a report's length is bounded by its conflicts' pins.  A long
+source line is quoted around its marks (`quote`).  Colour is plain
 ANSI, used only when asked for (the CLI asks when stdout is a terminal and
 ``NO_COLOR`` is unset).
 """
@@ -27,7 +29,8 @@ from vdplace.ir.span import Span
 from vdplace.placement.diagnose.chain import Gap
 from vdplace.placement.diagnose.conflict import Conflict, Step
 from vdplace.placement.diagnose.names import site_name
-from vdplace.placement.report.common import Report, fix_note, shown_steps
+from vdplace.placement.diagnose.quote import clip
+from vdplace.placement.report.common import Report, fix_note, gap_between, shown_steps
 
 # paint(style, text): `text` in the ANSI style named `style` (or plain)
 Paint = Callable[[str, str], str]
@@ -121,8 +124,7 @@ def _conflict_block(report: Report, conflict: Conflict, paint: Paint) -> str:
     out.append(f"{pad}{paint('gutter', '-->')} {report.location(conflict.span)}")
     if numbers:
         out.append(f"{pad} {bar}")
-        gap = next((s for s in steps if isinstance(s, Gap)), None)
-        out.extend(_excerpt(report, marks, numbers, width, paint, gap))
+        out.extend(_excerpt(report, marks, numbers, width, paint, steps))
         out.append(f"{pad} {bar}")
     else:
         for req in conflict.pins:
@@ -143,9 +145,12 @@ def _where(report: Report, span: Span | None) -> str:
 
 
 def _excerpt(
-    report: Report, marks: Sequence[_Mark], numbers: list[int], width: int, paint: Paint, gap: Gap | None
+    report: Report, marks: Sequence[_Mark], numbers: list[int], width: int, paint: Paint, steps: Sequence[Step | Gap]
 ) -> list[str]:
-    """The marked lines with their underlines; ``...`` where lines are skipped (with the `gap` where it lies)."""
+    """The marked lines with their underlines; ``...`` where lines are skipped (with the `Gap` that lies there).
+
+    A long line is quoted around its marks (`quote.clip`), the underlines moved with it.
+    """
     lines: list[str] = []
     bar = paint("gutter", "|")
     shown: list[int] = []
@@ -156,14 +161,15 @@ def _excerpt(
     previous = None
     for n in shown:
         if previous is not None and n - previous > 1:
-            inside = gap is not None and gap.first_line is not None and previous < gap.first_line < n
-            lines.append(paint("gutter", "...") + (f" {gap}" if inside else ""))
+            gap = gap_between(steps, previous, n)
+            lines.append(paint("gutter", "...") + (f" {gap}" if gap is not None else ""))
         previous = n
-        text = report.line(n) or ""
-        lines.append(f"{paint('gutter', str(n).rjust(width))} {bar} {text.rstrip()}")
-        for mark in sorted((m for m in marks if m.line == n), key=lambda m: (not m.primary, m.start)):
+        here = sorted((m for m in marks if m.line == n), key=lambda m: (not m.primary, m.start))
+        text, columns = clip(report.line(n) or "", [(m.start, m.end) for m in here])
+        lines.append(f"{paint('gutter', str(n).rjust(width))} {bar} {text}")
+        for mark, (start, end) in zip(here, columns, strict=True):
             char = "^" if mark.primary else "-"
-            underline = " " * mark.start + char * (mark.end - mark.start)
+            underline = " " * start + char * max(end - start, 1)
             style = "primary" if mark.primary else "secondary"
             lines.append(f"{' ' * width} {bar} {paint(style, underline + ' ' + mark.label)}")
     return lines
