@@ -36,7 +36,7 @@ def test_a_long_stage_shows_its_name_and_erases_itself():
     assert "place" in text
     assert "place › diagnose" in text
     assert "/4" in text
-    assert text.endswith("\r")  # the line was cleared: the next output starts at column 0
+    assert text.endswith(progress.ERASE)  # the line was cleared: the next output starts at column 0
     assert "\n" not in text
 
 

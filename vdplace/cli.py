@@ -1,39 +1,90 @@
 """The `vdplace` command: place, run and benchmark TVMScript modules.
 
-Exit status: 0 success, 1 placement conflict (or a runtime device error),
-2 bad input (unreadable file, parse error, unknown option value).
+Exit status: `EXIT_STATUSES` per sub-command (the README's table is checked
+against it): 0 success, 1 a placement conflict or a failed run, 2 bad input
+or a mistake on the command line; for every command 3 an internal error (a
+bug) and 130 an interrupt.
 
-Streams: the result alone goes to stdout (the placed module, the ``--json``
-document, or `run`'s outputs), or to ``-o FILE`` for `place`; every
-diagnostic (conflict reports, copies, errors) goes to stderr.  With
-``--json`` the JSON document is the result, conflict or not.  ``--report
-OUT.html`` writes the conflict page, or the placement page when the module
-places.
+Streams (`vdplace.cli_output.Output`): the result alone goes to stdout, or to
+``-o FILE`` (the placed module, the ``--json`` document, `run`'s outputs, the
+cost table, the benchmark table); every diagnostic (conflict reports, copies,
+errors) goes to stderr.  With ``--json`` the result is one JSON document,
+success or failure (``docs/schemas/``).  FILE ``-`` reads the module from
+stdin.  ``--report OUT.html`` writes the conflict page, or the placement page
+when the module places.
+
+A new sub-command is made with `_command` (which adds ``--json``, ``-o`` and
+``--color`` and records its exit statuses) and implemented as
+``cmd_NAME(args, out) -> int``: it writes through `out`, and raises
+`Failure` (or lets an ``ir.IRError`` / ``runtime.VMError`` through) for
+anything that goes wrong; `main` turns every exception into one line or one
+JSON document and its exit status.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vdplace import progress
+from vdplace.cli_output import (
+    COLORS,
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    Failure,
+    Output,
+    json_text,
+)
+from vdplace.cli_parser import (
+    Parser,
+    UsageError,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 
 if TYPE_CHECKING:
     from vdplace.ir import IRModule
     from vdplace.placement import Placement, PlacementConflict
 
-EXIT_OK, EXIT_CONFLICT, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_CONFLICT = EXIT_FAILED
+Command = Callable[[argparse.Namespace, Output], int]
+
+# What each exit status of each command means; `exit_statuses` writes the README's column from it.  A new
+# sub-command adds its row here (and to the README's table, which tests/test_cli_errors.py checks).
+EXIT_STATUSES: dict[str, list[tuple[int, str]]] = {
+    "place": [(0, "placed"), (1, "conflict"), (2, "bad input")],
+    "run": [(0, "ran"), (1, "conflict or device error"), (2, "bad input")],
+    "run --ray": [(0, "ran"), (1, "conflict, device or run error"), (2, "bad input")],
+    "calibrate": [(0, "written"), (2, "bad input")],
+    "bench": [(0, "measured"), (1, "a measurement failed"), (2, "bad input")],
+    "--version": [(0, "")],
+}
+COMMON_STATUSES = [(3, "an internal error (a bug in vdplace: please report it)"), (130, "interrupted")]
+DEBUG_ENV = "VDPLACE_DEBUG"  # set: an internal error shows its traceback
+
+
+def exit_statuses(command: str) -> str:
+    """``0 placed, 1 conflict, 2 bad input``: the exit statuses of `command` (``"run --ray"`` too)."""
+    return ", ".join(f"{status} {meaning}" for status, meaning in EXIT_STATUSES[command])
 
 
 def _read_module(path: str) -> IRModule:
-    """Parse FILE, turning every way it can be unreadable into one `ParseError`."""
+    """Parse FILE (``-``: stdin), turning every way it can be unreadable into one `ParseError`."""
     from vdplace import ir
 
     with progress.stage(f"parse {path}"):
-        return ir.parse_file(path)
+        if path != "-":
+            return ir.parse_file(path)
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as err:
+            raise ir.ParseError(f"cannot read the module from stdin: {err}") from None
+        return ir.parse(text, filename="<stdin>")
 
 
 def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
@@ -88,10 +139,11 @@ def _cost_model(args: argparse.Namespace) -> Any:
 
 
 def _placement_json(path: str, result: Placement) -> dict[str, Any]:
-    """The `place --json` document of a successful placement."""
+    """The `place --json` document of a successful placement (``docs/schemas/vdplace-place.json``)."""
     from vdplace import ir
 
     return {
+        "schema": "vdplace-place/1",
         "status": "placed",
         "file": path,
         "module": ir.script(result.module),
@@ -102,33 +154,29 @@ def _placement_json(path: str, result: Placement) -> dict[str, Any]:
     }
 
 
-def _report_conflict(err: PlacementConflict, args: argparse.Namespace) -> int:
-    """Report a conflict: text on stderr, or the JSON document as the output; HTML when asked. Exit status 1."""
+def _report_conflict(err: PlacementConflict, args: argparse.Namespace, out: Output) -> int:
+    """Report a conflict: text on stderr, or the JSON document as the result; HTML when asked. Exit status 1."""
     from vdplace.placement.report import render_html, render_json, render_text
 
     with progress.stage("report the conflicts"):
         if args.report:
             _write_file(args.report, render_html(err))
         if args.json:
-            document = json.dumps(render_json(err), indent=2) + "\n"
+            document = render_json(err)
         else:
-            text = render_text(err, color=None)
+            text = render_text(err, color=out.color)
     if args.json:
-        _emit(document, getattr(args, "output", None))
+        out.document(document)
     else:
-        print(text, end="", file=sys.stderr)
+        out.diagnostic(text)
     return EXIT_CONFLICT
 
 
 def _write_file(path: str, text: str) -> None:
-    """Write `text` to `path`; a file that cannot be written is bad input (`ParseError`, exit status 2)."""
-    from vdplace import ir
+    """Write `text` to `path`; a file that cannot be written is bad input (exit status 2)."""
+    from vdplace.cli_output import write_file
 
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as err:
-        raise ir.ParseError(f"cannot write {path}: {err}") from None
+    write_file(path, text)
 
 
 def _write_module(mod: IRModule, output: str | None) -> None:
@@ -137,41 +185,39 @@ def _write_module(mod: IRModule, output: str | None) -> None:
     `ir.write_script` holds a bounded part of the text in memory at a time;
     a file is written beside `output` and renamed over it once complete.
     """
-    import os
     import tempfile
 
     from vdplace import ir
 
-    if not output:
-        ir.write_script(mod, sys.stdout)
-        sys.stdout.write("\n")
+    if not output or output == "-":
+        with progress.paused() if sys.stdout.isatty() else _nothing():
+            ir.write_script(mod, sys.stdout)
+            sys.stdout.write("\n")
         return
     folder = os.path.dirname(os.path.abspath(output))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".vdplace-", suffix=".py", dir=folder)
     except OSError as err:
-        raise ir.ParseError(f"cannot write {output}: {err}") from None
+        raise Failure(f"cannot write {output}: {err.strerror or err}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             ir.write_script(mod, f)
             f.write("\n")
         os.replace(tmp, output)
     except OSError as err:
-        raise ir.ParseError(f"cannot write {output}: {err}") from None
+        raise Failure(f"cannot write {output}: {err.strerror or err}") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
 
 
-def _emit(text: str, output: str | None) -> None:
-    """The command's result: to the file `output` names (``-o``), else to stdout."""
-    if output:
-        _write_file(output, text)
-    else:
-        sys.stdout.write(text)
+def _nothing() -> Any:
+    from contextlib import nullcontext
+
+    return nullcontext()
 
 
-def cmd_place(args: argparse.Namespace) -> int:
+def cmd_place(args: argparse.Namespace, out: Output) -> int:
     """`vdplace place`: the placed module (or JSON) on stdout or ``-o``; copies and conflicts on stderr."""
     from vdplace.placement import PlacementConflict
 
@@ -180,27 +226,25 @@ def cmd_place(args: argparse.Namespace) -> int:
         try:
             result = _place(mod, args)
         except PlacementConflict as err:
-            return _report_conflict(err, args)
+            return _report_conflict(err, args, out)
         _report_placement(result, args)
         if args.json:
-            _emit(json.dumps(_placement_json(args.file, result), indent=2) + "\n", args.output)
+            out.document(_placement_json(args.file, result))
             return EXIT_OK
         placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost
         del mod, result  # the input module and the solved constraints: freed before the text is written
         with progress.stage("print"):
             _write_module(placed, args.output)
     if plan is not None:  # the plan lists every copy, with its time
-        print("".join(f"# {line}\n" for line in plan.describe().splitlines()), end="", file=sys.stderr)
+        out.diagnostic("".join(f"# {line}\n" for line in plan.describe().splitlines()))
     else:
-        for copy in copies:
-            print(f"# copy: {copy.describe(placed.vdevices)}", file=sys.stderr)
-    for clone in clones:
-        print(f"# clone: {clone.describe()}", file=sys.stderr)
+        out.diagnostic("".join(f"# copy: {copy.describe(placed.vdevices)}\n" for copy in copies))
+    out.diagnostic("".join(f"# clone: {clone.describe()}\n" for clone in clones))
     return EXIT_OK
 
 
 def _report_placement(result: Placement, args: argparse.Namespace) -> None:
-    """``--report OUT.html`` for a module that places: the placement page (devices, copies, bytes)."""
+    """``--report OUT.html`` for a module that places: the placement page (graph, devices, copies, bytes)."""
     if args.report:
         from vdplace.placement.report.placed_html import placement_html
 
@@ -249,107 +293,174 @@ def _load_inputs(spec: str, mod: IRModule, entry: str, seed: int = 0) -> list[An
     return [data[n] for n in names]
 
 
-def _summarize(value: Any, prefix: str = "out") -> list[str]:
-    """One line per output array: its shape, dtype and min / max / mean (or first values)."""
+def _output_records(value: Any, prefix: str = "out") -> list[dict[str, Any]]:
+    """One record per output array: its name, shape, dtype and min / max / mean (or its first values)."""
     import numpy as np
 
     if isinstance(value, tuple):
-        lines = []
+        records = []
         for i, v in enumerate(value):
-            lines.extend(_summarize(v, f"{prefix}[{i}]"))
-        return lines
+            records.extend(_output_records(v, f"{prefix}[{i}]"))
+        return records
     arr = np.asarray(value)
-    if arr.size and np.issubdtype(arr.dtype, np.number):
-        stats = f"min {arr.min():.6g}  max {arr.max():.6g}  mean {arr.mean():.6g}"
+    record: dict[str, Any] = {"name": prefix, "shape": list(arr.shape), "dtype": str(arr.dtype)}
+    if arr.size and np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating):
+        record.update(min=_number(arr.min()), max=_number(arr.max()), mean=_number(arr.mean()))
     else:
-        stats = np.array2string(arr.ravel()[:8], threshold=8)
-    return [f"{prefix}: shape {tuple(arr.shape)} {arr.dtype}  {stats}"]
+        record["first"] = np.array2string(arr.ravel()[:8], threshold=8)
+    return [record]
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _number(x: Any) -> float | int | str:
+    """A JSON-safe number: NaN and the infinities as the strings ``"nan"``, ``"inf"``, ``"-inf"``."""
+    import math
+
+    value = x.item() if hasattr(x, "item") else x
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _summarize(value: Any, prefix: str = "out") -> list[str]:
+    """One line per output array: its shape, dtype and min / max / mean (or first values)."""
+    lines = []
+    for r in _output_records(value, prefix):
+        if "min" in r:
+            stats = "  ".join(f"{k} {_g(r[k])}" for k in ("min", "max", "mean"))
+        else:
+            stats = r["first"]
+        lines.append(f"{r['name']}: shape {tuple(r['shape'])} {r['dtype']}  {stats}")
+    return lines
+
+
+def _g(x: float | int | str) -> str:
+    return x if isinstance(x, str) else f"{x:.6g}"
+
+
+def cmd_run(args: argparse.Namespace, out: Output) -> int:
     """`vdplace run`: place, compile and run the entry function; print its outputs (and profile)."""
-    from vdplace import ir
     from vdplace.placement import PlacementConflict
 
     with progress.display(enabled=not args.json):
         mod = _read_module(args.file)
         if args.entry not in mod:
-            raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
+            raise Failure(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
         try:
             result = _place(mod, args)
         except PlacementConflict as err:
-            return _report_conflict(err, args)
+            return _report_conflict(err, args, out)
         _report_placement(result, args)
-    return _execute(result.module, mod, args)
+    return _execute(result.module, mod, args, out)
 
 
-def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
-    """Compile and run `placed`; a VM error (a device mismatch, a failing kernel) is one line and exit status 1."""
-    from vdplace import runtime
+def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace, out: Output) -> int:
+    """Compile and run `placed`; write the outputs (and profile) as the result."""
+    from vdplace import ir, runtime
 
     params = None if args.params is None else _read_npz(args.params, "cannot bind --params")
     try:
         executable = runtime.compile(placed, params=params)
-        if args.ray is not None:
-            return _execute_on_ray(executable, mod, args)
-        devices = "cpu" if args.cpu else None
-        vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
-        inputs = _load_inputs(args.inputs, mod, args.entry)
+    except runtime.MissingConstantError as err:
+        raise Failure(_missing_constants(err, args.file)) from None
+    except (ValueError, ir.IRError) as err:  # a key naming no constant, a value of the wrong dtype or shape
+        if params is None:
+            raise
+        span = getattr(err, "span", None)
+        location = None if span is None else (span.file, span.line, span.col)
+        raise Failure(f"cannot bind --params {args.params}: {err}", location=location) from None
+    if args.ray is not None:
+        from vdplace.runtime.ray.cli import execute
+
+        outputs, table = execute(executable, lambda j: _inputs(args, mod, seed=j), args)
+        return _write_outputs(outputs, table or None, None, args, out)
+    devices = "cpu" if args.cpu else None
+    vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
+    inputs = _inputs(args, mod)
+    try:
         outputs = vm.run(args.entry, *inputs, profile=args.profile)
-    except runtime.VMError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_CONFLICT
-    except ValueError as err:  # a --params key naming no constant, a value of an unsupported dtype
-        print(f"error: cannot bind --params {args.params}: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    for line in _summarize(outputs):
-        print(line)
-    if args.profile:
-        print()
-        print(vm.profile.table())
+    except runtime.InputError as err:
+        if args.inputs == "random":
+            raise
+        raise Failure(f"--inputs {args.inputs}: {err}") from None
+    return _write_outputs(outputs, vm.profile.table() if args.profile else None, vm.profile, args, out)
+
+
+def _inputs(args: argparse.Namespace, mod: IRModule, seed: int = 0) -> list[Any]:
+    return _load_inputs(args.inputs, mod, args.entry, seed=seed)
+
+
+def _missing_constants(err: Any, path: str) -> str:
+    """One line for constants without values, in the command line's terms (``--params``, not ``params=``)."""
+    refs = [f"{ref} (line {where.rsplit(':', 2)[-2]})" if where else ref for ref, where in err.missing]
+    shown = ", ".join(refs[:3]) + (f" and {len(refs) - 3} more" if len(refs) > 3 else "")
+    return (
+        f"{path}: {len(refs)} constant(s) have no value: {shown}; "
+        "give their values with --params FILE.npz (one array per constant, keyed like 'ir.GenericConst:0')"
+    )
+
+
+def _write_outputs(outputs: Any, table: str | None, profile: Any, args: argparse.Namespace, out: Output) -> int:
+    """`run`'s result: a line per output and the profile table, or the ``--json`` document."""
+    if args.json:
+        document = {
+            "schema": "vdplace-run/1",
+            "status": "ran",
+            "file": args.file,
+            "entry": args.entry,
+            "ray": args.ray is not None,
+            "outputs": _output_records(outputs),
+            "profile": None if table is None else _profile_json(table, profile),
+        }
+        out.document(document)
+        return EXIT_OK
+    text = "".join(f"{line}\n" for line in _summarize(outputs))
+    if table is not None:
+        text += f"\n{table}\n"
+    out.result(text)
     return EXIT_OK
 
 
-def cmd_calibrate(args: argparse.Namespace) -> int:
-    """`vdplace calibrate`: time the op calls here; the table's JSON to --out (else stdout), a summary on stderr."""
+def _profile_json(table: str, profile: Any) -> dict[str, Any]:
+    """The profile in the ``run --json`` document: its table, and the local VM's figures."""
+    document: dict[str, Any] = {"table": table}
+    if profile is not None:
+        document.update(
+            seconds=profile.total_seconds,
+            copies=profile.num_copies,
+            bytes_copied=profile.bytes_copied,
+            peak_bytes=profile.peak_bytes,
+            by_device={name: {"count": n, "seconds": s} for name, (n, s) in profile.by_device.items()},
+        )
+    return document
+
+
+def cmd_calibrate(args: argparse.Namespace, out: Output) -> int:
+    """`vdplace calibrate`: time the op calls here; the cost table (JSON) as the result, a summary on stderr."""
     from vdplace import ir
     from vdplace.placement.cost import calibrate
 
-    with progress.display(enabled=True):
+    with progress.display(enabled=not args.json):
         mod = _read_module(args.file)
         with progress.stage("calibrate"):
             try:
                 result = calibrate(mod, repeat=args.repeat)
             except ValueError as err:
                 raise ir.ParseError(f"cannot calibrate {args.file}: {err}") from None
-    _emit(result.model.to_json(), args.out)
-    print(result.summary(), end="", file=sys.stderr)
+    out.result(result.model.to_json())
+    out.diagnostic(result.summary())
     return EXIT_OK
 
 
-def _execute_on_ray(executable: Any, mod: IRModule, args: argparse.Namespace) -> int:
-    """`vdplace run --ray`: the run on Ray actors (`runtime.ray.cli`); its errors are reported by `_execute`."""
-    from vdplace.runtime.ray.cli import execute
+def cmd_bench(args: argparse.Namespace, out: Output) -> int:
+    """`vdplace bench`: the placement benchmarks (`vdplace.bench.cli`)."""
+    from vdplace.bench.cli import run_command
 
-    outputs, table = execute(executable, lambda j: _load_inputs(args.inputs, mod, args.entry, seed=j), args)
-    for line in _summarize(outputs):
-        print(line)
-    if table:
-        print()
-        print(table)
-    return EXIT_OK
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    """`vdplace bench`: the benchmark's own command line gets every argument after `bench`."""
-    from vdplace.bench import main as bench_main
-
-    return bench_main(args.bench_args)
+    return run_command(args, out)
 
 
 def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
     """The FILE argument and the options `place` and `run` share."""
-    p.add_argument("file", help="a TVMScript module (.py)")
+    p.add_argument("file", help="a TVMScript module (.py); '-' reads it from stdin")
     p.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
     p.add_argument(
         "--specialize",
@@ -370,11 +481,10 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
         metavar="KIND[:ID[:SCOPE]]",
         help="add a vdevice the module does not declare, e.g. cuda:0 (repeatable; frontend output declares none)",
     )
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument(
         "--report",
         metavar="OUT.html",
-        help="also write an HTML report: of the conflicts, or of the placement (devices, copies, bytes)",
+        help="also write an HTML report: of the conflicts, or of the placement (graph, devices, copies, bytes)",
     )
 
 
@@ -388,18 +498,22 @@ def _cost_options(p: argparse.ArgumentParser) -> None:
         help="a memory limit for cost-aware placement, e.g. cuda:0=2GiB (repeatable)",
     )
     p.add_argument(
-        "--time-limit", type=float, default=60.0, metavar="S", help="cost solvers' time limit in seconds (default: 60)"
+        "--time-limit",
+        type=positive_float,
+        default=60.0,
+        metavar="S",
+        help="cost solvers' time limit in seconds, > 0 (default: 60)",
     )
 
 
-def _ray_options(run: argparse.ArgumentParser) -> None:
-    """``--ray [ADDRESS]`` and its options (`runtime.ray.cli` runs it; Ray is imported only by a run on it)."""
-    run.add_argument(
+def _ray_options(run: Parser) -> None:
+    """``--ray[=ADDRESS]`` and its options (`runtime.ray.cli` runs it; Ray is imported only by a run on it)."""
+    run.attached(
         "--ray",
-        nargs="?",
-        const="local",
+        "local",
         metavar="ADDRESS",
-        help="run on Ray, one actor per device: a local cluster, or the cluster at ADDRESS (the ray extra)",
+        help="run on Ray, one actor per device: a local cluster, or with --ray=ADDRESS the cluster there "
+        "(auto, HOST:PORT, ray://HOST:PORT; the ray extra)",
     )
     run.add_argument(
         "--actor",
@@ -408,26 +522,72 @@ def _ray_options(run: argparse.ArgumentParser) -> None:
         metavar="VDEVICE=KIND[@NODE]",
         help="with --ray: the actor of a vdevice (cpu, sim or gpu), optionally on the node with that IP",
     )
-    run.add_argument("--microbatches", type=int, default=1, metavar="K", help="with --ray: stream K micro-batches")
-    run.add_argument("--timeout", type=float, default=600.0, metavar="S", help="with --ray: fail after S seconds")
-    run.add_argument("--retries", type=int, default=0, metavar="N", help="with --ray: re-run a failed micro-batch")
+    run.add_argument(
+        "--microbatches", type=positive_int, default=1, metavar="K", help="with --ray: stream K micro-batches"
+    )
+    run.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=600.0,
+        metavar="S",
+        help="with --ray: fail after S seconds, actors' start included (default: 600)",
+    )
+    run.add_argument(
+        "--retries", type=non_negative_int, default=0, metavar="N", help="with --ray: re-run a failed micro-batch"
+    )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command(
+    sub: Any,
+    name: str,
+    func: Command,
+    help: str,
+    output_help: str = "write the result to FILE, not stdout",
+) -> Parser:
+    """Sub-command `name` with the options every command has (``--json``, ``-o``, ``--color``); its exit
+    statuses (`EXIT_STATUSES`) close its ``--help``."""
+    epilog = f"exit status: {exit_statuses(name)}; {', '.join(f'{s} {m}' for s, m in COMMON_STATUSES)}"
+    p = sub.add_parser(name, help=help, description=help[:1].upper() + help[1:] + ".", epilog=epilog)
+    p.add_argument(
+        "--json", action="store_true", help="print the result as one JSON document, success or failure (docs/cli.md)"
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help=output_help)
+    p.add_argument(
+        "--color",
+        choices=COLORS,
+        default="auto",
+        help="colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never",
+    )
+    p.set_defaults(func=func)
+    return p
+
+
+def build_parser() -> Parser:
     """The `vdplace` parser: sub-commands place, run, calibrate and bench."""
     from vdplace import __version__
+    from vdplace.bench.cli import add_options as add_bench_options
 
-    parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
+    parser = Parser(prog="vdplace", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"vdplace {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
-    place = sub.add_parser("place", help="place a module and print it, or explain why no placement exists")
+    place = _command(
+        sub,
+        "place",
+        cmd_place,
+        "place a module and print it, or explain why no placement exists",
+        "write the placed module (or --json) to FILE, not stdout",
+    )
     _placement_options(place, "none")
-    place.add_argument("-o", "--output", metavar="FILE", help="write the placed module (or --json) to FILE, not stdout")
     _cost_options(place)
-    place.set_defaults(func=cmd_place)
 
-    run = sub.add_parser("run", help="place, compile and run a module")
+    run = _command(
+        sub,
+        "run",
+        cmd_run,
+        "place, compile and run a module",
+        "write the outputs (and profile, or --json) to FILE, not stdout",
+    )
     # A program can only run once every tensor has a device: what nothing
     # constrains (an If condition, say) goes to the host unless told otherwise.
     _placement_options(run, "host")
@@ -443,35 +603,102 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", action="store_true", help="print time, copies and memory per device")
     _cost_options(run)
     _ray_options(run)
-    run.set_defaults(func=cmd_run)
 
-    calibrate = sub.add_parser("calibrate", help="time a module's op calls on this machine and write a cost table")
-    calibrate.add_argument("file", help="a TVMScript module (.py)")
-    calibrate.add_argument("--out", metavar="COSTS.json", help="write the cost table to this file, not stdout")
-    calibrate.add_argument("--repeat", type=int, default=5, help="timed calls per op after a warm-up (default: 5)")
-    calibrate.set_defaults(func=cmd_calibrate)
+    calibrate = _command(
+        sub,
+        "calibrate",
+        cmd_calibrate,
+        "time a module's op calls on this machine and write a cost table",
+        "write the cost table (JSON) to FILE, not stdout",
+    )
+    calibrate.add_argument("file", help="a TVMScript module (.py); '-' reads it from stdin")
+    calibrate.add_argument("--out", dest="output", help=argparse.SUPPRESS)  # the old name of -o
+    calibrate.add_argument(
+        "--repeat", type=positive_int, default=5, help="timed calls per op after a warm-up (default: 5)"
+    )
 
-    # Everything after `bench` belongs to the benchmark's own parser (`vdplace bench --help`).
-    bench = sub.add_parser("bench", help="run the placement benchmarks and print the table", add_help=False)
-    bench.set_defaults(func=cmd_bench)
+    bench = _command(
+        sub,
+        "bench",
+        cmd_bench,
+        "run the placement benchmarks and print the table",
+        "write the table (or --json) to FILE, not stdout",
+    )
+    add_bench_options(bench)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command `argv` names (default: ``sys.argv[1:]``); the exit status (module docstring)."""
+def _failure(err: BaseException, args: argparse.Namespace | None) -> Failure:
+    """The `Failure` an exception from a command stands for (every exception is one; see `main`)."""
     from vdplace import ir
 
-    args, rest = build_parser().parse_known_args(argv)
-    if args.command == "bench":
-        args.bench_args = rest
-    elif rest:
-        build_parser().error(f"unrecognized arguments: {' '.join(rest)}")
+    if isinstance(err, Failure):
+        return err
+    if isinstance(err, UsageError):
+        return Failure(str(err), "usage")
+    if isinstance(err, KeyboardInterrupt):
+        return Failure("interrupted", "interrupted")
+    if isinstance(err, ir.IRError):  # bad input; a placement error with no position gets the module's file name
+        span = err.span
+        named = span is not None or isinstance(err, ir.ParseError)  # the command line's own errors name theirs
+        file = getattr(args, "file", None)
+        where = "" if named or not file else f"{file}: "
+        location = (span.file, span.line, span.col) if span is not None else None
+        return Failure(f"{where}{err}", "bad-input", location)
+    runtime = sys.modules.get("vdplace.runtime")
+    if runtime is not None and isinstance(err, runtime.VMError):
+        return Failure(str(err), "device" if isinstance(err, runtime.DeviceUnavailable) else "run")
+    return Failure(
+        f"internal error: {type(err).__name__}: {err} (a bug in vdplace; {DEBUG_ENV}=1 shows the traceback)",
+        "internal",
+    )
+
+
+def _command_of(argv: Sequence[str]) -> str:
+    """The sub-command `argv` names (for reporting a mistake before it is parsed), else ``"vdplace"``."""
+    words = [w for w in argv if not w.startswith("-")]
+    return words[0] if words and words[0] in EXIT_STATUSES else "vdplace"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command `argv` names (default: ``sys.argv[1:]``); the exit status (`EXIT_STATUSES`)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    out = Output(_command_of(argv), json="--json" in argv, color=_color_of(argv))
+    args = None
     try:
-        return args.func(args)
-    except ir.IRError as err:  # bad input; a placement error with no position gets the module's file name
-        named = err.span is not None or isinstance(err, ir.ParseError)  # the command line's own errors name theirs
-        where = "" if named or not getattr(args, "file", None) else f"{args.file}: "
-        print(f"error: {where}{err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except BrokenPipeError:
+        args = parser.parse(argv)
+        out = Output(args.command, json=args.json, path=args.output, color=args.color)
+        return args.func(args, out)
+    except BrokenPipeError:  # `vdplace place big.py | head`: the reader left; nothing more to say
+        _silence_stdout()
         return EXIT_OK
+    except SystemExit as exit:  # --help, --version
+        return exit.code if isinstance(exit.code, int) else EXIT_BAD_INPUT
+    except BaseException as err:  # noqa: BLE001  (every failure is one line or one document, never a traceback)
+        failure = _failure(err, args)
+        if failure.kind == "internal" and os.environ.get(DEBUG_ENV):
+            raise
+        return out.fail(failure)
+
+
+def _color_of(argv: Sequence[str]) -> str:
+    """``--color`` as written in `argv` (for a mistake reported before parsing), else ``auto``."""
+    for i, word in enumerate(argv):
+        if word.startswith("--color="):
+            return word.split("=", 1)[1]
+        if word == "--color" and i + 1 < len(argv):
+            return argv[i + 1]
+    return "auto"
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CONFLICT", "EXIT_OK", "EXIT_STATUSES", "build_parser", "json_text", "main"]

@@ -1,12 +1,14 @@
 """``vdplace run --ray [ADDRESS]``: the run on Ray (the options are parsed in `vdplace.cli`).
 
-- ``--ray``: start a local Ray cluster; ``--ray ADDRESS``: join that cluster
-  (``auto``, ``ray://host:10001``, ``host:6379``);
+- ``--ray``: start a local Ray cluster; ``--ray=ADDRESS``: join that cluster
+  (``auto``, ``ray://host:10001``, ``host:6379``; the value is attached, so
+  ``--ray model.py`` reads model.py as the module);
 - ``--actor VDEVICE=KIND[@NODE]`` (repeatable): the actor of a vdevice:
   ``cpu``, ``sim`` or ``gpu``, on the node with IP NODE;
 - ``--microbatches K``: stream K micro-batches (inputs from a file split
   along axis 0; random inputs K independent draws), results concatenated;
-- ``--timeout S``: the run ends with an error after S seconds; ``--retries N``.
+- ``--timeout S``: the run ends with an error after S seconds (starting the
+  actors included); ``--retries N``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from vdplace.ir import ParseError
 from .spec import KINDS, ActorSpec
 
 LOCAL = "local"  # what `--ray` without an address means
+START_TIMEOUT_S = 120.0  # how long actors may take to start, unless --timeout is shorter
 
 
 def actor_specs(entries: Sequence[str]) -> dict[str, ActorSpec]:
@@ -51,7 +54,11 @@ def execute(executable: Any, draw: Callable[[int], list[Any]], args: argparse.Na
         raise ParseError("--microbatches must be >= 1, --retries >= 0 and --timeout > 0")
     address = None if args.ray == LOCAL else args.ray
     specs = actor_specs(args.actor)
-    with RayExecutor(executable, specs, address=address, timeout=args.timeout, retries=args.retries) as executor:
+    # --timeout bounds the whole run, the actors' start included (an actor no node can hold fails within it).
+    start_timeout = min(START_TIMEOUT_S, args.timeout)
+    with RayExecutor(
+        executable, specs, address=address, timeout=args.timeout, start_timeout=start_timeout, retries=args.retries
+    ) as executor:
         if args.inputs != "random":
             outputs = executor.run_pipelined(draw(0), k, entry=args.entry, profile=args.profile)
         elif k == 1:
