@@ -70,7 +70,7 @@ DEBUG_ENV = "VDPLACE_DEBUG"  # set: an internal error shows its traceback
 
 def exit_statuses(command: str) -> str:
     """``0 placed, 1 conflict, 2 bad input``: the exit statuses of `command` (``"run --ray"`` too)."""
-    return ", ".join(f"{status} {meaning}" for status, meaning in EXIT_STATUSES[command])
+    return ", ".join(f"{status} {meaning}".strip() for status, meaning in EXIT_STATUSES[command])
 
 
 def _read_module(path: str) -> IRModule:
@@ -305,20 +305,10 @@ def _output_records(value: Any, prefix: str = "out") -> list[dict[str, Any]]:
     arr = np.asarray(value)
     record: dict[str, Any] = {"name": prefix, "shape": list(arr.shape), "dtype": str(arr.dtype)}
     if arr.size and np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating):
-        record.update(min=_number(arr.min()), max=_number(arr.max()), mean=_number(arr.mean()))
+        record.update(min=arr.min().item(), max=arr.max().item(), mean=arr.mean().item())
     else:
         record["first"] = np.array2string(arr.ravel()[:8], threshold=8)
     return [record]
-
-
-def _number(x: Any) -> float | int | str:
-    """A JSON-safe number: NaN and the infinities as the strings ``"nan"``, ``"inf"``, ``"-inf"``."""
-    import math
-
-    value = x.item() if hasattr(x, "item") else x
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
 
 
 def _summarize(value: Any, prefix: str = "out") -> list[str]:
@@ -326,15 +316,11 @@ def _summarize(value: Any, prefix: str = "out") -> list[str]:
     lines = []
     for r in _output_records(value, prefix):
         if "min" in r:
-            stats = "  ".join(f"{k} {_g(r[k])}" for k in ("min", "max", "mean"))
+            stats = "  ".join(f"{k} {r[k]:.6g}" for k in ("min", "max", "mean"))
         else:
             stats = r["first"]
         lines.append(f"{r['name']}: shape {tuple(r['shape'])} {r['dtype']}  {stats}")
     return lines
-
-
-def _g(x: float | int | str) -> str:
-    return x if isinstance(x, str) else f"{x:.6g}"
 
 
 def cmd_run(args: argparse.Namespace, out: Output) -> int:

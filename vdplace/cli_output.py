@@ -19,6 +19,7 @@ terminal and ``NO_COLOR`` is unset or empty (https://no-color.org).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -83,8 +84,22 @@ def wants_color(choice: str, stream: IO[str]) -> bool:
 
 
 def json_text(document: Mapping[str, Any]) -> str:
-    """The document as the command prints it: indented, strict JSON (no NaN), one trailing newline."""
-    return json.dumps(document, indent=2, allow_nan=False) + "\n"
+    """The document as the command prints it: indented, strict JSON, one trailing newline.
+
+    JSON has no NaN or infinity: such a number is written as the string ``"nan"``, ``"inf"`` or ``"-inf"``.
+    """
+    return json.dumps(_finite(document), indent=2, allow_nan=False) + "\n"
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every non-finite float replaced by its name (see `json_text`)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, Mapping):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 class Output:
