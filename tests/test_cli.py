@@ -1,5 +1,6 @@
 """The `vdplace` command as a user runs it: exit statuses, outputs, reports."""
 
+import argparse
 import json
 import re
 import subprocess
@@ -235,3 +236,74 @@ def test_the_readme_pytorch_example_runs_with_its_weights(capsys):
     )
     assert status == 0, err
     assert "out[0]: shape (2, 8) float32" in out and "sim:cuda:0" in out
+
+
+# -- conventions every command follows (docs/cli.md) ------------------------------------------------
+
+
+def test_every_command_has_json_output_and_color_and_every_option_has_help():
+    from vdplace.cli import build_parser
+
+    parser = build_parser()
+    for command in ("place", "run", "calibrate", "bench"):
+        sub = parser.subparser(command)
+        assert {"--json", "-o", "--output", "--color"} <= set(sub.options()), command
+        for action in sub._actions:
+            hidden = action.help == argparse.SUPPRESS and action.option_strings == ["--out"]
+            assert action.help and (hidden or action.help != argparse.SUPPRESS), (command, action.option_strings)
+
+
+def test_calibrate_writes_with_o_and_still_reads_the_old_out(capsys, tmp_path):
+    for flag in ("-o", "--output", "--out"):
+        target = tmp_path / f"costs{flag}.json"
+        status, out, err = run_cli(capsys, "calibrate", "--repeat", "1", flag, target, EXAMPLES / "rfc_hint_copy.py")
+        assert status == 0 and out == "" and "distinct op calls timed" in err
+        assert json.loads(target.read_text())["format"] == "vdplace-cost/1"
+
+
+def test_run_writes_its_outputs_to_the_output_file(capsys, tmp_path):
+    target = tmp_path / "outputs.txt"
+    status, out, _ = run_cli(capsys, "run", "--cpu", "-o", target, EXAMPLES / "rfc_backward.py")
+    assert status == 0 and out == "" and target.read_text().startswith("out: shape (2, 3) float32")
+
+
+def test_the_benchmark_family_names_are_its_generators():
+    from vdplace.bench.generators import GENERATORS
+    from vdplace.bench.names import FAMILIES, GENERATOR_NAMES
+
+    assert tuple(GENERATORS) == GENERATOR_NAMES and set(FAMILIES) <= set(GENERATORS)
+
+
+def test_bench_shows_which_measurement_runs(monkeypatch):
+    import io
+    import time
+
+    import vdplace.bench.runner as runner
+    from vdplace import progress
+
+    def measure(kind, family, n, options, timeout):
+        time.sleep(0.4)
+        return {"family": family, "bindings": n, "place_s": 0.1, "phases": {}, "peak_rss_mb": 1.0, "z3_variables": 0}
+
+    monkeypatch.setattr(runner, "measure", measure)
+    stream, table = io.StringIO(), io.StringIO()
+    with progress.display(stream=stream, delay_s=0.0, force=True):
+        runner.run(["chain"], [10, 20], tvm=False, out=table)
+    shown = stream.getvalue()
+    assert "bench › chain 10   0%" in shown and "bench › chain 20  50%" in shown and "1/2" in shown
+    assert shown.endswith(progress.ERASE) and len(table.getvalue().splitlines()) == 4
+
+
+def test_run_without_torch_devices_does_not_import_torch():
+    """PyTorch takes a second or more to import: a run looks for CUDA only where a GPU driver is."""
+    from vdplace.runtime.torch_device import gpu_driver_present
+
+    code = (
+        "import sys; from vdplace.cli import main; "
+        f"assert main(['run', '--simulate', {str(EXAMPLES / 'mlp_two_devices.py')!r}, '-o', '/dev/null']) == 0; "
+        f"assert main(['run', {str(EXAMPLES / 'rfc_backward.py')!r}, '--cpu', '-o', '/dev/null']) == 0; "
+        "print('torch' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(gpu_driver_present())

@@ -18,8 +18,8 @@ second.  Its contract:
   second; ``VDPLACE_PROGRESS_DELAY`` seconds when set), so fast work shows
   nothing at all, nested stages included;
 - it is drawn only when stderr is a terminal (or when forced), shows the
-  stack of stages (``place › diagnose``), a bar and count where the innermost
-  stage knows its total, and the elapsed time;
+  stack of stages (``bench › chain 1,000``), the bar and count of the
+  innermost stage that knows its total, and the elapsed time;
 - it is always erased (``\\r`` and erase-to-end-of-line) when the outermost
   stage ends, so the next output starts on a clean line;
 - output written while it may be shown goes through `paused` (the line is
@@ -110,7 +110,7 @@ class _Display:
                 wait = REFRESH_S if left <= 0 else min(REFRESH_S, left)
 
     def _draw(self) -> None:
-        line = render(self.names, self.totals[-1], self.done[-1], time.monotonic() - self.opened)
+        line = render(self.names, self.totals, self.done, time.monotonic() - self.opened)
         width = _size(self.stream).columns - 1  # never the last column: some terminals wrap there
         self.stream.write("\r" + line[:width] + "\x1b[K")
         self.stream.flush()
@@ -124,12 +124,14 @@ class _Display:
             self.drawn = False
 
 
-def render(names: list[str], total: int | None, done: int, elapsed_s: float) -> str:
-    """The text of the line: the stages, a bar and count when the innermost knows its total, the time."""
+def render(names: list[str], totals: list[int | None], dones: list[int], elapsed_s: float) -> str:
+    """The text of the line: the stages, the bar and count of the innermost stage that knows its total, the time."""
     label = " › ".join(names)
     clock = _clock(elapsed_s)
-    if not total:
+    counted = [i for i, total in enumerate(totals) if total]
+    if not counted:
         return f"{label} [{clock}]"
+    total, done = totals[counted[-1]] or 0, dones[counted[-1]]
     done = max(0, min(done, total))
     filled = round(BAR_WIDTH * done / total)
     bar = "█" * filled + " " * (BAR_WIDTH - filled)

@@ -17,8 +17,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from vdplace import progress
-from vdplace.bench.generators import FAMILIES, GENERATORS
-from vdplace.bench.runner import ENCODINGS, compare_encodings, encoding_option, run
+from vdplace.bench.names import ENCODINGS, FAMILIES, GENERATOR_NAMES
 from vdplace.cli_output import Failure, Output
 from vdplace.cli_parser import positive_int
 
@@ -31,10 +30,10 @@ def add_options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--family",
         nargs="+",
-        choices=list(GENERATORS),
+        choices=list(GENERATOR_NAMES),
         default=list(FAMILIES),
         metavar="NAME",
-        help=f"module families to build: {', '.join(GENERATORS)} (default: {' '.join(FAMILIES)})",
+        help=f"module families to build: {', '.join(GENERATOR_NAMES)} (default: {' '.join(FAMILIES)})",
     )
     ap.add_argument(
         "--sizes",
@@ -54,6 +53,8 @@ def add_options(ap: argparse.ArgumentParser) -> None:
 
 def place_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments for `place()` the options ask for."""
+    from vdplace.bench.runner import encoding_option
+
     options: dict[str, Any] = {}
     if args.encoding:
         options.update(encoding_option(args.encoding))
@@ -80,6 +81,8 @@ def run_command(args: argparse.Namespace, out: Output) -> int:
         from vdplace.bench.plot import require_matplotlib
 
         require_matplotlib()
+    from vdplace.bench.runner import compare_encodings, run
+
     streaming = not args.json and not (args.output and args.output != "-")
     table: TextIO = _Rows() if streaming else io.StringIO()
     try:

@@ -14,10 +14,10 @@ from typing import Any, TextIO
 
 from vdplace import progress
 from vdplace.bench.measure import measure, tvm_available
+from vdplace.bench.names import ENCODINGS
 from vdplace.bench.table import Table
 
 PHASES = ("extract", "collapse", "solve", "check", "realize")
-ENCODINGS = ("bv", "enum")
 
 
 def encoding_option(encoding: str) -> dict[str, str]:
