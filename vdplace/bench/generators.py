@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from vdplace.bench.names import FAMILIES
 from vdplace.ir import DeviceSpec, FunctionBuilder, IRModule, ModuleBuilder, Var, VDevice, tensor
 
 SHAPE = (16, 16)
