@@ -1,4 +1,4 @@
-"""``vdplace run --ray [ADDRESS]``: the run on Ray (the options are parsed in `vdplace.cli`).
+"""``vdplace run --ray[=ADDRESS]``: the run on Ray (the options are parsed in `vdplace.cli`).
 
 - ``--ray``: start a local Ray cluster; ``--ray=ADDRESS``: join that cluster
   (``auto``, ``ray://host:10001``, ``host:6379``; the value is attached, so
