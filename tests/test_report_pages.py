@@ -70,7 +70,7 @@ def test_the_page_draws_the_program_and_each_devices_memory():
     assert page.count('<g class="node') == 19 and page.count('<g class="edge copy" data-bytes="256">') == 2
     assert "<script" not in page and not re.search(r"""(?:src|href)\s*=|url\(|@import""", page.replace("url(#", ""))
     assert "<h2>Memory per device</h2>" in page
-    assert "cuda:0:global</code></td><td class=\"bar\">" in page
+    assert 'cuda:0:global</code></td><td class="bar">' in page
     assert "3.0 KiB: parameters 1.0 KiB, computed 1.8 KiB, copied in 256 B" in page
 
 

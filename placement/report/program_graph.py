@@ -207,8 +207,10 @@ class _Builder:
                 continue
             edge = self.edge_at.get((src, dst, copy is not None))
             if edge is None:
-                tip = "" if copy is None else f"{copy.function}:{copy.var}" + (
-                    f" (line {copy.span.line})" if copy.span is not None else ""
+                tip = (
+                    ""
+                    if copy is None
+                    else f"{copy.function}:{copy.var}" + (f" (line {copy.span.line})" if copy.span is not None else "")
                 )
                 edge = self.edge_at[(src, dst, copy is not None)] = Edge(src, dst, copy is not None, 0, tip)
                 self.graph.edges.append(edge)
@@ -335,7 +337,8 @@ def _layout(graph: FunctionGraph) -> dict[int, tuple[int, int]]:
         band = [n.key for n in graph.nodes if depth[n.key] == d and n.key not in sources]
         band += [n.key for n in graph.nodes if depth[n.key] == d and n.key in sources]
         rows += [band[i : i + ROW_NODES] for i in range(0, len(band), ROW_NODES)]
-    return {key: (c * (NODE_W + GAP_X), r * (NODE_H + GAP_Y)) for r, row in enumerate(rows) for c, key in enumerate(row)}
+    step_x, step_y = NODE_W + GAP_X, NODE_H + GAP_Y
+    return {key: (c * step_x, r * step_y) for r, row in enumerate(rows) for c, key in enumerate(row)}
 
 
 def _edge_svg(edge: Edge, pos: dict[int, tuple[int, int]], nodes: dict[int, Node]) -> str:
