@@ -117,7 +117,8 @@ def test_progress_lines_are_drawn_then_erased_and_never_share_a_line_with_output
 
 
 def test_work_under_the_delay_shows_no_progress_at_all():
-    status, raw = run_in_pty(["place", str(EXAMPLES / "conflict_add.py")])
+    # The stages of conflict_add.py take well under a second; 10 s keeps a loaded machine from drawing.
+    status, raw = run_in_pty(["place", str(EXAMPLES / "conflict_add.py")], env={"VDPLACE_PROGRESS_DELAY": "10"})
     assert status == 1
     assert ERASE_LINE not in raw and b"[00:" not in raw
     assert raw.replace(b"\r\n", b"\n").count(b"\r") == 0  # the terminal's own CR LF aside, no carriage return
