@@ -66,12 +66,7 @@ def test_the_docs_index_lists_every_page():
 
 
 def test_the_cost_aware_plan_shown_is_what_the_example_gives(capsys, monkeypatch):
-    """The README's plan for examples/cost_offload.py is the command's stderr (the solve time aside).
-
-    Which three of the six equal layers go to the GPU is a tie that the MILP solver's version
-    breaks differently from one version to the next: the copied values' names are
-    compared up to their index, every figure exactly.
-    """
+    """The README's plan for examples/cost_offload.py is the command's stderr (the solve time aside)."""
     from vdplace.cli import main
 
     monkeypatch.chdir(ROOT)
@@ -80,11 +75,8 @@ def test_the_cost_aware_plan_shown_is_what_the_example_gives(capsys, monkeypatch
     assert command in readme
     block = readme.split(command, 1)[1].split("```\n", 2)[1]
     assert main(command.split()[1:] + ["-o", os.devnull]) == 0
-
-    def normalized(text: str) -> str:
-        return re.sub(r"main:([a-z]+)\d+_", r"main:\1N_", re.sub(r"\d+\.\d+ s\)", "S s)", text))
-
-    shown, printed = normalized(block), normalized(capsys.readouterr().err)
+    shown = re.sub(r"\d+\.\d+ s\)", "S s)", block)
+    printed = re.sub(r"\d+\.\d+ s\)", "S s)", capsys.readouterr().err)
     assert shown.strip() and shown == printed
 
 
