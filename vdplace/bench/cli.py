@@ -14,7 +14,7 @@ import argparse
 import io
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any
 
 from vdplace import progress
 from vdplace.bench.names import ENCODINGS, FAMILIES, GENERATOR_NAMES
@@ -63,8 +63,8 @@ def place_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-class _Rows(io.TextIOBase):
-    """The table as it is measured: each row to stdout at once, never on the progress line."""
+class _Rows(io.StringIO):
+    """The table as it is measured: each row to stdout at once (nothing kept), never on the progress line."""
 
     def write(self, text: str) -> int:
         with progress.paused():
@@ -84,7 +84,7 @@ def run_command(args: argparse.Namespace, out: Output) -> int:
     from vdplace.bench.runner import compare_encodings, run
 
     streaming = not args.json and not (args.output and args.output != "-")
-    table: TextIO = _Rows() if streaming else io.StringIO()
+    table = _Rows() if streaming else io.StringIO()
     try:
         with progress.display(enabled=not args.json):
             if args.encodings:
