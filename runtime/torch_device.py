@@ -1,6 +1,6 @@
 """Devices whose arrays are torch tensors: `TorchDevice(torch_device)` and `CUDA(id)`.
 
-PyTorch is optional: it is imported when one of these devices is made (or
+PyTorch is optional: it is imported when one of these devices is made (or, on a machine with a GPU driver, when
 `cuda_backend` / `available_devices` asks), never when this module is.
 
 An op runs as its registered torch kernel (`Op.torch_kernel`, called with a
@@ -12,6 +12,8 @@ counted in `TorchDevice.fallbacks` (op name -> calls), which the profile shows.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -32,8 +34,28 @@ def _import_torch() -> Any:
     return torch
 
 
+# What a machine that can run CUDA (or ROCm, which PyTorch also calls "cuda") shows on Linux: the NVIDIA
+# driver's files and devices, WSL2's GPU device, AMD's kernel driver.
+GPU_DRIVER_PATHS = ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg", "/dev/kfd")
+
+
+def gpu_driver_present() -> bool:
+    """Whether this machine may have a GPU PyTorch can use: False only where no GPU driver is there (Linux).
+
+    Importing PyTorch takes a second or more; without a driver it could find no GPU anyway.
+    """
+    if not sys.platform.startswith("linux"):
+        return True
+    return any(os.path.exists(path) for path in GPU_DRIVER_PATHS)
+
+
 def cuda_backend(device_id: int = 0) -> str | None:
-    """'torch' when PyTorch is installed and sees CUDA device `device_id`, else None."""
+    """'torch' when PyTorch is installed and sees CUDA device `device_id`, else None.
+
+    PyTorch is imported only where a GPU driver is present (`gpu_driver_present`).
+    """
+    if not gpu_driver_present():
+        return None
     torch = _import_torch()
     if torch is not None and torch.cuda.is_available() and device_id < torch.cuda.device_count():
         return "torch"
@@ -43,7 +65,7 @@ def cuda_backend(device_id: int = 0) -> str | None:
 def available_devices() -> list[str]:
     """Names of the runtime devices this machine has, for error messages."""
     names = ["cpu"]
-    torch = _import_torch()
+    torch = _import_torch() if gpu_driver_present() else None
     if torch is not None and torch.cuda.is_available():
         names += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
     return names

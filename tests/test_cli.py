@@ -1,5 +1,6 @@
 """The `vdplace` command as a user runs it: exit statuses, outputs, reports."""
 
+import argparse
 import json
 import re
 import subprocess
@@ -90,9 +91,7 @@ def test_report_on_a_module_that_places_describes_devices_copies_and_bytes(capsy
 
 
 def test_version(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--version"])
-    assert exit_info.value.code == 0
+    assert main(["--version"]) == 0
     from vdplace import __version__
 
     assert capsys.readouterr().out.strip() == f"vdplace {__version__}"
@@ -169,18 +168,28 @@ def test_run_reads_inputs_from_npz(capsys, tmp_path):
     assert status == 2 and "parameter(s) y" in err
 
 
-def test_bench_passes_its_options_through(capsys):
-    status, out, _ = run_cli(capsys, "bench", "--family", "chain", "--sizes", "200", "--no-tvm")
+def test_bench_passes_its_options_through_and_aligns_its_table(capsys):
+    status, out, _ = run_cli(capsys, "bench", "--family", "chain", "two_chains", "--sizes", "200", "--no-tvm")
     assert status == 0
-    assert re.search(r"^chain \| 200 \|", out, re.M)
+    lines = out.splitlines()
+    assert re.match(r"^chain +\| +200 \|", lines[2]) and re.match(r"^two_chains +\| +200 \|", lines[3])
+    # every row has its bars where the header has them
+    bars = [[i for i, ch in enumerate(line) if ch == "|"] for line in lines]
+    assert all(b == bars[0] for b in bars) and len(bars[0]) == 10
+    assert re.match(r"^-+ \| -+: \|", lines[1])  # Markdown: numbers right-aligned
 
 
 def test_bench_compares_the_z3_encodings_and_writes_json(capsys, tmp_path):
-    out_json = tmp_path / "encodings.json"
-    status, out, _ = run_cli(capsys, "bench", "--encodings", "--family", "chain", "--sizes", "60", "--json", out_json)
+    status, out, _ = run_cli(capsys, "bench", "--encodings", "--family", "chain", "--sizes", "60")
     assert status == 0
-    assert re.search(r"^chain \| 60 \| 1 \| 1 \| 0 \| [\d.]+ \| [\d.]+ \| [\d.]+x$", out, re.M), out
-    (row,) = json.loads(out_json.read_text())
+    assert re.search(r"^chain +\| +60 \| +1 \| +1 \| +0 \| +[\d.]+ \| +[\d.]+ \| +[\d.]+x$", out, re.M), out
+    out_json = tmp_path / "encodings.json"
+    argv = ["bench", "--encodings", "--family", "chain", "--sizes", "60", "--json", "-o", out_json]
+    status, out, _ = run_cli(capsys, *argv)
+    assert status == 0 and out == ""
+    document = json.loads(out_json.read_text())
+    assert document["schema"] == "vdplace-bench/1" and document["kind"] == "encodings"
+    (row,) = document["rows"]
     assert row["family"] == "chain" and row["bv_solve_s"] > 0 and row["enum_solve_s"] > 0
 
 
@@ -227,3 +236,74 @@ def test_the_readme_pytorch_example_runs_with_its_weights(capsys):
     )
     assert status == 0, err
     assert "out[0]: shape (2, 8) float32" in out and "sim:cuda:0" in out
+
+
+# -- conventions every command follows (docs/cli.md) ------------------------------------------------
+
+
+def test_every_command_has_json_output_and_color_and_every_option_has_help():
+    from vdplace.cli import build_parser
+
+    parser = build_parser()
+    for command in ("place", "run", "calibrate", "bench"):
+        sub = parser.subparser(command)
+        assert {"--json", "-o", "--output", "--color"} <= set(sub.options()), command
+        for action in sub._actions:
+            hidden = action.help == argparse.SUPPRESS and action.option_strings == ["--out"]
+            assert action.help and (hidden or action.help != argparse.SUPPRESS), (command, action.option_strings)
+
+
+def test_calibrate_writes_with_o_and_still_reads_the_old_out(capsys, tmp_path):
+    for flag in ("-o", "--output", "--out"):
+        target = tmp_path / f"costs{flag}.json"
+        status, out, err = run_cli(capsys, "calibrate", "--repeat", "1", flag, target, EXAMPLES / "rfc_hint_copy.py")
+        assert status == 0 and out == "" and "distinct op calls timed" in err
+        assert json.loads(target.read_text())["format"] == "vdplace-cost/1"
+
+
+def test_run_writes_its_outputs_to_the_output_file(capsys, tmp_path):
+    target = tmp_path / "outputs.txt"
+    status, out, _ = run_cli(capsys, "run", "--cpu", "-o", target, EXAMPLES / "rfc_backward.py")
+    assert status == 0 and out == "" and target.read_text().startswith("out: shape (2, 3) float32")
+
+
+def test_the_benchmark_family_names_are_its_generators():
+    from vdplace.bench.generators import GENERATORS
+    from vdplace.bench.names import FAMILIES, GENERATOR_NAMES
+
+    assert tuple(GENERATORS) == GENERATOR_NAMES and set(FAMILIES) <= set(GENERATORS)
+
+
+def test_bench_shows_which_measurement_runs(monkeypatch):
+    import io
+    import time
+
+    import vdplace.bench.runner as runner
+    from vdplace import progress
+
+    def measure(kind, family, n, options, timeout):
+        time.sleep(0.4)
+        return {"family": family, "bindings": n, "place_s": 0.1, "phases": {}, "peak_rss_mb": 1.0, "z3_variables": 0}
+
+    monkeypatch.setattr(runner, "measure", measure)
+    stream, table = io.StringIO(), io.StringIO()
+    with progress.display(stream=stream, delay_s=0.0, force=True):
+        runner.run(["chain"], [10, 20], tvm=False, out=table)
+    shown = stream.getvalue()
+    assert "bench › chain 10   0%" in shown and "bench › chain 20  50%" in shown and "1/2" in shown
+    assert shown.endswith(progress.ERASE) and len(table.getvalue().splitlines()) == 4
+
+
+def test_run_without_torch_devices_does_not_import_torch():
+    """PyTorch takes a second or more to import: a run looks for CUDA only where a GPU driver is."""
+    from vdplace.runtime.torch_device import gpu_driver_present
+
+    code = (
+        "import sys; from vdplace.cli import main; "
+        f"assert main(['run', '--simulate', {str(EXAMPLES / 'mlp_two_devices.py')!r}, '-o', '/dev/null']) == 0; "
+        f"assert main(['run', {str(EXAMPLES / 'rfc_backward.py')!r}, '--cpu', '-o', '/dev/null']) == 0; "
+        "print('torch' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(gpu_driver_present())

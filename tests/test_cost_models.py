@@ -280,7 +280,7 @@ def test_calibrate_prints_the_table_when_no_file_is_named(tmp_path, capsys):
     assert cli_main(["calibrate", str(path), "--repeat", "1"]) == 0
     assert json.loads(capsys.readouterr().out)["format"] == "vdplace-cost/1"
     assert cli_main(["calibrate", str(path), "--repeat", "0"]) == 2
-    assert "repeat must be at least 1" in capsys.readouterr().err
+    assert "--repeat: '0' must be at least 1" in capsys.readouterr().err
 
 
 def test_calibrate_skips_what_it_cannot_time_and_says_why():

@@ -136,9 +136,9 @@ def test_cli_run_takes_params_and_reports_missing_ones(tmp_path, capsys):
     np.savez(tmp_path / "data.npz", x=X, **VALUES)
     assert cli_main(["run", str(src), "--params", str(tmp_path / "data.npz")]) == 0
     assert "out[0]: shape (3, 2, 2) float32" in capsys.readouterr().out
-    assert cli_main(["run", str(src)]) == 1
+    assert cli_main(["run", str(src)]) == 2  # bad input: the values the command line must give
     err = capsys.readouterr().err
-    assert "have no value" in err and 'metadata["ir.GenericConst"][0] (first used at' in err
+    assert "have no value" in err and 'metadata["ir.GenericConst"][0] (line 10)' in err and "--params" in err
     assert cli_main(["run", str(src), "--params", str(tmp_path / "nope.npz")]) == 2
     assert "cannot bind --params" in capsys.readouterr().err
 

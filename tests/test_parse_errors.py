@@ -429,6 +429,8 @@ BODY_ERRORS = [
     ("const string", 'z = R.const("a")\nreturn z', ParseError, 11, 21, r"R\.const takes a number"),
     ("const ragged", "z = R.const([[1], [2, 3]])\nreturn z", ParseError, 11, 21, r"R\.const: cannot make"),
     ("const overflow", 'z = R.const(300, "int8")\nreturn z', ParseError, 11, 21, r"R\.const: cannot make a int8 array"),
+    # the default int32 of a Python int: NumPy wraps 3e9 around, silently
+    ("const overflow int32", "z = R.const(3000000000)\nreturn z", ParseError, 11, 21, r"cannot make a int32 array"),
     ("const dtype", 'z = R.const(1, "float13")\nreturn z', ParseError, 11, 24, r"unknown dtype 'float13'"),
     ("prim_value type", "z = R.prim_value(T.int32(1.5))\nreturn z", ParseError, 11, 34, r"T\.int32 takes an integer"),
     ("negative dim", "z = R.shape([-1])\nreturn z", ParseError, 11, 22, r"must not be negative"),

@@ -36,7 +36,7 @@ def test_a_long_stage_shows_its_name_and_erases_itself():
     assert "place" in text
     assert "place › diagnose" in text
     assert "/4" in text
-    assert text.endswith("\r")  # the line was cleared: the next output starts at column 0
+    assert text.endswith(progress.ERASE)  # the line was cleared: the next output starts at column 0
     assert "\n" not in text
 
 
@@ -70,3 +70,25 @@ def test_the_command_line_writes_no_progress_into_redirected_output(tmp_path, ca
     assert main(["place", str(src)]) == 0
     out, err = capsys.readouterr()
     assert "\r" not in out and "\r" not in err
+
+
+def test_the_delay_is_a_second_unless_the_environment_says_otherwise(monkeypatch):
+    monkeypatch.delenv(progress.DELAY_ENV, raising=False)
+    assert progress.configured_delay() == 1.0
+    for text, delay in (("2.5", 2.5), ("0", 0.0), ("-1", 1.0), ("soon", 1.0)):
+        monkeypatch.setenv(progress.DELAY_ENV, text)
+        assert progress.configured_delay() == delay
+
+
+def test_output_written_while_the_line_is_shown_erases_it_first():
+    stream = io.StringIO()
+    with progress.display(stream=stream, delay_s=0.0, force=True):
+        with progress.stage("measure"):
+            _busy(0.4)
+            with progress.paused():
+                stream.write("ROW\n")
+            _busy(0.4)
+    text = stream.getvalue()
+    before, after = text.split("ROW\n")
+    assert before.endswith(progress.ERASE) and "measure [00:00]" in before
+    assert "measure [00:00]" in after and after.endswith(progress.ERASE)

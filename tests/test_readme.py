@@ -78,3 +78,10 @@ def test_the_cost_aware_plan_shown_is_what_the_example_gives(capsys, monkeypatch
     shown = re.sub(r"\d+\.\d+ s\)", "S s)", block)
     printed = re.sub(r"\d+\.\d+ s\)", "S s)", capsys.readouterr().err)
     assert shown.strip() and shown == printed
+
+
+def test_ci_installs_chromium_and_runs_the_suite_on_the_lowest_allowed_versions():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "apt-get install -y -qq chromium" in ci
+    assert "--resolution lowest-direct" in ci and re.search(r'"\$lowest/bin/python" -m pytest$', ci, re.M)
+    assert "torch.version.cuda is None" in ci  # the torch extra's tests run on the CPU wheel

@@ -467,3 +467,26 @@ def test_a_match_cast_is_refused_before_any_actor_starts():
     exe = runtime.compile(placement.place(ir.parse(NONZERO), default="host").module)
     with pytest.raises(runtime.CompileError, match=r"cannot run main:\d+, an R.match_cast"):
         RayExecutor(exe, timeout=30)
+
+
+def test_vdplace_run_ray_asks_for_a_gpu_the_local_cluster_lacks_and_fails_at_once(capsys):
+    from vdplace.cli import main
+
+    if ray.cluster_resources().get("GPU", 0):
+        pytest.skip("this cluster has a GPU")
+    start = time.monotonic()
+    status = main(["run", str(MLP), "--ray", "--actor", "cuda:0=gpu", "--timeout", "20"])
+    out, err = capsys.readouterr()
+    assert status == 1 and out == "" and err.count("\n") == 1
+    assert "need 1 GPU(s) and the Ray cluster has 0" in err and "--actor VDEVICE=sim" in err
+    assert time.monotonic() - start < 10  # not the 120 s an actor may take to start
+
+
+def test_vdplace_run_ray_timeout_bounds_the_start_of_the_actors(capsys):
+    from vdplace.cli import main
+
+    start = time.monotonic()
+    status = main(["run", str(MLP), "--ray", "--actor", "cuda:0=sim@10.255.255.1", "--timeout", "3"])
+    _, err = capsys.readouterr()
+    assert status == 1 and "did not start within 3 s" in err and err.count("\n") == 1
+    assert time.monotonic() - start < 15

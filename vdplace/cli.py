@@ -1,369 +1,95 @@
-"""The `vdplace` command: place, run, fix and benchmark TVMScript modules.
+"""The `vdplace` command: place, run and benchmark TVMScript modules.
 
-Exit status: 0 success, 1 placement conflict (or a runtime device error),
-2 bad input (unreadable file, parse error, unknown option value).
+Exit status: `EXIT_STATUSES` per sub-command (the README's table is checked
+against it): 0 success, 1 a placement conflict or a failed run, 2 bad input
+or a mistake on the command line; for every command 3 an internal error (a
+bug) and 130 an interrupt.
 
-Streams: the result alone goes to stdout (the placed module, the ``--json``
-document, or `run`'s outputs), or to ``-o FILE`` for `place`; every
-diagnostic (conflict reports, copies, errors) goes to stderr.  With
-``--json`` the JSON document is the result, conflict or not.  ``--report
-OUT.html`` writes the conflict page, or the placement page when the module
-places.
+Streams (`vdplace.cli_output.Output`): the result alone goes to stdout, or to
+``-o FILE`` (the placed module, the ``--json`` document, `run`'s outputs, the
+cost table, the benchmark table); every diagnostic (conflict reports, copies,
+errors) goes to stderr.  With ``--json`` the result is one JSON document,
+success or failure (``docs/schemas/``).  FILE ``-`` reads the module from
+stdin.  ``--report OUT.html`` writes the conflict page, or the placement page
+when the module places.
+
+The commands live beside this module: `vdplace.cli_place` (place, and the
+reading, placing and reporting run shares), `vdplace.cli_run`,
+`vdplace.bench.cli`; the grammar (one-line errors, suggestions) is
+`vdplace.cli_parser`, the streams `vdplace.cli_output`.
+
+A new sub-command is made with `_command` (which adds ``--json``, ``-o`` and
+``--color``, and closes its help with its row of `EXIT_STATUSES`) and
+implemented as ``cmd_NAME(args, out) -> int``: it writes through `out`, and
+raises `Failure` (or lets an ``ir.IRError`` / ``runtime.VMError`` through)
+for anything that goes wrong; `main` turns every exception into one line or
+one JSON document and its exit status.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from vdplace import progress
+from vdplace.cli_fix import add_fix_options, cmd_fix
+from vdplace.cli_output import COLORS, EXIT_BAD_INPUT, EXIT_OK, Failure, Output, json_text
+from vdplace.cli_parser import Parser, UsageError, non_negative_int, positive_float, positive_int
+from vdplace.cli_place import EXIT_CONFLICT, _read_module, cmd_place
+from vdplace.cli_run import cmd_run
 
-if TYPE_CHECKING:
-    from vdplace.ir import IRModule
-    from vdplace.placement import Placement, PlacementConflict
+Command = Callable[[argparse.Namespace, Output], int]
 
-EXIT_OK, EXIT_CONFLICT, EXIT_BAD_INPUT = 0, 1, 2
-
-
-def _read_module(path: str) -> IRModule:
-    """Parse FILE, turning every way it can be unreadable into one `ParseError`."""
-    from vdplace import ir
-
-    with progress.stage(f"parse {path}"):
-        return ir.parse_file(path)
-
-
-def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
-    """Place `mod` with the placement options of the command line; raises `PlacementConflict`."""
-    from vdplace import placement
-
-    mod = _with_vdevices(mod, args.vdevice)
-    model = _cost_model(args)
-    with progress.stage("place"):
-        if model is not None:
-            return placement.place(mod, cost=model, time_limit_s=args.time_limit)
-        return placement.place(mod, strict_hints=args.strict, default=args.default, specialize=args.specialize)
+# What each exit status of each command means; `exit_statuses` writes the README's column from it.  A new
+# sub-command adds its row here (and to the README's table, which tests/test_cli_errors.py checks).
+EXIT_STATUSES: dict[str, list[tuple[int, str]]] = {
+    "place": [(0, "placed"), (1, "conflict"), (2, "bad input")],
+    "run": [(0, "ran"), (1, "conflict or device error"), (2, "bad input")],
+    "run --ray": [(0, "ran"), (1, "conflict, device or run error"), (2, "bad input")],
+    "fix": [(0, "places"), (1, "a conflict has no fix"), (2, "bad input")],
+    "calibrate": [(0, "written"), (2, "bad input")],
+    "bench": [(0, "measured"), (1, "a measurement failed"), (2, "bad input")],
+    "--version": [(0, "")],
+}
+COMMON_STATUSES = [(3, "an internal error (a bug in vdplace: please report it)"), (130, "interrupted")]
+DEBUG_ENV = "VDPLACE_DEBUG"  # set: an internal error shows its traceback
 
 
-def _with_vdevices(mod: IRModule, specs: Sequence[str]) -> IRModule:
-    """`mod` with the ``--vdevice KIND[:ID[:SCOPE]]`` vdevices it does not declare appended to its list."""
-    from vdplace import ir
-
-    added = list(mod.vdevices)
-    for spec in specs:
-        kind, _, rest = spec.partition(":")
-        index, _, scope = rest.partition(":")
-        try:
-            vdevice = ir.VDevice(kind, int(index or 0), scope or "global")
-        except ValueError as err:
-            raise ir.ParseError(f"--vdevice {spec!r}: {err} (write KIND[:ID[:SCOPE]], e.g. cuda:0)") from None
-        if vdevice not in added:
-            added.append(vdevice)
-    return mod if len(added) == len(mod.vdevices) else mod.replace(vdevices=added)
+def exit_statuses(command: str) -> str:
+    """``0 placed, 1 conflict, 2 bad input``: the exit statuses of `command` (``"run --ray"`` too)."""
+    return ", ".join(f"{status} {meaning}".strip() for status, meaning in EXIT_STATUSES[command])
 
 
-def _cost_model(args: argparse.Namespace) -> Any:
-    """``--cost FILE`` / ``--memory VDEV=SIZE``: the `CostModel` to place with, or None (the bytes objective).
-
-    ``--memory`` without ``--cost`` limits the default roofline model (`CostModel.roofline`).
-    """
-    if getattr(args, "cost", None) is None and not getattr(args, "memory", None):
-        return None
-    from vdplace import ir
-    from vdplace.placement.cost import CostModel
-
-    try:
-        model = CostModel.from_json(args.cost) if args.cost else CostModel.roofline()
-        model.memory.update(_memory_limits(args))
-    except (OSError, ValueError) as err:
-        raise ir.ParseError(f"cannot use the cost model: {err}") from None
-    return model
-
-
-def _memory_limits(args: argparse.Namespace) -> dict[str, int]:
-    """``--memory VDEV=SIZE`` (repeatable; 2GiB, 512MiB, bytes) as {vdevice name: bytes}; ValueError on bad text."""
-    from vdplace.placement.cost import parse_bytes
-
-    limits: dict[str, int] = {}
-    for spec in getattr(args, "memory", None) or ():
-        name, sep, size = spec.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"--memory {spec!r}: write VDEVICE=SIZE, e.g. cuda:0=2GiB")
-        limits[name.strip()] = parse_bytes(size)
-    return limits
-
-
-def _placement_json(path: str, result: Placement) -> dict[str, Any]:
-    """The `place --json` document of a successful placement."""
-    from vdplace import ir
-
-    return {
-        "status": "placed",
-        "file": path,
-        "module": ir.script(result.module),
-        "copies": [copy.as_dict(result.module.vdevices) for copy in result.copies],
-        "stats": result.stats.as_dict(),
-        "clones": [clone.as_dict() for clone in result.clones],
-        "cost": None if result.cost is None else result.cost.as_dict(),
-    }
-
-
-def _report_conflict(err: PlacementConflict, args: argparse.Namespace) -> int:
-    """Report a conflict: text on stderr, or the JSON document as the output; HTML when asked. Exit status 1."""
-    from vdplace.placement.report import render_html, render_json, render_text
-
-    with progress.stage("report the conflicts"):
-        if args.report:
-            _write_file(args.report, render_html(err))
-        if args.json:
-            document = json.dumps(render_json(err), indent=2) + "\n"
-        else:
-            text = render_text(err, color=None)
-    if args.json:
-        _emit(document, getattr(args, "output", None))
-    else:
-        print(text, end="", file=sys.stderr)
-    return EXIT_CONFLICT
-
-
-def _write_file(path: str, text: str) -> None:
-    """Write `text` to `path`; a file that cannot be written is bad input (`ParseError`, exit status 2)."""
-    from vdplace import ir
-
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as err:
-        raise ir.ParseError(f"cannot write {path}: {err}") from None
-
-
-def _write_module(mod: IRModule, output: str | None) -> None:
-    """The placed module's text, then an empty line: streamed to `output` (``-o``, replaced whole), else stdout.
-
-    `ir.write_script` holds a bounded part of the text in memory at a time;
-    a file is written beside `output` and renamed over it once complete.
-    """
-    import os
-    import tempfile
-
-    from vdplace import ir
-
-    if not output:
-        ir.write_script(mod, sys.stdout)
-        sys.stdout.write("\n")
-        return
-    folder = os.path.dirname(os.path.abspath(output))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".vdplace-", suffix=".py", dir=folder)
-    except OSError as err:
-        raise ir.ParseError(f"cannot write {output}: {err}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            ir.write_script(mod, f)
-            f.write("\n")
-        os.replace(tmp, output)
-    except OSError as err:
-        raise ir.ParseError(f"cannot write {output}: {err}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _emit(text: str, output: str | None) -> None:
-    """The command's result: to the file `output` names (``-o``), else to stdout."""
-    if output:
-        _write_file(output, text)
-    else:
-        sys.stdout.write(text)
-
-
-def cmd_place(args: argparse.Namespace) -> int:
-    """`vdplace place`: the placed module (or JSON) on stdout or ``-o``; copies and conflicts on stderr."""
-    from vdplace.placement import PlacementConflict
-
-    with progress.display(enabled=not args.json):
-        mod = _read_module(args.file)
-        try:
-            result = _place(mod, args)
-        except PlacementConflict as err:
-            return _report_conflict(err, args)
-        _report_placement(result, args)
-        if args.json:
-            _emit(json.dumps(_placement_json(args.file, result), indent=2) + "\n", args.output)
-            return EXIT_OK
-        placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost
-        del mod, result  # the input module and the solved constraints: freed before the text is written
-        with progress.stage("print"):
-            _write_module(placed, args.output)
-    if plan is not None:  # the plan lists every copy, with its time
-        print("".join(f"# {line}\n" for line in plan.describe().splitlines()), end="", file=sys.stderr)
-    else:
-        for copy in copies:
-            print(f"# copy: {copy.describe(placed.vdevices)}", file=sys.stderr)
-    for clone in clones:
-        print(f"# clone: {clone.describe()}", file=sys.stderr)
-    return EXIT_OK
-
-
-def _report_placement(result: Placement, args: argparse.Namespace) -> None:
-    """``--report OUT.html`` for a module that places: the placement page (devices, copies, bytes)."""
-    if args.report:
-        from vdplace.placement.report.placed_html import placement_html
-
-        with progress.stage("write the report"):
-            _write_file(args.report, placement_html(result, args.file))
-
-
-def _read_npz(path: str, what: str) -> dict[str, Any]:
-    """Every array of the .npz file `path`; anything else (a .npy, text, a pickle) is a `ParseError` saying so.
-
-    `what` starts each message: ``"cannot load --inputs"``, ``"cannot bind --params"``.
-    """
-    import zipfile
-
-    import numpy as np
-
-    from vdplace import ir
-
-    try:
-        with open(path, "rb") as f:
-            is_zip = zipfile.is_zipfile(f)
-        if not is_zip:
-            raise ir.ParseError(f"{what} {path}: not an .npz file (a zip of .npy arrays, as numpy.savez writes)")
-        with np.load(path, allow_pickle=False) as data:
-            return {name: data[name] for name in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        raise ir.ParseError(f"{what} {path}: {err}") from None
-
-
-def _load_inputs(spec: str, mod: IRModule, entry: str, microbatches: int = 1) -> list[Any]:
-    """The arguments of `entry`: random (seed 0; a batch of `microbatches`) or one array per parameter from an .npz."""
-    import numpy as np
-
-    from vdplace import ir
-    from vdplace.runtime import random_inputs
-
-    if spec == "random":
-        return random_inputs(mod, entry, rng=np.random.default_rng(0), microbatches=microbatches)
-    data = _read_npz(spec, "cannot load --inputs")
-    names = [p.name for p in mod[entry].params]
-    missing = [n for n in names if n not in data]
-    if missing:
-        raise ir.ParseError(
-            f"cannot load inputs: {spec} has no array for parameter(s) {', '.join(missing)}; it has {sorted(data)}"
-        )
-    return [data[n] for n in names]
-
-
-def _summarize(value: Any, prefix: str = "out") -> list[str]:
-    """One line per output array: its shape, dtype and min / max / mean (or first values)."""
-    import numpy as np
-
-    if isinstance(value, tuple):
-        lines = []
-        for i, v in enumerate(value):
-            lines.extend(_summarize(v, f"{prefix}[{i}]"))
-        return lines
-    arr = np.asarray(value)
-    if arr.size and np.issubdtype(arr.dtype, np.number):
-        stats = f"min {arr.min():.6g}  max {arr.max():.6g}  mean {arr.mean():.6g}"
-    else:
-        stats = np.array2string(arr.ravel()[:8], threshold=8)
-    return [f"{prefix}: shape {tuple(arr.shape)} {arr.dtype}  {stats}"]
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    """`vdplace run`: place, compile and run the entry function; print its outputs (and profile)."""
-    from vdplace import ir
-    from vdplace.placement import PlacementConflict
-
-    with progress.display(enabled=not args.json):
-        mod = _read_module(args.file)
-        if args.entry not in mod:
-            raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
-        try:
-            result = _place(mod, args)
-        except PlacementConflict as err:
-            return _report_conflict(err, args)
-        _report_placement(result, args)
-    return _execute(result.module, mod, args)
-
-
-def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
-    """Compile and run `placed`; a VM error (a device mismatch, a failing kernel) is one line and exit status 1."""
-    from vdplace import runtime
-
-    params = None if args.params is None else _read_npz(args.params, "cannot bind --params")
-    try:
-        executable = runtime.compile(placed, params=params)
-        # --memory limits the devices the run uses too (not --cpu's reference run): the bytes live on each at once.
-        memory = {} if args.cpu else _memory_limits(args)
-        if args.ray is not None:
-            return _execute_on_ray(executable, mod, args, memory)
-        devices = "cpu" if args.cpu else None
-        vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate, memory=memory)
-        inputs = _load_inputs(args.inputs, mod, args.entry)
-        outputs = vm.run(args.entry, *inputs, profile=args.profile)
-    except runtime.VMError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_CONFLICT
-    except ValueError as err:  # a --params key naming no constant, a value of an unsupported dtype
-        print(f"error: cannot bind --params {args.params}: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    for line in _summarize(outputs):
-        print(line)
-    if args.profile:
-        print()
-        print(vm.profile.table())
-    return EXIT_OK
-
-
-def cmd_calibrate(args: argparse.Namespace) -> int:
-    """`vdplace calibrate`: time the op calls here; the table's JSON to --out (else stdout), a summary on stderr."""
+def cmd_calibrate(args: argparse.Namespace, out: Output) -> int:
+    """`vdplace calibrate`: time the op calls here; the cost table (JSON) as the result, a summary on stderr."""
     from vdplace import ir
     from vdplace.placement.cost import calibrate
 
-    with progress.display(enabled=True):
+    with progress.display(enabled=not args.json):
         mod = _read_module(args.file)
         with progress.stage("calibrate"):
             try:
                 result = calibrate(mod, repeat=args.repeat)
             except ValueError as err:
                 raise ir.ParseError(f"cannot calibrate {args.file}: {err}") from None
-    _emit(result.model.to_json(), args.out)
-    print(result.summary(), end="", file=sys.stderr)
+    out.result(result.model.to_json())
+    out.diagnostic(result.summary())
     return EXIT_OK
 
 
-def _execute_on_ray(executable: Any, mod: IRModule, args: argparse.Namespace, memory: dict[str, int]) -> int:
-    """`vdplace run --ray`: the run on Ray actors (`runtime.ray.cli`); its errors are reported by `_execute`."""
-    from vdplace.runtime.ray.cli import execute
+def cmd_bench(args: argparse.Namespace, out: Output) -> int:
+    """`vdplace bench`: the placement benchmarks (`vdplace.bench.cli`)."""
+    from vdplace.bench.cli import run_command
 
-    def draw(k: int) -> list[Any]:
-        return _load_inputs(args.inputs, mod, args.entry, microbatches=k)
-
-    outputs, table = execute(executable, draw, args, memory)
-    for line in _summarize(outputs):
-        print(line)
-    if table:
-        print()
-        print(table)
-    return EXIT_OK
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    """`vdplace bench`: the benchmark's own command line gets every argument after `bench`."""
-    from vdplace.bench import main as bench_main
-
-    return bench_main(args.bench_args)
+    return run_command(args, out)
 
 
 def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
     """The FILE argument and the options `place` and `run` share."""
-    p.add_argument("file", help="a TVMScript module (.py)")
+    p.add_argument("file", help="a TVMScript module (.py); '-' reads it from stdin")
     p.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
     p.add_argument(
         "--specialize",
@@ -384,11 +110,10 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
         metavar="KIND[:ID[:SCOPE]]",
         help="add a vdevice the module does not declare, e.g. cuda:0 (repeatable; frontend output declares none)",
     )
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument(
         "--report",
         metavar="OUT.html",
-        help="also write an HTML report: of the conflicts, or of the placement (devices, copies, bytes)",
+        help="also write an HTML report: of the conflicts, or of the placement (graph, devices, copies, bytes)",
     )
 
 
@@ -403,18 +128,22 @@ def _cost_options(p: argparse.ArgumentParser) -> None:
         "on the device at once",
     )
     p.add_argument(
-        "--time-limit", type=float, default=60.0, metavar="S", help="cost solvers' time limit in seconds (default: 60)"
+        "--time-limit",
+        type=positive_float,
+        default=60.0,
+        metavar="S",
+        help="cost solvers' time limit in seconds, > 0 (default: 60)",
     )
 
 
-def _ray_options(run: argparse.ArgumentParser) -> None:
-    """``--ray [ADDRESS]`` and its options (`runtime.ray.cli` runs it; Ray is imported only by a run on it)."""
-    run.add_argument(
+def _ray_options(run: Parser) -> None:
+    """``--ray[=ADDRESS]`` and its options (`runtime.ray.cli` runs it; Ray is imported only by a run on it)."""
+    run.attached(
         "--ray",
-        nargs="?",
-        const="local",
+        "local",
         metavar="ADDRESS",
-        help="run on Ray, one actor per device: a local cluster, or the cluster at ADDRESS (the ray extra)",
+        help="run on Ray, one actor per device: a local cluster, or with --ray=ADDRESS the cluster there "
+        "(auto, HOST:PORT, ray://HOST:PORT; the ray extra)",
     )
     run.add_argument(
         "--actor",
@@ -423,26 +152,72 @@ def _ray_options(run: argparse.ArgumentParser) -> None:
         metavar="VDEVICE=KIND[@NODE]",
         help="with --ray: the actor of a vdevice (cpu, sim or gpu), optionally on the node with that IP",
     )
-    run.add_argument("--microbatches", type=int, default=1, metavar="K", help="with --ray: stream K micro-batches")
-    run.add_argument("--timeout", type=float, default=600.0, metavar="S", help="with --ray: fail after S seconds")
-    run.add_argument("--retries", type=int, default=0, metavar="N", help="with --ray: re-run a failed micro-batch")
+    run.add_argument(
+        "--microbatches", type=positive_int, default=1, metavar="K", help="with --ray: stream K micro-batches"
+    )
+    run.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=600.0,
+        metavar="S",
+        help="with --ray: fail after S seconds, actors' start included (default: 600)",
+    )
+    run.add_argument(
+        "--retries", type=non_negative_int, default=0, metavar="N", help="with --ray: re-run a failed micro-batch"
+    )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command(
+    sub: Any,
+    name: str,
+    func: Command,
+    help: str,
+    output_help: str = "write the result to FILE, not stdout",
+) -> Parser:
+    """Sub-command `name` with the options every command has (``--json``, ``-o``, ``--color``); its exit
+    statuses (`EXIT_STATUSES`) close its ``--help``."""
+    epilog = f"exit status: {exit_statuses(name)}; {', '.join(f'{s} {m}' for s, m in COMMON_STATUSES)}"
+    p = sub.add_parser(name, help=help, description=help[:1].upper() + help[1:] + ".", epilog=epilog)
+    p.add_argument(
+        "--json", action="store_true", help="print the result as one JSON document, success or failure (docs/cli.md)"
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help=output_help)
+    p.add_argument(
+        "--color",
+        choices=COLORS,
+        default="auto",
+        help="colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never",
+    )
+    p.set_defaults(func=func)
+    return p
+
+
+def build_parser() -> Parser:
     """The `vdplace` parser: sub-commands place, run, fix, calibrate and bench."""
     from vdplace import __version__
+    from vdplace.bench.cli import add_options as add_bench_options
 
-    parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
+    parser = Parser(prog="vdplace", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"vdplace {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
 
-    place = sub.add_parser("place", help="place a module and print it, or explain why no placement exists")
+    place = _command(
+        sub,
+        "place",
+        cmd_place,
+        "place a module and print it, or explain why no placement exists",
+        "write the placed module (or --json) to FILE, not stdout",
+    )
     _placement_options(place, "none")
-    place.add_argument("-o", "--output", metavar="FILE", help="write the placed module (or --json) to FILE, not stdout")
     _cost_options(place)
-    place.set_defaults(func=cmd_place)
 
-    run = sub.add_parser("run", help="place, compile and run a module")
+    run = _command(
+        sub,
+        "run",
+        cmd_run,
+        "place, compile and run a module",
+        "write the outputs (and profile, or --json) to FILE, not stdout",
+    )
     # A program can only run once every tensor has a device: what nothing
     # constrains (an If condition, say) goes to the host unless told otherwise.
     _placement_options(run, "host")
@@ -458,39 +233,111 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", action="store_true", help="print time, copies and memory per device")
     _cost_options(run)
     _ray_options(run)
-    run.set_defaults(func=cmd_run)
 
-    from vdplace.fix_command import add_fix_command  # `vdplace fix`: its own module
+    fix = _command(
+        sub,
+        "fix",
+        cmd_fix,
+        "apply the first checked fix of every conflict, until the module places",
+        "write the fixed module (or --json) to FILE, not stdout",
+    )
+    add_fix_options(fix)
 
-    add_fix_command(sub)
+    calibrate = _command(
+        sub,
+        "calibrate",
+        cmd_calibrate,
+        "time a module's op calls on this machine and write a cost table",
+        "write the cost table (JSON) to FILE, not stdout",
+    )
+    calibrate.add_argument("file", help="a TVMScript module (.py); '-' reads it from stdin")
+    calibrate.add_argument("--out", dest="output", help=argparse.SUPPRESS)  # the old name of -o
+    calibrate.add_argument(
+        "--repeat", type=positive_int, default=5, help="timed calls per op after a warm-up (default: 5)"
+    )
 
-    calibrate = sub.add_parser("calibrate", help="time a module's op calls on this machine and write a cost table")
-    calibrate.add_argument("file", help="a TVMScript module (.py)")
-    calibrate.add_argument("--out", metavar="COSTS.json", help="write the cost table to this file, not stdout")
-    calibrate.add_argument("--repeat", type=int, default=5, help="timed calls per op after a warm-up (default: 5)")
-    calibrate.set_defaults(func=cmd_calibrate)
-
-    # Everything after `bench` belongs to the benchmark's own parser (`vdplace bench --help`).
-    bench = sub.add_parser("bench", help="run the placement benchmarks and print the table", add_help=False)
-    bench.set_defaults(func=cmd_bench)
+    bench = _command(
+        sub,
+        "bench",
+        cmd_bench,
+        "run the placement benchmarks and print the table",
+        "write the table (or --json) to FILE, not stdout",
+    )
+    add_bench_options(bench)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command `argv` names (default: ``sys.argv[1:]``); the exit status (module docstring)."""
+def _failure(err: BaseException, args: argparse.Namespace | None) -> Failure:
+    """The `Failure` an exception from a command stands for (every exception is one; see `main`)."""
     from vdplace import ir
 
-    args, rest = build_parser().parse_known_args(argv)
-    if args.command == "bench":
-        args.bench_args = rest
-    elif rest:
-        build_parser().error(f"unrecognized arguments: {' '.join(rest)}")
+    if isinstance(err, Failure):
+        return err
+    if isinstance(err, UsageError):
+        return Failure(str(err), "usage")
+    if isinstance(err, KeyboardInterrupt):
+        return Failure("interrupted", "interrupted")
+    if isinstance(err, ir.IRError):  # bad input; a placement error with no position gets the module's file name
+        span = err.span
+        named = span is not None or isinstance(err, ir.ParseError)  # the command line's own errors name theirs
+        file = getattr(args, "file", None)
+        where = "" if named or not file else f"{file}: "
+        location = (span.file, span.line, span.col) if span is not None else None
+        return Failure(f"{where}{err}", "bad-input", location)
+    runtime = sys.modules.get("vdplace.runtime")
+    if runtime is not None and isinstance(err, runtime.VMError):
+        return Failure(str(err), "device" if isinstance(err, runtime.DeviceUnavailable) else "run")
+    return Failure(
+        f"internal error: {type(err).__name__}: {err} (a bug in vdplace; {DEBUG_ENV}=1 shows the traceback)",
+        "internal",
+    )
+
+
+def _command_of(argv: Sequence[str]) -> str:
+    """The sub-command `argv` names (for reporting a mistake before it is parsed), else ``"vdplace"``."""
+    words = [w for w in argv if not w.startswith("-")]
+    return words[0] if words and words[0] in EXIT_STATUSES else "vdplace"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command `argv` names (default: ``sys.argv[1:]``); the exit status (`EXIT_STATUSES`)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    out = Output(_command_of(argv), json="--json" in argv, color=_color_of(argv))
+    args = None
     try:
-        return args.func(args)
-    except ir.IRError as err:  # bad input; a placement error with no position gets the module's file name
-        named = err.span is not None or isinstance(err, ir.ParseError)  # the command line's own errors name theirs
-        where = "" if named or not getattr(args, "file", None) else f"{args.file}: "
-        print(f"error: {where}{err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except BrokenPipeError:
+        args = parser.parse(argv)
+        out = Output(args.command, json=args.json, path=args.output, color=args.color)
+        return args.func(args, out)
+    except BrokenPipeError:  # `vdplace place big.py | head`: the reader left; nothing more to say
+        _silence_stdout()
         return EXIT_OK
+    except SystemExit as exit:  # --help, --version
+        return exit.code if isinstance(exit.code, int) else EXIT_BAD_INPUT
+    except BaseException as err:  # noqa: BLE001  (every failure is one line or one document, never a traceback)
+        failure = _failure(err, args)
+        if failure.kind == "internal" and os.environ.get(DEBUG_ENV):
+            raise
+        return out.fail(failure)
+
+
+def _color_of(argv: Sequence[str]) -> str:
+    """``--color`` as written in `argv` (for a mistake reported before parsing), else ``auto``."""
+    for i, word in enumerate(argv):
+        if word.startswith("--color="):
+            return word.split("=", 1)[1]
+        if word == "--color" and i + 1 < len(argv):
+            return argv[i + 1]
+    return "auto"
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_CONFLICT", "EXIT_OK", "EXIT_STATUSES", "build_parser", "json_text", "main"]

@@ -11,12 +11,20 @@ Python never print anything.
             if not i & 4095:
                 tick(i)          # absolute count of items done
 
-The display is one tqdm line on stderr.  It appears only once the outermost
-stage has run for `delay_s` seconds, only when stderr is a terminal (or when
-forced), shows the elapsed time even when nobody ticks (a background thread
-refreshes it four times a second), and erases itself when the outermost stage
-ends, so fast runs and redirected output show nothing.  A stage opened inside
-another takes over the line (``place › diagnose``) until it ends.
+The display is one line on stderr, drawn by a background thread four times a
+second.  Its contract:
+
+- it appears only once the outermost stage has run for the delay (one
+  second; ``VDPLACE_PROGRESS_DELAY`` seconds when set), so fast work shows
+  nothing at all, nested stages included;
+- it is drawn only when stderr is a terminal (or when forced), shows the
+  stack of stages (``bench › chain 1,000``), the bar and count of the
+  innermost stage that knows its total, and the elapsed time;
+- it is always erased (``\\r`` and erase-to-end-of-line) when the outermost
+  stage ends, so the next output starts on a clean line;
+- output written while it may be shown goes through `paused` (the line is
+  erased first and redrawn later), so a bar never shares a line with output.
+
 Invariant: the display never writes to stdout.
 """
 
@@ -29,10 +37,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import IO, Any
+from typing import IO
 
 Tick = Callable[[int], None]
 REFRESH_S = 0.25
+DEFAULT_DELAY_S = 1.0
+DELAY_ENV = "VDPLACE_PROGRESS_DELAY"
+ERASE = "\r\x1b[K"  # back to column 0, erase to the end of the line
+BAR_WIDTH = 20
 
 
 def _no_tick(done: int) -> None:
@@ -40,80 +52,97 @@ def _no_tick(done: int) -> None:
 
 
 class _Display:
-    """One tqdm line on `stream` for a stack of nested stages; a thread keeps its clock moving."""
+    """One line on `stream` for a stack of nested stages; a thread draws it once the delay has passed."""
 
     def __init__(self, stream: IO[str], delay_s: float) -> None:
         self.stream = stream
         self.delay_s = delay_s
         self.names: list[str] = []
-        self.bar: Any = None
+        self.totals: list[int | None] = []
+        self.done: list[int] = []
         self.opened = 0.0
-        self.lock = threading.Lock()
+        self.drawn = False  # whether a line of ours is on the screen now
+        self.lock = threading.RLock()
         self.stopped = threading.Event()
+        self.thread: threading.Thread | None = None
 
     @contextmanager
     def stage(self, name: str, total: int | None) -> Iterator[Tick]:
-        outer = not self.names
-        self.names.append(name)
-        if outer:
-            self._open(total)
-        else:
-            self._relabel(total)
-        try:
-            yield self._tick
-        finally:
-            self.names.pop()
+        with self.lock:
+            outer = not self.names
+            self.names.append(name)
+            self.totals.append(total)
+            self.done.append(0)
             if outer:
-                self._close()
-            else:
-                self._relabel(None)
+                self.opened = time.monotonic()
+        if outer:
+            self.stopped.clear()
+            self.thread = threading.Thread(target=self._refresh_loop, name="vdplace-progress", daemon=True)
+            self.thread.start()
+        depth = len(self.names)
+        try:
+            yield lambda done: self._tick(depth, done)
+        finally:
+            if outer:
+                self.stopped.set()
+                if self.thread is not None:
+                    self.thread.join()
+                    self.thread = None
+            with self.lock:
+                del self.names[depth - 1 :], self.totals[depth - 1 :], self.done[depth - 1 :]
+                if outer:
+                    self.erase()
 
-    def _open(self, total: int | None) -> None:
-        from tqdm import tqdm
-
-        self.bar = tqdm(
-            total=total,
-            desc=" › ".join(self.names),
-            file=self.stream,
-            delay=self.delay_s,
-            leave=False,
-            ncols=_size(self.stream).columns,
-            nrows=_size(self.stream).lines,
-            mininterval=REFRESH_S,
-            bar_format=None if total else "{desc} [{elapsed}]",
-        )
-        self.opened = time.monotonic()
-        self.stopped.clear()
-        threading.Thread(target=self._refresh_loop, name="vdplace-progress", daemon=True).start()
-
-    def _relabel(self, total: int | None) -> None:
+    def _tick(self, depth: int, done: int) -> None:
         with self.lock:
-            bar = self.bar
-            bar.reset(total=total)
-            bar.bar_format = None if total else "{desc} [{elapsed}]"
-            bar.set_description_str(" › ".join(self.names), refresh=False)
-
-    def _close(self) -> None:
-        self.stopped.set()
-        with self.lock:
-            shown = time.monotonic() - self.opened >= self.delay_s
-            ncols = self.bar.ncols
-            self.bar.close()
-            self.bar = None
-        if shown:  # a relabelled bar forgets it was shown: erase the line here
-            self.stream.write("\r" + " " * ncols + "\r")
-            self.stream.flush()
-
-    def _tick(self, done: int) -> None:
-        with self.lock:
-            if self.bar is not None:
-                self.bar.n = done
+            if len(self.done) >= depth:
+                self.done[depth - 1] = done
 
     def _refresh_loop(self) -> None:
-        while not self.stopped.wait(REFRESH_S):
+        wait = min(REFRESH_S, self.delay_s)
+        while not self.stopped.wait(max(wait, 0.0)):
             with self.lock:
-                if self.bar is not None:
-                    self.bar.update(0)
+                left = self.opened + self.delay_s - time.monotonic()
+                if not self.names or self.stopped.is_set():
+                    return
+                if left <= 0:
+                    self._draw()
+                wait = REFRESH_S if left <= 0 else min(REFRESH_S, left)
+
+    def _draw(self) -> None:
+        line = render(self.names, self.totals, self.done, time.monotonic() - self.opened)
+        width = _size(self.stream).columns - 1  # never the last column: some terminals wrap there
+        self.stream.write("\r" + line[:width] + "\x1b[K")
+        self.stream.flush()
+        self.drawn = True
+
+    def erase(self) -> None:
+        """Remove the line from the screen if it is there (called with the lock held)."""
+        if self.drawn:
+            self.stream.write(ERASE)
+            self.stream.flush()
+            self.drawn = False
+
+
+def render(names: list[str], totals: list[int | None], dones: list[int], elapsed_s: float) -> str:
+    """The text of the line: the stages, the bar and count of the innermost stage that knows its total, the time."""
+    label = " › ".join(names)
+    clock = _clock(elapsed_s)
+    counted = [i for i, total in enumerate(totals) if total]
+    if not counted:
+        return f"{label} [{clock}]"
+    total, done = totals[counted[-1]] or 0, dones[counted[-1]]
+    done = max(0, min(done, total))
+    filled = round(BAR_WIDTH * done / total)
+    bar = "█" * filled + " " * (BAR_WIDTH - filled)
+    return f"{label} {100 * done // total:3d}%|{bar}| {done}/{total} [{clock}]"
+
+
+def _clock(seconds: float) -> str:
+    """``mm:ss``, or ``h:mm:ss`` past an hour."""
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
 def _size(stream: IO[str]) -> os.terminal_size:
@@ -140,13 +169,39 @@ def stage(name: str, total: int | None = None) -> Iterator[Tick]:
 
 
 @contextmanager
+def paused() -> Iterator[None]:
+    """Erase the line (when shown) and keep it off while the block writes output; it is redrawn afterwards."""
+    display = _ACTIVE.get()
+    if display is None:
+        yield
+        return
+    with display.lock:
+        display.erase()
+        yield
+
+
+def configured_delay() -> float:
+    """The delay before a line appears: ``VDPLACE_PROGRESS_DELAY`` seconds (a number >= 0), else one second."""
+    text = os.environ.get(DELAY_ENV, "").strip()
+    try:
+        value = float(text)
+    except ValueError:
+        return DEFAULT_DELAY_S
+    return value if value >= 0 else DEFAULT_DELAY_S
+
+
+@contextmanager
 def display(
-    enabled: bool = True, *, stream: IO[str] | None = None, delay_s: float = 1.0, force: bool = False
+    enabled: bool = True, *, stream: IO[str] | None = None, delay_s: float | None = None, force: bool = False
 ) -> Iterator[None]:
-    """Show the stages run inside this block on `stream` (stderr), when enabled and it is a terminal or `force`."""
+    """Show the stages run inside this block on `stream` (stderr), when enabled and it is a terminal or `force`.
+
+    `delay_s`: how long the outermost stage runs before the line appears (None: `configured_delay`).
+    """
     stream = sys.stderr if stream is None else stream
     on = enabled and (force or (hasattr(stream, "isatty") and stream.isatty()))
-    token = _ACTIVE.set(_Display(stream, delay_s) if on else None)
+    delay = configured_delay() if delay_s is None else delay_s
+    token = _ACTIVE.set(_Display(stream, delay) if on else None)
     try:
         yield
     finally:

@@ -356,8 +356,10 @@ class ExprParser:
                 data = np.asarray(value)
                 # TVM's defaults: Python ints are int32 and floats float32.
                 dtype = {"int64": "int32", "float64": "float32"}.get(str(data.dtype), str(data.dtype))
+                _check_range(value, data.dtype if dtype == str(data.dtype) else np.dtype(dtype), dtype)
                 data = data.astype(dtype)
             else:
+                _check_range(value, to_numpy(dtype), dtype)
                 data = np.asarray(value, dtype=to_numpy(dtype))
         except (ValueError, OverflowError, TypeError) as err:
             raise self.src.error(
@@ -467,3 +469,18 @@ def _is_numeric(value: Any, depth: int) -> bool:
     if isinstance(value, list) and depth < MAX_DEPTH:
         return all(_is_numeric(v, depth + 1) for v in value)
     return False
+
+
+def _check_range(value: object, target: np.dtype, dtype: str) -> None:
+    """`OverflowError` when an integer of `value` does not fit `target`, an integer dtype (`dtype` names it).
+
+    NumPy before 2.0 wraps such a value around (300 as int8 is 44), and every
+    NumPy wraps when the default int32 is applied to a Python int: the
+    constant would silently hold another number.
+    """
+    if target.kind not in "iu":
+        return
+    info = np.iinfo(target)
+    for item in np.asarray(value, dtype=object).ravel():
+        if isinstance(item, (int, np.integer)) and not isinstance(item, bool) and not info.min <= item <= info.max:
+            raise OverflowError(f"Python integer {item} out of bounds for {dtype}")

@@ -1,12 +1,22 @@
-"""The HTML report of a successful placement: devices, copies and the bytes they move.
+"""The HTML report of a successful placement: the program drawn by device, memory, devices, copies.
 
 The counterpart of the conflict page (`placement.report.html`) for a module
-that places: one self-contained page (inline CSS, no script) with a summary
-(sites, copies, bytes copied across physical devices, the part made from
-hints), one row per declared vdevice (target, device, sites placed there,
-bytes copied in and out) and one row per copy in program order.  What the
-page shows comes from `Placement.copies`, `Placement.assignment` and
-`Placement.stats` only, so it agrees with ``vdplace place --json``.
+that places: one self-contained page (inline CSS and SVG, no script) with
+
+- a summary (sites, copies, bytes copied across physical devices, the part
+  made from hints) and a legend of the devices' colours;
+- the program: each function as a graph whose ops are coloured by the
+  device they run on and whose copies are edges labelled with their bytes
+  (`placement.report.program_graph`);
+- each device's memory: the bytes of the parameters placed there, of the
+  values computed there and of the copies into it, as bars to one scale
+  (and, for a cost-aware placement, the plan's memory and limit);
+- one row per declared vdevice (target, device, sites placed there, bytes
+  copied in and out) and one row per copy in program order.
+
+The numbers come from `Placement.copies`, `Placement.assignment`,
+`Placement.constraints` and `Placement.stats`, so they agree with
+``vdplace place --json``; the graph reads the placed module.
 """
 
 from __future__ import annotations
@@ -17,7 +27,9 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from vdplace.ir.printer import format_target
+from vdplace.ir.units import format_bytes
 from vdplace.ir.vdevice import VDevice, vdevice_name
+from vdplace.placement.report.program_graph import MAX_NODES, colour, program_graph, render_svg
 
 if TYPE_CHECKING:
     from vdplace.placement.api import Placement
@@ -29,6 +41,15 @@ table { border-collapse: collapse; background: #fff; }
 th, td { border: 1px solid #ddd; padding: 0.3em 0.8em; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; }
+.legend span.swatch { display: inline-block; width: 0.9em; height: 0.9em; border-radius: 2px;
+  vertical-align: -0.1em; margin: 0 0.3em 0 1em; }
+.scroll { overflow-x: auto; max-width: 100%; }
+svg.program-graph { background: #fff; border: 1px solid #ddd; border-radius: 4px; }
+svg text { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; fill: #1d1d1f; }
+svg text.op { font-size: 11px; fill: #555; }
+svg text.bytes { font-size: 11px; font-weight: bold; }
+table.memory td.bar { width: 32em; }
+.bar span { display: inline-block; height: 1.1em; vertical-align: middle; }
 """
 
 
@@ -46,6 +67,11 @@ def placement_html(result: Placement, filename: str | None = None, title: str | 
     body = [
         f"<h1>{escape(title)}</h1>",
         f"<p>{escape(summary)}</p>",
+        _legend(vdevices),
+        "<h2>Program</h2>",
+        _program(result),
+        "<h2>Memory per device</h2>",
+        _memory(result, vdevices),
         "<h2>Devices</h2>",
         _devices_table(result, vdevices),
         "<h2>Copies</h2>",
@@ -57,6 +83,72 @@ def placement_html(result: Placement, filename: str | None = None, title: str | 
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
+
+
+def _legend(vdevices: Sequence[VDevice]) -> str:
+    """The colour of each vdevice, as the graph and the memory bars use it."""
+    items = [
+        f'<span class="swatch" style="background:{colour(i)}"></span><code>{escape(vdevice_name(vdevices, v))}</code>'
+        for i, v in enumerate(vdevices)
+    ]
+    items.append(f'<span class="swatch" style="background:{colour(None)}"></span>unplaced')
+    return f'<p class="legend">Devices:{"".join(items)}</p>'
+
+
+def _program(result: Placement) -> str:
+    """Each function as a graph (at most `program_graph.MAX_FUNCTIONS` of them)."""
+    graph = program_graph(result.module, result.copies)
+    vdevices = result.module.vdevices
+    parts = []
+    for fn in graph.functions:
+        note = ""
+        if fn.merged:
+            note = f" (over {MAX_NODES} nodes: each run of ops on one device is one box)"
+        if fn.hidden:
+            note += f"; {fn.hidden} more boxes not drawn"
+        parts.append(f"<h3><code>{escape(fn.name)}</code>{escape(note)}</h3>")
+        parts.append(f'<div class="scroll">{render_svg(fn, vdevices)}</div>')
+    if graph.hidden_functions:
+        parts.append(f"<p>{graph.hidden_functions} more functions not drawn.</p>")
+    return "\n".join(parts)
+
+
+def _memory(result: Placement, vdevices: Sequence[VDevice]) -> str:
+    """Per vdevice: bytes of the parameters and computed values placed there and of the copies into it."""
+    site_vdevices = result.constraints.vdevices
+    params: Counter[VDevice] = Counter()
+    values: Counter[VDevice] = Counter()
+    for site, a in zip(result.constraints.sites, result.assignment, strict=True):
+        if a is not None and site.kind != "return":
+            (params if site.kind == "param" else values)[site_vdevices[a]] += site.nbytes
+    copied: Counter[VDevice] = Counter()
+    for copy in result.copies:
+        copied[copy.dst] += copy.nbytes if copy.physical else 0
+    totals = {v: params[v] + values[v] + copied[v] for v in vdevices}
+    scale = max(totals.values(), default=0) or 1
+    plan = result.cost
+    rows = []
+    for i, v in enumerate(vdevices):
+        name = vdevice_name(vdevices, v)
+        parts = [(params[v], "ff", "parameters"), (values[v], "99", "computed values"), (copied[v], "44", "copied in")]
+        bar = "".join(
+            f'<span style="width:{32 * n / scale:.2f}em;background:{colour(i)}{alpha}" '
+            f'title="{escape(what)}: {format_bytes(n)}"></span>'
+            for n, alpha, what in parts
+            if n
+        )
+        text = f"{format_bytes(totals[v])}: parameters {format_bytes(params[v])}, computed {format_bytes(values[v])}"
+        text += f", copied in {format_bytes(copied[v])}"
+        if plan is not None and name in plan.memory:
+            limit = plan.limits.get(name)
+            text += f"; the plan's memory {format_bytes(plan.memory[name])}"
+            text += f" of a {format_bytes(limit)} limit" if limit is not None else ""
+        rows.append(
+            f'<tr><td><code>{escape(name)}</code></td><td class="bar"><span class="bar">{bar}</span></td>'
+            f"<td>{escape(text)}</td></tr>"
+        )
+    head = "<tr><th>vdevice</th><th>tensors placed there (all at once)</th><th>bytes</th></tr>"
+    return '<table class="memory">\n' + head + "\n" + "\n".join(rows) + "\n</table>"
 
 
 def _devices_table(result: Placement, vdevices: Sequence[VDevice]) -> str:

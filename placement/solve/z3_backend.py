@@ -101,7 +101,10 @@ def _optimize(problem: Problem, encoding: str) -> BackendResult:
     ctx = z3.Context()
     enc = _Encoder(max(1, problem.num_devices), encoding, ctx)
     opt = z3.Optimize(ctx=ctx)
-    opt.set("random_seed", 0)
+    try:
+        opt.set("random_seed", 0)
+    except z3.Z3Exception:  # Z3 before 5.1 takes no seed for Optimize; its own is fixed
+        pass
     if problem.timeout_ms is not None:
         opt.set("timeout", int(problem.timeout_ms))
     variables = {c: enc.var(f"c{c}") for c in problem.classes}

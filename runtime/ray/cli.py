@@ -1,13 +1,15 @@
-"""``vdplace run --ray [ADDRESS]``: the run on Ray (the options are parsed in `vdplace.cli`).
+"""``vdplace run --ray[=ADDRESS]``: the run on Ray (the options are parsed in `vdplace.cli`).
 
-- ``--ray``: start a local Ray cluster; ``--ray ADDRESS``: join that cluster
-  (``auto``, ``ray://host:10001``, ``host:6379``);
+- ``--ray``: start a local Ray cluster; ``--ray=ADDRESS``: join that cluster
+  (``auto``, ``ray://host:10001``, ``host:6379``; the value is attached, so
+  ``--ray model.py`` reads model.py as the module);
 - ``--actor VDEVICE=KIND[@NODE]`` (repeatable): the actor of a vdevice:
   ``cpu``, ``sim`` or ``gpu``, on the node with IP NODE;
 - ``--microbatches K``: stream K micro-batches, results concatenated: the
   runtime inputs are split along axis 0, weights and flags are the same in
   each (`runtime.batch`); random inputs are drawn as one batch of K;
-- ``--timeout S``: the run ends with an error after S seconds; ``--retries N``.
+- ``--timeout S``: the run ends with an error after S seconds (starting the
+  actors included); ``--retries N``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from vdplace.ir import ParseError
 from .spec import KINDS, ActorSpec
 
 LOCAL = "local"  # what `--ray` without an address means
+START_TIMEOUT_S = 120.0  # how long actors may take to start, unless --timeout is shorter
 
 
 def actor_specs(entries: Sequence[str]) -> dict[str, ActorSpec]:
@@ -57,13 +60,21 @@ def execute(
         raise ParseError("--microbatches must be >= 1, --retries >= 0 and --timeout > 0")
     address = None if args.ray == LOCAL else args.ray
     specs = actor_specs(args.actor)
+    # --timeout bounds the whole run, the actors' start included (an actor no node can hold fails within it).
+    start_timeout = min(START_TIMEOUT_S, args.timeout)
     fn = executable[args.entry]
     try:
         batches = split_batch(fn.params, fn.param_sinfo, fn.num_input, draw(k), k)
     except BatchError as err:
         raise ParseError(f"--microbatches {k}: {err}") from None
     RayExecutor = load_executor().RayExecutor  # noqa: N806
-    options = {"address": address, "timeout": args.timeout, "retries": args.retries, "memory": memory}
+    options = {
+        "address": address,
+        "timeout": args.timeout,
+        "retries": args.retries,
+        "memory": memory,
+        "start_timeout": start_timeout,
+    }
     with RayExecutor(executable, specs, **options) as executor:
         results = executor.run_many(args.entry, batches, args.profile)
         table = executor.profile.table() if args.profile and executor.profile is not None else ""

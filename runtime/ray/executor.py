@@ -46,7 +46,7 @@ from .errors import ActorDied, RayRunError, RunTimeout
 from .faults import Tracker
 from .profile import ActorFigures, RayProfile, instruction_rows
 from .schedule import schedule
-from .spec import ActorPlan, SpecLike, plan_actors
+from .spec import ActorPlan, SpecLike, check_gpus, plan_actors
 
 _RETRIABLE = (ActorDied, RunTimeout)
 _MISSING = object()
@@ -86,6 +86,8 @@ class RayExecutor:
         self._frames = {name: _input_frame(fn) for name, fn in executable.functions.items()}
         self._ids = itertools.count()
         connect(address, int(sum(p.spec.num_cpus for p in self.plans) + 0.999), ray_init, min(self.start_timeout, 10))
+        if address is None:  # a local cluster: what it has now is all it will ever have
+            check_gpus(self.plans, ray.cluster_resources().get("GPU", 0))
         self._actor_class = ray.remote(VDeviceActor)
         self._executable_ref = ray.put(executable)
         self._actors: list[Any] = []

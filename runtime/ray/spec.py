@@ -124,3 +124,18 @@ def plan_actors(
         plans.append(ActorPlan(phys, members, tuple(vdevice_name(vdevices, vdevices[i]) for i in members), spec))
     actor_of = [order.index(v.physical) for v in vdevices]
     return plans, actor_of
+
+
+def check_gpus(plans: Sequence[ActorPlan], cluster_gpus: float) -> None:
+    """`DeviceUnavailable` at once when the actors ask for more GPUs than the cluster has (`cluster_gpus`).
+
+    For a cluster started here, where no node can join later: waiting for a GPU
+    that no node has would only end at the start timeout.
+    """
+    wanted = [p for p in plans if p.spec.kind == "gpu"]
+    if len(wanted) > cluster_gpus:
+        labels = ", ".join(p.label for p in wanted)
+        raise DeviceUnavailable(
+            f"the actor(s) of {labels} need {len(wanted)} GPU(s) and the Ray cluster has {cluster_gpus:g}; "
+            "give them a simulated device instead (--actor VDEVICE=sim) or join a cluster with GPUs (--ray=ADDRESS)"
+        )

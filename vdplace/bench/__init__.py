@@ -13,12 +13,30 @@ constrained class, and prints the solve phase of each.
 Each measurement runs in a fresh child interpreter (`vdplace.bench.measure`),
 so the peak resident memory belongs to that run alone; ``--tracemalloc`` adds
 Python's own peak allocation (slower).
+
+The names below are imported when first used, so that the command line's
+parser (`vdplace.bench.cli.add_options`) does not import vdplace.ir.
 """
 
-from vdplace.bench.cli import main
-from vdplace.bench.generators import FAMILIES, GENERATORS
-from vdplace.bench.measure import run_one, run_tvm_one
-from vdplace.bench.plot import plot
-from vdplace.bench.runner import compare_encodings, run
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "main": "cli",
+    "FAMILIES": "names",
+    "GENERATORS": "generators",
+    "run_one": "measure",
+    "run_tvm_one": "measure",
+    "plot": "plot",
+    "compare_encodings": "runner",
+    "run": "runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'vdplace.bench' has no attribute {name!r}")
+    return getattr(import_module(f"vdplace.bench.{_WHERE[name]}"), name)
+
 
 __all__ = ["FAMILIES", "GENERATORS", "compare_encodings", "main", "plot", "run", "run_one", "run_tvm_one"]

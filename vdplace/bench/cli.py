@@ -1,48 +1,60 @@
-"""``vdplace bench``: the command line of the placement benchmarks."""
+"""``vdplace bench``: the command line of the placement benchmarks.
+
+`add_options` declares the options (``vdplace bench`` and
+``benchmarks/bench_place.py`` share them); `run_command` runs them with the
+command line's `Output`: the aligned table (or, with ``--json``, one JSON
+document, ``docs/schemas/vdplace-bench.json``) as the result, a progress line
+on a terminal while the measurements run, ``--plot`` checked before anything
+is measured.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import io
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from vdplace.bench.generators import FAMILIES, GENERATORS
-from vdplace.bench.plot import plot
-from vdplace.bench.runner import ENCODINGS, compare_encodings, encoding_option, run
+from vdplace import progress
+from vdplace.bench.names import ENCODINGS, FAMILIES, GENERATOR_NAMES
+from vdplace.cli_output import Failure, Output
+from vdplace.cli_parser import positive_int
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000, 300_000)
+SCHEMA = "vdplace-bench/1"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="vdplace bench", description="Placement benchmarks: time and memory per phase.")
-    ap.add_argument("--family", nargs="+", choices=list(GENERATORS), default=list(FAMILIES))
-    ap.add_argument("--sizes", nargs="+", type=int, default=list(DEFAULT_SIZES))
-    ap.add_argument("--plot", metavar="PNG", help="write a plot of time against bindings (needs matplotlib)")
-    ap.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
+def add_options(ap: argparse.ArgumentParser) -> None:
+    """The benchmark's options (``--json``, ``-o`` and ``--color`` come with the command, `vdplace.cli._command`)."""
+    ap.add_argument(
+        "--family",
+        nargs="+",
+        choices=list(GENERATOR_NAMES),
+        default=list(FAMILIES),
+        metavar="NAME",
+        help=f"module families to build: {', '.join(GENERATOR_NAMES)} (default: {' '.join(FAMILIES)})",
+    )
+    ap.add_argument(
+        "--sizes",
+        nargs="+",
+        type=positive_int,
+        default=list(DEFAULT_SIZES),
+        metavar="N",
+        help=f"about how many bindings each module has (default: {' '.join(map(str, DEFAULT_SIZES))})",
+    )
+    ap.add_argument("--plot", metavar="PNG", help="also write a plot of time against bindings (needs matplotlib)")
     ap.add_argument("--no-tvm", action="store_true", help="skip TVM even when it is installed")
     ap.add_argument("--tracemalloc", action="store_true", help="also report Python's peak allocation (slow)")
     ap.add_argument("--encoding", choices=ENCODINGS, default=None, help="Z3 encoding of a device variable")
     ap.add_argument("--no-propagate", action="store_true", help="let Z3 decide every constrained class")
     ap.add_argument("--encodings", action="store_true", help="compare Z3's bit-vector and EnumSort encodings")
-    return ap
-
-
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The options; sizes must be positive.  A leading ``--`` (``vdplace bench -- --family chain``) is dropped."""
-    ap = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["--"]:
-        argv = argv[1:]
-    args = ap.parse_args(argv)
-    if any(n <= 0 for n in args.sizes):
-        ap.error("sizes must be positive")
-    return args
 
 
 def place_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments for `place()` the options ask for."""
+    from vdplace.bench.runner import encoding_option
+
     options: dict[str, Any] = {}
     if args.encoding:
         options.update(encoding_option(args.encoding))
@@ -51,18 +63,66 @@ def place_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmarks `argv` asks for (default: ``sys.argv[1:]``); the exit status, 0."""
-    args = parse_args(argv)
-    if args.encodings:
-        results = compare_encodings(args.family, args.sizes)
-    else:
-        tvm = False if args.no_tvm else None
-        results = run(args.family, args.sizes, tvm=tvm, use_tracemalloc=args.tracemalloc, options=place_options(args))
+class _Rows(io.StringIO):
+    """The table as it is measured: each row to stdout at once (nothing kept), never on the progress line."""
+
+    def write(self, text: str) -> int:
+        with progress.paused():
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        return len(text)
+
+
+def run_command(args: argparse.Namespace, out: Output) -> int:
+    """Run the benchmarks `args` asks for; the table or the JSON document as the result.  Exit status 0."""
+    if args.plot:
+        if args.encodings:
+            raise Failure("--plot draws placement times; it cannot be combined with --encodings", "usage")
+        from vdplace.bench.plot import require_matplotlib
+
+        require_matplotlib()
+    from vdplace.bench.runner import compare_encodings, run
+
+    streaming = not args.json and not (args.output and args.output != "-")
+    table = _Rows() if streaming else io.StringIO()
+    try:
+        with progress.display(enabled=not args.json):
+            if args.encodings:
+                results = compare_encodings(args.family, args.sizes, out=table)
+            else:
+                tvm = False if args.no_tvm else None
+                results = run(
+                    args.family,
+                    args.sizes,
+                    tvm=tvm,
+                    use_tracemalloc=args.tracemalloc,
+                    options=place_options(args),
+                    out=table,
+                )
+    except RuntimeError as err:  # a measurement's child interpreter printed no result
+        lines = [line for line in str(err).splitlines() if line.strip()]
+        message = f"{lines[0].rstrip(':')}: {lines[-1].strip()}" if len(lines) > 1 else str(err)
+        raise Failure(message, "run") from None
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    if args.plot and not args.encodings:
+        out.document({"schema": SCHEMA, "kind": "encodings" if args.encodings else "placement", "rows": results})
+    elif not streaming:
+        out.result(table.getvalue())
+    if args.plot:
+        from vdplace.bench.plot import plot
+
         plot(results, args.plot)
-        print(f"wrote {args.plot}")
+        out.diagnostic(f"wrote {args.plot}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``benchmarks/bench_place.py``: the benchmarks with `argv` (default: ``sys.argv[1:]``); the exit status."""
+    from vdplace.cli import main as vdplace_main
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    return vdplace_main(["bench", *argv])
+
+
+__all__ = ["add_options", "main", "place_options", "run_command"]

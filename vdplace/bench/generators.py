@@ -24,7 +24,6 @@ from collections.abc import Callable
 
 from vdplace.ir import DeviceSpec, FunctionBuilder, IRModule, ModuleBuilder, Var, VDevice, tensor
 
-FAMILIES = ("chain", "two_chains", "transformer", "many_functions")
 SHAPE = (16, 16)
 BLOCK = 12  # bindings per transformer block (13 for a hinted block, 14 with the positional hint)
 PER_FUNCTION = 10  # bindings per callee of many_functions

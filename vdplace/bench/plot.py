@@ -10,18 +10,27 @@ from vdplace.bench.runner import PHASES
 PHASE_STYLES = dict(zip(PHASES, [(0, (1, 1)), (0, (3, 1)), (0, (5, 2, 1, 2)), (0, (1, 3)), (0, (6, 2))], strict=True))
 
 
+def require_matplotlib() -> None:
+    """Check, before any benchmark runs, that `plot` can draw: a bad-input `Failure` with the install hint if not."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        from vdplace.cli_output import Failure
+
+        raise Failure("--plot needs matplotlib, which is not installed: pip install 'vdplace[bench]'") from None
+
+
 def plot(results: Sequence[dict[str, Any]], path: str) -> None:
     """Write a PNG to `path`: per family, place() total, each phase, and TVM when measured.
 
-    Raises SystemExit with an install hint when matplotlib is missing.
+    Raises `Failure` with an install hint when matplotlib is missing (`require_matplotlib`).
     """
-    try:
-        import matplotlib
+    require_matplotlib()
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise SystemExit("--plot needs matplotlib: pip install 'vdplace[bench]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(10, 6.5))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, family in enumerate(sorted({r["family"] for r in results})):

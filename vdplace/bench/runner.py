@@ -1,4 +1,9 @@
-"""Run the benchmark grid, one child interpreter per measurement, printing a Markdown table row by row."""
+"""Run the benchmark grid, one child interpreter per measurement, printing an aligned table row by row.
+
+The table is Markdown whose cells are padded to fixed widths (`vdplace.bench.table`),
+so the rows line up as they arrive; a progress line (``bench › chain 100,000``)
+shows on a terminal while a measurement runs.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from vdplace import progress
 from vdplace.bench.measure import measure, tvm_available
+from vdplace.bench.names import ENCODINGS
+from vdplace.bench.table import Table
 
 PHASES = ("extract", "collapse", "solve", "check", "realize")
-ENCODINGS = ("bv", "enum")
 
 
 def encoding_option(encoding: str) -> dict[str, str]:
@@ -40,14 +47,18 @@ def run(
     if tvm is None:
         tvm = tvm_available()
     results = []
-    print(header(tvm), file=out, flush=True)
-    for family in families:
-        for n in sizes:
-            row = measure("vdplace", family, n, options, timeout)
-            if tvm:
-                row.update(measure_tvm(family, n, timeout))
+    table = placement_table(tvm)
+    print(table.header(), file=out, flush=True)
+    grid = [(family, n) for family in families for n in sizes]
+    with progress.stage("bench", total=len(grid)) as tick:
+        for done, (family, n) in enumerate(grid):
+            tick(done)
+            with progress.stage(f"{family} {n:,}"):
+                row = measure("vdplace", family, n, options, timeout)
+                if tvm:
+                    row.update(measure_tvm(family, n, timeout))
             results.append(row)
-            print(table_row(row, tvm), file=out, flush=True)
+            print(table.row(table_cells(row, tvm)), file=out, flush=True)
     return results
 
 
@@ -60,17 +71,17 @@ def measure_tvm(family: str, n: int, timeout: float) -> dict[str, Any]:
     return {"tvm_s": theirs["tvm_s"], "tvm_peak_rss_mb": theirs["peak_rss_mb"]}
 
 
-def header(tvm: bool) -> str:
-    """The table's header and separator lines."""
+def placement_table(tvm: bool) -> Table:
+    """The columns of the placement table (TVM's two when it is timed)."""
     cols = ["family", "bindings", "place s"] + [f"{p} s" for p in PHASES] + ["us/bind", "peak MB", "z3 vars"]
     if tvm:
         cols += ["TVM s", "TVM/place"]
-    return " | ".join(cols) + "\n" + " | ".join("---" for _ in cols)
+    return Table(cols, widths={"family": 17, "bindings": 9})
 
 
-def table_row(r: dict[str, Any], tvm: bool) -> str:
-    """One measurement as a table row."""
-    cells = [r["family"], str(r["bindings"]), f"{r['place_s']:.3f}"]
+def table_cells(r: dict[str, Any], tvm: bool) -> list[str]:
+    """One measurement as the cells of a table row."""
+    cells = [r["family"], f"{r['bindings']:,}", f"{r['place_s']:.3f}"]
     cells += [f"{r['phases'].get(p, 0.0):.3f}" for p in PHASES]
     cells += [f"{1e6 * r['place_s'] / max(1, r['bindings']):.1f}", f"{r['peak_rss_mb']:.0f}", str(r["z3_variables"])]
     if tvm:
@@ -78,7 +89,7 @@ def table_row(r: dict[str, Any], tvm: bool) -> str:
             cells += [f"{r['tvm_s']:.3f}", f"{r['tvm_s'] / r['place_s']:.2f}x"]
         else:
             cells += ["error", "-"]
-    return " | ".join(cells)
+    return cells
 
 
 def compare_encodings(
@@ -87,13 +98,20 @@ def compare_encodings(
     """Solve time of each Z3 encoding with propagation off (Z3 decides every constrained class)."""
     out = out or sys.stdout
     rows = []
-    print("family | bindings | classes | z3 vars | soft | bv solve s | enum solve s | enum/bv", file=out)
-    print(" | ".join("---" for _ in range(8)), file=out, flush=True)
-    for family in families:
-        for n in sizes:
-            bv, enum = (
-                measure("vdplace", family, n, {"propagate": False, **encoding_option(e)}, timeout) for e in ENCODINGS
-            )
+    table = Table(
+        ["family", "bindings", "classes", "z3 vars", "soft", "bv solve s", "enum solve s", "enum/bv"],
+        widths={"family": 17, "bindings": 9},
+    )
+    print(table.header(), file=out, flush=True)
+    grid = [(family, n) for family in families for n in sizes]
+    with progress.stage("bench --encodings", total=len(grid)) as tick:
+        for done, (family, n) in enumerate(grid):
+            tick(done)
+            with progress.stage(f"{family} {n:,}"):
+                bv, enum = (
+                    measure("vdplace", family, n, {"propagate": False, **encoding_option(e)}, timeout)
+                    for e in ENCODINGS
+                )
             row = {
                 "family": family,
                 "bindings": bv["bindings"],
@@ -104,12 +122,12 @@ def compare_encodings(
                 "enum_solve_s": enum["phases"]["solve"],
             }
             rows.append(row)
-            print(encoding_row(row), file=out, flush=True)
+            print(table.row(encoding_cells(row)), file=out, flush=True)
     return rows
 
 
-def encoding_row(row: dict[str, Any]) -> str:
-    """One row of the encodings table."""
+def encoding_cells(row: dict[str, Any]) -> list[str]:
+    """The cells of one row of the encodings table."""
     ratio = row["enum_solve_s"] / max(row["bv_solve_s"], 1e-9)
-    cells = [row["family"], *(str(row[k]) for k in ("bindings", "classes", "z3_variables", "z3_soft"))]
-    return " | ".join([*cells, f"{row['bv_solve_s']:.3f}", f"{row['enum_solve_s']:.3f}", f"{ratio:.2f}x"])
+    cells = [row["family"], f"{row['bindings']:,}", *(str(row[k]) for k in ("classes", "z3_variables", "z3_soft"))]
+    return [*cells, f"{row['bv_solve_s']:.3f}", f"{row['enum_solve_s']:.3f}", f"{ratio:.2f}x"]

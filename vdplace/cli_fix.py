@@ -15,56 +15,66 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from vdplace import progress
-from vdplace.cli import EXIT_CONFLICT, EXIT_OK
+from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Output
 
 if TYPE_CHECKING:
     from vdplace.ir import IRModule
 
+FIX_SCHEMA = "vdplace-fix/1"
 
-def add_fix_command(sub: Any) -> None:
-    """The `fix` sub-command and its arguments, on the `vdplace` parser's sub-parsers `sub`."""
-    fix = sub.add_parser("fix", help="apply the first checked fix of every conflict, until the module places")
+
+def add_fix_options(fix: Any) -> None:
+    """The arguments of `fix` beyond the common ones (``-o``, ``--json``, ``--color``)."""
     fix.add_argument("file", help="a TVMScript module (.py), or - for stdin")
-    where = fix.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output", metavar="FILE", help="write the fixed module to FILE, not stdout")
-    where.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself (as ruff --fix does)")
+    fix.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself (as ruff --fix does)")
     fix.add_argument("--strict", action="store_true", help="make hint_on_device a hard constraint")
     fix.add_argument(
         "--specialize", action="store_true", help="clone functions per device signature instead of fixing those"
     )
-    fix.set_defaults(func=cmd_fix)
 
 
-def cmd_fix(args: argparse.Namespace) -> int:
+def cmd_fix(args: argparse.Namespace, out: Output) -> int:
     """`vdplace fix`: fix, write the text, report each applied fix and any conflict left (module docstring)."""
     from vdplace import ir, placement
-    from vdplace.placement.report import render_text
+    from vdplace.placement.report import render_json, render_text
     from vdplace.placement.report.autofix import fix_text
 
-    if args.in_place and args.file == "-":
-        raise ir.ParseError("-i rewrites FILE itself: it cannot take - (stdin)")
+    if args.in_place and (args.file == "-" or args.output):
+        raise ir.ParseError("-i rewrites FILE itself: it takes neither - (stdin) nor -o")
     name = "<stdin>" if args.file == "-" else args.file
     text = read_text(args.file)
 
     def place(mod: IRModule) -> object:
         return placement.place(mod, strict_hints=args.strict, specialize=args.specialize)
 
-    with progress.display(enabled=True), progress.stage("fix"):
+    with progress.display(enabled=not args.json), progress.stage("fix"):
         result = fix_text(text, name, place)
-    output = args.file if args.in_place else args.output
-    if output:
-        write_text(output, result.text)
-    else:
-        sys.stdout.write(result.text)
+    status = EXIT_OK if result.remaining is None else EXIT_FAILED
+    if args.in_place:
+        write_text(args.file, result.text)
+    if args.json:
+        out.document(
+            {
+                "schema": FIX_SCHEMA,
+                "status": "fixed" if status == EXIT_OK else "conflict",
+                "file": name,
+                "text": result.text,
+                "applied": [applied.describe(name) for applied in result.applied],
+                "conflicts": None if result.remaining is None else render_json(result.remaining),
+            }
+        )
+        return status
+    if not args.in_place:
+        out.result(result.text)
     for applied in result.applied:
-        print(f"fixed: {applied.describe(name)}", file=sys.stderr)
+        out.diagnostic(f"fixed: {applied.describe(name)}")
     if result.remaining is not None:
-        print(render_text(result.remaining, color=None), end="", file=sys.stderr)
-        print("error: a conflict has no fix that applies; the text written has the fixes that do", file=sys.stderr)
-        return EXIT_CONFLICT
+        out.diagnostic(render_text(result.remaining, color=None))
+        out.diagnostic("error: a conflict has no fix that applies; the text written has the fixes that do")
+        return status
     done = f"{len(result.applied)} fix(es) applied" if result.applied else "nothing to fix"
-    print(f"{done}: the module places", file=sys.stderr)
-    return EXIT_OK
+    out.diagnostic(f"{done}: the module places")
+    return status
 
 
 def write_text(path: str, text: str) -> None:
