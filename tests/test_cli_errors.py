@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.test_fix import UNFIXABLE, unfixable_ops  # noqa: F401  (the fixture is used by name)
 from vdplace import cli
 from vdplace.cli import COMMON_STATUSES, EXIT_STATUSES, build_parser, exit_statuses, main
 
@@ -200,7 +201,7 @@ def _statuses(tmp_path) -> dict[tuple[str, int], list[str]]:
         ("run", 1): ["run", EXAMPLES / "rfc_hint_copy.py"],  # its GPU, neither here nor simulated
         ("run", 2): ["run", tmp_path / "missing.py"],
         ("fix", 0): ["fix", "-o", tmp_path / "fixed.py", EXAMPLES / "conflict_add.py"],
-        ("fix", 1): ["fix", EXAMPLES / "specialize_helper.py"],  # its only way out is --specialize
+        ("fix", 1): ["fix", tmp_path / "unfixable.py"],  # a cycle through two ops that cannot move: no fix
         ("fix", 2): ["fix", tmp_path / "missing.py"],
         ("calibrate", 0): ["calibrate", "--repeat", "1", "-o", tmp_path / "costs.json", EXAMPLES / "rfc_hint_copy.py"],
         ("calibrate", 2): ["calibrate", tmp_path / "missing.py"],
@@ -211,8 +212,10 @@ def _statuses(tmp_path) -> dict[tuple[str, int], list[str]]:
     }
 
 
+@pytest.mark.usefixtures("unfixable_ops")
 def test_every_documented_exit_status_happens(capsys, monkeypatch, tmp_path):
     cases = _statuses(tmp_path)
+    (tmp_path / "unfixable.py").write_text(UNFIXABLE)
     documented = {(c, s) for c, rows in EXIT_STATUSES.items() for s, _ in rows if c != "run --ray"}
     assert set(cases) == documented
     import vdplace.bench.runner as runner
