@@ -270,18 +270,20 @@ def _fit(device: str, times: dict[str, float], ops: dict[str, OpInfo], warnings:
         return default, "default"
     overhead = min(times.values())
     found: dict[str, float] = {}
-    for field, what, unit in (("flops", "FLOP", "GFLOP/s"), ("bandwidth", "byte", "GB/s")):
+    small: list[str] = []
+    for field, unit in (("flops", "GFLOP/s"), ("bandwidth", "GB/s")):
         rates = [(_work(ops[k], field) / t, k, t) for k, t in times.items() if t > 0 and _work(ops[k], field) > 0]
         if not rates:
             continue
         rate, key, seconds = max(rates)
         found[field] = rate
         if seconds < SMALL_OP_FACTOR * overhead:
-            warnings.append(
-                f"{device}: ops too small to fit a roofline: the best {what} rate, {rate / 1e9:.3g} {unit}, "
-                f"comes from {key}, a call of {seconds * 1e6:.3g} us, under {SMALL_OP_FACTOR}x the fastest call "
-                f"({overhead * 1e6:.3g} us): overhead dominates it, so the fitted {field} is a lower bound"
-            )
+            small.append(f"{field} {rate / 1e9:.3g} {unit} from {key}, a call of {seconds * 1e6:.3g} us")
+    if small:
+        warnings.append(
+            f"{device}: ops too small to fit a roofline: {'; '.join(small)}: under {SMALL_OP_FACTOR}x the fastest "
+            f"call ({overhead * 1e6:.3g} us), overhead more than work, so these fitted rates are lower bounds"
+        )
     roof = Roof(found.get("flops", default.flops), found.get("bandwidth", default.bandwidth), overhead)
     origins = {field: "measured" if field in found or field == "overhead" else "default" for field in ROOF_FIELDS}
     same = set(origins.values())

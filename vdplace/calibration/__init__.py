@@ -20,6 +20,7 @@ reach (timed on made-up inputs).  This package composes `runtime` and
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -65,6 +66,7 @@ def calibrate_program(
         raise ValueError(f"values must be 'program' or 'made-up', got {values!r}")
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
+    start = time.perf_counter()
     found = None
     note = f"made up (values={values!r}): no reference run"
     if values == "program":
@@ -92,6 +94,7 @@ def calibrate_program(
 
         with RayDevices(mod.vdevices, ray_actors, address=ray_address) as ray_devices:
             result = calibrate(mod, timers=ray_devices.timers, links=ray_devices.links(repeat), **options)
+    result.seconds = time.perf_counter() - start  # the reference run, Ray's start and the links included
     result.model.about["inputs"] = note
     if found is not None:
         result.model.about["reference run"] = f"{entry}, with the NumPy reference interpreter"
