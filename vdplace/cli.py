@@ -311,45 +311,21 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    """`vdplace calibrate`: time the op calls on the program's values on the run's devices (`vdplace.calibration`).
-
-    The table's JSON goes to --out (else stdout), a summary on stderr.  A reference run that fails is
-    bad input (exit 2); Ray actors that cannot start are a device error (exit 1).
-    """
+    """`vdplace calibrate` (`vdplace.calibration.cli`): the table's JSON to --out (else stdout), a summary on stderr."""
     from vdplace import ir, runtime
-    from vdplace.calibration import calibrate_program
+    from vdplace.calibration.cli import calibrate
 
     with progress.display(enabled=True):
         mod = _with_vdevices(_read_module(args.file), args.vdevice)
         if args.entry not in mod:
             raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
         params = None if args.params is None else _read_npz(args.params, "cannot bind --params")
-        inputs = (
-            None if args.inputs == "random" or args.values == "made-up" else _load_inputs(args.inputs, mod, args.entry)
-        )
-        ray_actors, ray_address = None, None
-        if args.ray is not None:
-            from vdplace.runtime.ray.cli import LOCAL, actor_specs
-
-            ray_actors, ray_address = actor_specs(args.actor), None if args.ray == LOCAL else args.ray
-        elif args.actor:
-            raise ir.ParseError("--actor needs --ray")
+        given = args.inputs != "random" and args.values == "program"
+        inputs = _load_inputs(args.inputs, mod, args.entry) if given else None
         with progress.stage("calibrate"):
             try:
-                result = calibrate_program(
-                    mod,
-                    inputs,
-                    entry=args.entry,
-                    params=params,
-                    values=args.values,
-                    ray_actors=ray_actors,
-                    ray_address=ray_address,
-                    repeat=args.repeat,
-                    inputs_note=None if inputs is None else args.inputs,
-                )
-            except ValueError as err:
-                raise ir.ParseError(f"cannot calibrate {args.file}: {err}") from None
-            except runtime.VMError as err:
+                result = calibrate(args, mod, inputs, params)
+            except runtime.VMError as err:  # Ray actors that cannot start
                 print(f"error: cannot calibrate {args.file}: {err}", file=sys.stderr)
                 return EXIT_CONFLICT
     _emit(result.model.to_json(), args.out)
@@ -443,47 +419,10 @@ def _ray_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--retries", type=int, default=0, metavar="N", help="with --ray: re-run a failed micro-batch")
 
 
-def _calibrate_options(p: argparse.ArgumentParser) -> None:
-    """Which values `calibrate` times kernels on, and on which devices (docs/cost.md)."""
-    p.add_argument("--entry", default="main", help="the function whose reference run gives the values (default: main)")
-    p.add_argument("--inputs", default="random", help="'random' or an .npz file with one array per parameter name")
-    p.add_argument(
-        "--params",
-        metavar="FILE.npz",
-        help="values of the constants the text only references (metadata[kind][i]), keyed 'kind:index'",
-    )
-    p.add_argument(
-        "--values",
-        choices=("program", "made-up"),
-        default="program",
-        help="time each op on the arguments a reference run computes (default), or on made-up inputs",
-    )
-    p.add_argument(
-        "--vdevice",
-        action="append",
-        default=[],
-        metavar="KIND[:ID[:SCOPE]]",
-        help="add a vdevice the module does not declare (with --ray: one actor per physical device)",
-    )
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        metavar="ADDRESS",
-        help="time on Ray actors, one per physical device, and the copies between them: a local cluster, or ADDRESS",
-    )
-    p.add_argument(
-        "--actor",
-        action="append",
-        default=[],
-        metavar="VDEVICE=KIND[@NODE]",
-        help="with --ray: the actor of a vdevice (cpu, sim or gpu), optionally on the node with that IP",
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The `vdplace` parser: sub-commands place, run, calibrate and bench."""
     from vdplace import __version__
+    from vdplace.calibration.cli import add_arguments as calibrate_arguments
 
     parser = argparse.ArgumentParser(prog="vdplace", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"vdplace {__version__}")
@@ -517,7 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("file", help="a TVMScript module (.py)")
     calibrate.add_argument("--out", metavar="COSTS.json", help="write the cost table to this file, not stdout")
     calibrate.add_argument("--repeat", type=int, default=5, help="timed calls per op after a warm-up (default: 5)")
-    _calibrate_options(calibrate)
+    calibrate_arguments(calibrate)
     calibrate.set_defaults(func=cmd_calibrate)
 
     # Everything after `bench` belongs to the benchmark's own parser (`vdplace bench --help`).
