@@ -121,11 +121,11 @@ class Roofline:
             place = f"{at(where, 'links') if where else 'links'}[{pair!r}]"
             if not isinstance(pair, tuple) or len(pair) != 2:
                 raise ValueError(f"{place}: a link's key is a (source, destination) pair of device keys")
-            key = (check_key(pair[0], place, wildcard=True), check_key(pair[1], place, wildcard=True))
-            self.links[key] = _link(value, place)
-            origin = _origin(value, place, ())
-            if origin is not None:
-                self.link_origins[key] = origin  # type: ignore[assignment]
+            ends = (check_key(pair[0], place, wildcard=True), check_key(pair[1], place, wildcard=True))
+            self.links[ends] = _link(value, place)
+            said = _origin(value, place, ())
+            if isinstance(said, str):  # a link's origin is one word (`_origin` without fields)
+                self.link_origins[ends] = said
         self._device_cache: dict[str, Roof | None] = {}
         self._link_cache: dict[tuple[str, str], Link] = {}
 

@@ -79,15 +79,16 @@ def measure_step(
     without it, the local VM, with `simulate_missing` devices.  Errors of the
     run are the runtime's (`runtime.VMError`).
     """
-    from vdplace import runtime
+    from vdplace.runtime import VirtualMachine
+    from vdplace.runtime import compile as compile_placed
 
     if runs < 1 or warmup < 0:
         raise ValueError(f"runs must be >= 1 and warmup >= 0, got {runs} and {warmup}")
     mod = weights_as_constants(placed, weights, entry) if weights else placed
-    executable = runtime.compile(mod, params=params)
+    executable = compile_placed(mod, params=params)
     names = [vdevice_name(mod.vdevices, v) for v in mod.vdevices]
     if ray is None:
-        vm = runtime.VirtualMachine(executable, simulate_missing=simulate_missing)
+        vm = VirtualMachine(executable, simulate_missing=simulate_missing)
         devices = {name: vm.device_of(i).name for i, name in enumerate(names)}
         return _measure("vm", lambda: vm.run(entry, *inputs), lambda: vm.profile, devices, runs, warmup)
     from vdplace.runtime.ray import RayExecutor

@@ -136,8 +136,8 @@ class RayDevices:
 
         self.plans, _ = plan_actors(vdevices, devices)
         connect(address, int(sum(p.spec.num_cpus for p in self.plans) + 0.999), None, min(start_timeout, 10))
-        remote = ray.remote(TimingActor)
-        self.actors = [remote.options(**p.spec.ray_options()).remote(p.spec.kind) for p in self.plans]
+        remote: Any = ray.remote(TimingActor)
+        self.actors: list[Any] = [remote.options(**p.spec.ray_options()).remote(p.spec.kind) for p in self.plans]
         try:
             described = ray.get([a.describe.remote() for a in self.actors], timeout=start_timeout)
         except Exception as err:  # noqa: BLE001  (no node can hold an actor, or its device failed to start)
