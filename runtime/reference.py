@@ -7,10 +7,18 @@ so a bug in the compiler or the VM cannot hide in it.  ``to_vdevice`` and
 Being a tree walk on Python's stack, it nests at most `MAX_CALL_DEPTH` calls
 of module functions (the VM, whose callers wait on the heap, allows far
 more); past that it raises `CallDepthError` naming the head of the chain.
+
+`observe`, when given, sees every op call the run makes, just before its
+kernel runs: ``observe(call, args, attrs)`` with the `Call` as written, the
+argument values and the attributes with their symbolic dims resolved
+(calibration times kernels on these values: `vdplace.calibration`).  The
+device ops and ``match_cast`` run no kernel and are not shown.  It must not
+write the arrays it is given.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -45,12 +53,21 @@ from .float_errors import kernels_quiet
 # expression level, so this stays far below Python's recursion limit.
 MAX_CALL_DEPTH = 100
 
+Observer = Callable[[Call, list[Any], dict[str, Any]], None]
 
-def run_reference(mod: IRModule, entry: str = "main", *args: Any, params: ConstantValues | None = None) -> Any:
+
+def run_reference(
+    mod: IRModule,
+    entry: str = "main",
+    *args: Any,
+    params: ConstantValues | None = None,
+    observe: Observer | None = None,
+) -> Any:
     """Evaluate `entry` on NumPy `args`; tensors come back as NumPy arrays, tuples as tuples.
 
     `params` gives the values of the constants the text only references, as
     for `compile`; a constant without a value is a `MissingConstantError`.
+    `observe` sees every op call (module docstring).
     """
     if params is not None:
         mod = bind_constants(mod, params)
@@ -64,7 +81,7 @@ def run_reference(mod: IRModule, entry: str = "main", *args: Any, params: Consta
         raise InputError(f"{entry} takes {len(params)} argument(s), got {len(args)}")
     values = [_as_input(p.struct_info, a) for p, a in zip(params, args, strict=True)]
     with kernels_quiet():
-        return _Interpreter(mod).call(entry, values, None)
+        return _Interpreter(mod, observe).call(entry, values, None)
 
 
 def _as_input(sinfo: StructInfo, value: Any) -> Any:
@@ -78,8 +95,9 @@ def _as_input(sinfo: StructInfo, value: Any) -> Any:
 
 
 class _Interpreter:
-    def __init__(self, mod: IRModule) -> None:
+    def __init__(self, mod: IRModule, observe: Observer | None = None) -> None:
         self.mod = mod
+        self.observe = observe
         self.chain: list[str] = []  # the functions being evaluated, entry first
         self.lines: list[int | None] = []  # where each of them makes the call it waits on
 
@@ -145,11 +163,11 @@ class _Interpreter:
             args = [self.eval(a, env, dims) for a in expr.args]
             if isinstance(expr.op, GlobalVar):
                 return self.call(expr.op.name, args, None if expr.span is None else expr.span.line)
-            return self.op(expr.op, args, dict(expr.attrs), dims)
+            return self.op(expr, args, dict(expr.attrs), dims)
         raise VMError(f"the reference interpreter cannot evaluate a {type(expr).__name__}")
 
-    @staticmethod
-    def op(op: Op, args: list[Any], attrs: dict[str, Any], dims: dict[str, int]) -> Any:
+    def op(self, call: Call, args: list[Any], attrs: dict[str, Any], dims: dict[str, int]) -> Any:
+        op: Op = call.op  # type: ignore[assignment]
         if op.name in ("to_vdevice", "hint_on_device"):
             return args[0]
         if op.name == "match_cast":  # binds the annotation's new symbols, as the VM does
@@ -160,6 +178,8 @@ class _Interpreter:
             raise VMError(f"R.{op.name} has no NumPy kernel")
         for name, value in shapes.symbolic_attrs(op, attrs).items():
             attrs[name] = shapes.resolve(value, dims)
+        if self.observe is not None:
+            self.observe(call, args, attrs)
         result = op.kernel(*args, **attrs)
         if isinstance(result, (list, tuple)):
             return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in result)

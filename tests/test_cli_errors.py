@@ -204,6 +204,7 @@ def _statuses(tmp_path) -> dict[tuple[str, int], list[str]]:
         ("fix", 1): ["fix", tmp_path / "unfixable.py"],  # a cycle through two ops that cannot move: no fix
         ("fix", 2): ["fix", tmp_path / "missing.py"],
         ("calibrate", 0): ["calibrate", "--repeat", "1", "-o", tmp_path / "costs.json", EXAMPLES / "rfc_hint_copy.py"],
+        ("calibrate", 1): ["calibrate", "--ray", "--actor", "cuda:0=gpu", EXAMPLES / "rfc_hint_copy.py"],  # below
         ("calibrate", 2): ["calibrate", tmp_path / "missing.py"],
         ("bench", 0): ["bench", *BENCH],
         ("bench", 1): ["bench", *BENCH],  # with a measurement that fails, below
@@ -227,5 +228,13 @@ def test_every_documented_exit_status_happens(capsys, monkeypatch, tmp_path):
                 raise RuntimeError("vdplace benchmark chain/30 failed:\nMemoryError")
 
             monkeypatch.setattr(runner, "measure", fails)
+        if (command, status) == ("calibrate", 1):  # Ray's actors, which need the ray extra, cannot start
+
+            def no_gpu(*args, **kwargs):
+                from vdplace.runtime import DeviceUnavailable
+
+                raise DeviceUnavailable("the actor(s) of cuda:0:global need 1 GPU(s) and the Ray cluster has 0")
+
+            monkeypatch.setattr("vdplace.calibration.cli.calibrate", no_gpu)
         assert main([str(a) for a in argv]) == status, (command, status)
         capsys.readouterr()

@@ -50,7 +50,7 @@ EXIT_STATUSES: dict[str, list[tuple[int, str]]] = {
     "run": [(0, "ran"), (1, "conflict or device error"), (2, "bad input")],
     "run --ray": [(0, "ran"), (1, "conflict, device or run error"), (2, "bad input")],
     "fix": [(0, "places"), (1, "a conflict has no fix"), (2, "bad input")],
-    "calibrate": [(0, "written"), (2, "bad input")],
+    "calibrate": [(0, "written"), (1, "device error"), (2, "bad input")],
     "bench": [(0, "measured"), (1, "a measurement failed"), (2, "bad input")],
     "--version": [(0, "")],
 }
@@ -64,17 +64,21 @@ def exit_statuses(command: str) -> str:
 
 
 def cmd_calibrate(args: argparse.Namespace, out: Output) -> int:
-    """`vdplace calibrate`: time the op calls here; the cost table (JSON) as the result, a summary on stderr."""
+    """`vdplace calibrate` (`vdplace.calibration.cli`): the cost table (JSON) as the result, a summary on stderr."""
     from vdplace import ir
-    from vdplace.placement.cost import calibrate
+    from vdplace.calibration.cli import calibrate
+    from vdplace.cli_place import _with_vdevices
+    from vdplace.cli_run import _load_inputs, _read_npz
 
     with progress.display(enabled=not args.json):
-        mod = _read_module(args.file)
+        mod = _with_vdevices(_read_module(args.file), args.vdevice)
+        if args.entry not in mod:
+            raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
+        params = None if args.params is None else _read_npz(args.params, "cannot bind --params")
+        given = args.inputs != "random" and args.values == "program"
+        inputs = _load_inputs(args.inputs, mod, args.entry) if given else None
         with progress.stage("calibrate"):
-            try:
-                result = calibrate(mod, repeat=args.repeat)
-            except ValueError as err:
-                raise ir.ParseError(f"cannot calibrate {args.file}: {err}") from None
+            result = calibrate(args, mod, inputs, params)  # Ray actors that cannot start: a VMError, exit status 1
     out.result(result.model.to_json())
     out.diagnostic(result.summary())
     return EXIT_OK
@@ -196,6 +200,7 @@ def build_parser() -> Parser:
     """The `vdplace` parser: sub-commands place, run, fix, calibrate and bench."""
     from vdplace import __version__
     from vdplace.bench.cli import add_options as add_bench_options
+    from vdplace.calibration.cli import add_arguments as calibrate_arguments
 
     parser = Parser(prog="vdplace", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"vdplace {__version__}")
@@ -247,7 +252,7 @@ def build_parser() -> Parser:
         sub,
         "calibrate",
         cmd_calibrate,
-        "time a module's op calls on this machine and write a cost table",
+        "time a module's op calls on the run's devices and write a cost table",
         "write the cost table (JSON) to FILE, not stdout",
     )
     calibrate.add_argument("file", help="a TVMScript module (.py); '-' reads it from stdin")
@@ -255,6 +260,7 @@ def build_parser() -> Parser:
     calibrate.add_argument(
         "--repeat", type=positive_int, default=5, help="timed calls per op after a warm-up (default: 5)"
     )
+    calibrate_arguments(calibrate)
 
     bench = _command(
         sub,

@@ -26,6 +26,14 @@ reach the link table: `CostModel.copy` makes them free.
 
 The lookup order for a vdevice ``"cuda:1:global"`` is that name, ``"cuda:1"``,
 the kind ``"cuda"``, then its device type.
+
+Each device and link entry may say where its numbers come from (``origin``,
+kept in `origins` / `link_origins`, written back by `to_dict`; the model
+never reads it): ``"measured"`` (fitted to timings on this machine, by
+`vdplace calibrate`), ``"default"`` (vdplace's declared defaults below, not
+measured), or, for a device, an object giving one of those per number
+(``{"flops": "default", "bandwidth": "measured", "overhead": "measured"}``).
+An entry without ``origin`` says nothing about where it comes from.
 """
 
 from __future__ import annotations
@@ -41,6 +49,9 @@ if TYPE_CHECKING:
     from .model import OpInfo
 
 ANY = "*"
+ORIGINS = ("measured", "default")
+ROOF_FIELDS = ("flops", "bandwidth", "overhead")
+Origin = str | dict[str, str]  # one of ORIGINS, or one per field of a Roof
 
 
 class Roof(NamedTuple):
@@ -68,6 +79,12 @@ DEFAULT_DEVICES: dict[str, Roof] = {
     "cuda": Roof(flops=19.5e12, bandwidth=1.555e12, overhead=5e-6),
 }
 DEFAULT_LINKS: dict[tuple[str, str], Link] = {(ANY, ANY): Link(latency=1e-5, bandwidth=25e9)}
+# Where each default comes from, in a few words (what `vdplace calibrate` says of a default it writes).
+DEFAULT_SOURCES: dict[str, str] = {
+    "cpu": "a 16-core AVX2 server CPU with two channels of DDR4-3200",
+    "cuda": "the NVIDIA A100 (SXM, 40 GB) datasheet, FP32 without tensor cores",
+    ANY: "PCIe 4.0 x16 in practice",
+}
 
 
 class Roofline:
@@ -90,17 +107,25 @@ class Roofline:
     ) -> None:
         """`where`: the location of these entries in a document (``"$"``), for error messages."""
         places = at(where, "devices") if where else "devices"
-        self.devices: dict[str, Roof | None] = {
-            check_key(key, at(places, str(key))): _roof(value, at(places, str(key)))
-            for key, value in expect_object(devices, places).items()
-        }
+        self.devices: dict[str, Roof | None] = {}
+        self.origins: dict[str, Origin] = {}  # device key -> where its numbers come from (module docstring)
+        for key, value in expect_object(devices, places).items():
+            device = check_key(key, at(places, str(key)))
+            self.devices[device] = _roof(value, at(places, str(key)))
+            origin = _origin(value, at(places, str(key)), ROOF_FIELDS)
+            if origin is not None:
+                self.origins[device] = origin
         self.links: dict[tuple[str, str], Link] = {}
+        self.link_origins: dict[tuple[str, str], str] = {}
         for pair, value in (links or {}).items():
             place = f"{at(where, 'links') if where else 'links'}[{pair!r}]"
             if not isinstance(pair, tuple) or len(pair) != 2:
                 raise ValueError(f"{place}: a link's key is a (source, destination) pair of device keys")
-            key = (check_key(pair[0], place, wildcard=True), check_key(pair[1], place, wildcard=True))
-            self.links[key] = _link(value, place)
+            ends = (check_key(pair[0], place, wildcard=True), check_key(pair[1], place, wildcard=True))
+            self.links[ends] = _link(value, place)
+            said = _origin(value, place, ())
+            if isinstance(said, str):  # a link's origin is one word (`_origin` without fields)
+                self.link_origins[ends] = said
         self._device_cache: dict[str, Roof | None] = {}
         self._link_cache: dict[tuple[str, str], Link] = {}
 
@@ -165,23 +190,35 @@ class Roofline:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``devices`` and ``links`` members of the JSON document (docs/cost.md)."""
-        devices = {key: None if roof is None else roof._asdict() for key, roof in self.devices.items()}
-        links = [{"src": src, "dst": dst, **link._asdict()} for (src, dst), link in self.links.items()]
+        devices: dict[str, Any] = {}
+        for key, roof in self.devices.items():
+            devices[key] = None if roof is None else roof._asdict()
+            if roof is not None and key in self.origins:
+                devices[key]["origin"] = self.origins[key]
+        links = []
+        for (src, dst), link in self.links.items():
+            item: dict[str, Any] = {"src": src, "dst": dst, **link._asdict()}
+            if (src, dst) in self.link_origins:
+                item["origin"] = self.link_origins[src, dst]
+            links.append(item)
         return {"devices": devices, "links": links}
 
     @classmethod
     def from_dict(cls, document: Mapping[str, Any], where: str = "$") -> Roofline:
         """The roofline of a JSON document's ``devices`` and ``links`` members (each optional, empty if absent)."""
         devices = expect_object(document.get("devices", {}), at(where, "devices"))
-        links: dict[tuple[str, str], Link] = {}
+        links: dict[tuple[str, str], Any] = {}
         for i, item in enumerate(expect_list(document.get("links", []), at(where, "links"))):
             place = at(at(where, "links"), i)
-            expect_keys(expect_object(item, place), place, ("src", "dst", "latency", "bandwidth"), ())
+            expect_keys(expect_object(item, place), place, ("src", "dst", "latency", "bandwidth"), ("origin",))
             src = check_key(expect_string(item["src"], at(place, "src")), at(place, "src"), wildcard=True)
             dst = check_key(expect_string(item["dst"], at(place, "dst")), at(place, "dst"), wildcard=True)
             if (src, dst) in links:
                 raise ValueError(f"{place}: a second link from {src!r} to {dst!r}")
-            links[src, dst] = _link({"latency": item["latency"], "bandwidth": item["bandwidth"]}, place)
+            entry = {k: v for k, v in item.items() if k not in ("src", "dst")}
+            _link(entry, place)  # checked here too, so that errors name the list index
+            _origin(entry, place, ())
+            links[src, dst] = entry
         return cls(devices, links, where=where)
 
     def __eq__(self, other: object) -> bool:
@@ -228,7 +265,7 @@ def _roof(value: Any, where: str) -> Roof | None:
     if isinstance(value, Roof):
         value = value._asdict()
     item = expect_object(value, where)
-    expect_keys(item, where, ("flops", "bandwidth"), ("overhead",))
+    expect_keys(item, where, ("flops", "bandwidth"), ("overhead", "origin"))
     return Roof(
         expect_number(item["flops"], at(where, "flops"), positive=True),
         expect_number(item["bandwidth"], at(where, "bandwidth"), positive=True),
@@ -240,8 +277,25 @@ def _link(value: Any, where: str) -> Link:
     if isinstance(value, Link):
         value = value._asdict()
     item = expect_object(value, where)
-    expect_keys(item, where, ("latency", "bandwidth"), ())
+    expect_keys(item, where, ("latency", "bandwidth"), ("origin",))
     return Link(
         expect_number(item["latency"], at(where, "latency")),
         expect_number(item["bandwidth"], at(where, "bandwidth"), positive=True),
     )
+
+
+def _origin(value: Any, where: str, fields: tuple[str, ...]) -> Origin | None:
+    """The ``origin`` of an entry (module docstring), checked; None where it has none (a `Roof`, a `Link`)."""
+    if not isinstance(value, Mapping) or "origin" not in value:
+        return None
+    origin, place = value["origin"], at(where, "origin")
+    if isinstance(origin, str) and origin in ORIGINS:
+        return origin
+    if fields and isinstance(origin, Mapping):
+        expect_keys(origin, place, (), fields)
+        for name, what in origin.items():
+            if what not in ORIGINS:
+                raise ValueError(f"{at(place, name)}: expected one of {', '.join(map(repr, ORIGINS))}, got {what!r}")
+        return dict(origin)
+    per_field = f", or an object of those per number ({', '.join(fields)})" if fields else ""
+    raise ValueError(f"{place}: expected one of {', '.join(map(repr, ORIGINS))}{per_field}, got {origin!r}")

@@ -14,6 +14,10 @@ host copy where the op has none or it raises `Fallback`, as the runtime's
 torch devices do, synchronizing after every call.  Both run the kernel once
 (warm-up, and the whole measurement if it took `budget` seconds or more), then
 up to `repeat` more times within `budget` seconds, and return the fastest call.
+Both take the call's attributes as `attrs` (default: the op's as written; a
+reference run gives them with their symbolic dims resolved).
+`TorchTimer.copy_seconds` times one upload to the device or download from it,
+as the runtime's torch devices copy.
 """
 
 from __future__ import annotations
@@ -115,13 +119,13 @@ def best_time(call: Callable[[], Any], repeat: int, budget: float) -> float:
     return best
 
 
-def time_numpy(op: OpInfo, args: list[Any], repeat: int, budget: float) -> float:
-    """Seconds of one call of `op`'s NumPy kernel on `args`."""
+def time_numpy(op: OpInfo, args: list[Any], repeat: int, budget: float, attrs: dict[str, Any] | None = None) -> float:
+    """Seconds of one call of `op`'s NumPy kernel on `args` (`attrs`: default the op's)."""
     kernel = None if op.registry is None else op.registry.kernel
     if kernel is None:
         raise Skip("the op has no NumPy kernel")
-    attrs = dict(op.attrs)
-    return best_time(lambda: kernel(*args, **attrs), repeat, budget)
+    given = dict(op.attrs if attrs is None else attrs)
+    return best_time(lambda: kernel(*args, **given), repeat, budget)
 
 
 class TorchTimer:
@@ -132,20 +136,39 @@ class TorchTimer:
         self.device = device
         self.context = TorchContext(torch, device)
 
-    def time(self, op: OpInfo, args: list[Any], repeat: int, budget: float) -> float:
+    def time(
+        self, op: OpInfo, args: list[Any], repeat: int, budget: float, attrs: dict[str, Any] | None = None
+    ) -> float:
         """Seconds of one call of `op` on the device, the inputs already there, synchronized after the call."""
         registry = op.registry
         if registry is None or (registry.torch_kernel is None and registry.kernel is None):
             raise Skip("the op has neither a torch nor a NumPy kernel")
         on_device = [self._to_device(a) for a in args]
-        attrs = dict(op.attrs)
-        sync = self.torch.cuda.synchronize if self.device.type == "cuda" else (lambda *_: None)
+        given = dict(op.attrs if attrs is None else attrs)
 
         def call() -> None:
-            self._call(registry, on_device, attrs)
-            sync(self.device)
+            self._call(registry, on_device, given)
+            self._sync()
 
         return best_time(call, repeat, budget)
+
+    def copy_seconds(self, nbytes: int, upload: bool) -> float:
+        """Seconds of one copy of `nbytes` to the device (`upload`) or back to the host, synchronized."""
+        host = np.zeros(max(nbytes, 1), np.uint8)
+        on_device = self._to_device(host)
+
+        def call() -> None:
+            if upload:
+                self._to_device(host)
+            else:
+                self._to_host(on_device)
+            self._sync()
+
+        return best_time(call, 1, 1.0)
+
+    def _sync(self) -> None:
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize(self.device)
 
     def _call(self, registry: Any, args: list[Any], attrs: dict[str, Any]) -> Any:
         if registry.torch_kernel is not None:

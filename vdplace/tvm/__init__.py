@@ -8,12 +8,26 @@
 (read from the module's objects, not from TVM's printer, which leaves them
 out); `to_tvm` turns a vdplace module back, constants restored; `PlaceDevices`
 is a module pass that places with vdplace between the two.  apache-tvm is
-imported only when one of them is used; see docs/tvm.md.
+imported only when one of them is used; see docs/tvm.md.  `accelerate_map`
+pins a converted model's weights where Hugging Face accelerate's device map
+puts them (docs/accelerate.md; torch and accelerate imported when called).
 """
 
 from __future__ import annotations
 
-__all__ = ["PlaceDevices", "TorchImport", "from_torch", "from_tvm", "param_values", "to_tvm"]
+__all__ = [
+    "AccelerateMap",
+    "PlaceDevices",
+    "TorchImport",
+    "accelerate_map",
+    "export_name",
+    "from_torch",
+    "from_tvm",
+    "param_values",
+    "pin_parameters",
+    "raised_max_memory",
+    "to_tvm",
+]
 
 
 def __getattr__(name: str) -> object:
@@ -25,6 +39,10 @@ def __getattr__(name: str) -> object:
         from . import torch_import
 
         return getattr(torch_import, name)
+    if name in ("AccelerateMap", "accelerate_map", "export_name", "pin_parameters", "raised_max_memory"):
+        from . import device_map
+
+        return getattr(device_map, name)
     if name == "PlaceDevices":
         from .passes import PlaceDevices
 

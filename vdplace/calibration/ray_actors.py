@@ -1,0 +1,182 @@
+"""Calibration on Ray actors: kernels timed inside actors like the run's, copies timed between them.
+
+`RayDevices(vdevices, devices, address=None)` starts one `TimingActor` per
+physical device of the module, planned as `runtime.ray.RayExecutor` plans
+its actors (`runtime.ray.spec.plan_actors`: the same `ActorSpec` kinds and
+Ray resources; one logical CPU each by default, and Ray gives such a worker
+``OMP_NUM_THREADS=1`` unless the environment sets it).  Each actor's timer
+(`timers`, keyed ``kind:ordinal`` for each vdevice the actor serves, e.g.
+``llvm:0``, ``cuda:0``) runs the op there as the run's actor does: the NumPy
+kernel on a ``cpu`` or ``sim`` actor, the torch kernel on a ``gpu`` one.
+
+`links(repeat)` times copies between every ordered pair of actors as the
+executor makes them: the sender's result goes into Ray's object store (a
+small one through the driver, which owns it), the receiver fetches it and
+writes it into its own buffer.  The sender stamps the wall clock when its
+array is ready, the receiver when its copy is written: the copy's time is
+the difference (the actors' clocks must agree: one node, or synchronized
+clocks).  The receiver is already waiting when the sender finishes
+(`SENDER_DELAY`), so the time is the copy's, not a task's start-up.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from vdplace.ir.vdevice import VDevice
+from vdplace.placement.cost.links import measure_link
+from vdplace.placement.cost.roofline import Link
+from vdplace.placement.cost.timers import Skip
+
+SENDER_DELAY = 0.02  # seconds the sender waits before making its array, so that the receiver waits for it
+CALL_TIMEOUT = 600.0  # seconds one timing call may take (a kernel over budget runs once)
+
+
+class TimingActor:
+    """A Ray actor that times kernels and copies on one device (`kind`: ``cpu``, ``sim`` or ``gpu``)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.torch_timer: Any = None
+        if kind == "gpu":
+            import torch
+
+            from vdplace.placement.cost.timers import TorchTimer
+
+            self.torch_timer = TorchTimer(torch, torch.device("cuda", 0))
+
+    def describe(self) -> str:
+        """The process: its kind, node, pid and BLAS threads, for the cost file's ``about.devices``."""
+        import ray
+
+        node = ray.get_runtime_context().get_node_id()[:12]
+        threads = os.environ.get("OMP_NUM_THREADS", "unset")
+        return f"Ray actor ({self.kind}) on node {node}, pid {os.getpid()}, OMP_NUM_THREADS={threads}"
+
+    def time_op(
+        self, name: str, args: list[Any], attrs: dict[str, Any], repeat: int, budget: float
+    ) -> tuple[bool, float | str]:
+        """(True, seconds) of one call of op `name` here, or (False, why it cannot be timed)."""
+        from vdplace.ir import get_op
+        from vdplace.placement.cost.model import OpInfo
+        from vdplace.placement.cost.timers import time_numpy
+
+        op = OpInfo("main", name, name, [], None, attrs, None, get_op(name))  # type: ignore[arg-type]
+        try:
+            if self.torch_timer is not None:
+                return True, self.torch_timer.time(op, args, repeat, budget, attrs=attrs)
+            return True, time_numpy(op, args, repeat, budget, attrs=attrs)
+        except Skip as why:
+            return False, str(why)
+
+    def produce(self, nbytes: int, delay: float) -> tuple[float, np.ndarray]:
+        """After `delay` seconds, an array of `nbytes` and the wall clock when it was ready."""
+        time.sleep(delay)
+        array = np.ones(nbytes, np.uint8)
+        return time.time(), array
+
+    def consume(self, refs: list[Any]) -> float:
+        """Seconds from the sender's stamp to this actor's copy of the array being written."""
+        import ray
+
+        sent, array = ray.get(refs[0])
+        np.copyto(np.empty_like(array), array)
+        return time.time() - sent
+
+
+class ActorTimer:
+    """The `Timer` of one actor: each call timed there (`placement.cost.calibrate`'s protocol)."""
+
+    def __init__(self, actor: Any, description: str) -> None:
+        self.actor = actor
+        self.description = description
+
+    def __call__(self, op: Any, args: list[Any], repeat: int, budget: float, attrs: Any = None) -> float:
+        import ray
+
+        given = dict(op.attrs if attrs is None else attrs)
+        try:
+            ref = self.actor.time_op.remote(op.op, list(args), given, repeat, budget)
+        except Exception as err:  # noqa: BLE001  (arguments Ray cannot serialize: this call cannot be timed)
+            raise Skip(f"cannot send its arguments to the actor: {type(err).__name__}: {err}") from None
+        ok, result = ray.get(ref, timeout=CALL_TIMEOUT)
+        if not ok:
+            raise Skip(str(result))
+        return float(result)
+
+
+class RayDevices:
+    """One `TimingActor` per physical device of `vdevices` (module docstring); a context manager."""
+
+    def __init__(
+        self,
+        vdevices: Sequence[VDevice],
+        devices: Mapping[str, Any] | None = None,
+        *,
+        address: str | None = None,
+        start_timeout: float = 120.0,
+    ) -> None:
+        """`devices`: vdevice name -> `ActorSpec` or kind, as `RayExecutor` takes them; `address`: a cluster."""
+        if not vdevices:
+            raise ValueError(
+                "calibrating on Ray needs the module's vdevices (one actor per physical device): "
+                "declare them in the module, or add them (--vdevice cuda:0)"
+            )
+        import ray
+
+        from vdplace.runtime.errors import DeviceUnavailable
+        from vdplace.runtime.ray.cluster import connect
+        from vdplace.runtime.ray.spec import check_gpus, plan_actors
+
+        self.plans, _ = plan_actors(vdevices, devices)
+        connect(address, int(sum(p.spec.num_cpus for p in self.plans) + 0.999), None, min(start_timeout, 10))
+        if address is None:  # a local cluster: what it has now is all it will ever have
+            check_gpus(self.plans, ray.cluster_resources().get("GPU", 0))
+        remote: Any = ray.remote(TimingActor)
+        self.actors: list[Any] = [remote.options(**p.spec.ray_options()).remote(p.spec.kind) for p in self.plans]
+        try:
+            described = ray.get([a.describe.remote() for a in self.actors], timeout=start_timeout)
+        except Exception as err:  # noqa: BLE001  (no node can hold an actor, or its device failed to start)
+            self.close()
+            raise DeviceUnavailable(f"the calibration actors did not start: {type(err).__name__}: {err}") from None
+        self.keys = [list(dict.fromkeys(":".join(n.split(":", 2)[:2]) for n in p.names)) for p in self.plans]
+        self.timers: dict[str, ActorTimer] = {}
+        for actor, keys, text in zip(self.actors, self.keys, described, strict=True):
+            for key in keys:
+                self.timers[key] = ActorTimer(actor, text)
+
+    def links(self, repeat: int = 5) -> dict[tuple[str, str], Link]:
+        """The copy path between every ordered pair of actors, measured (module docstring), by device keys."""
+        found: dict[tuple[str, str], Link] = {}
+        for a, b in itertools.permutations(range(len(self.actors)), 2):
+            link = measure_link(lambda n, a=a, b=b: self._copy(a, b, n), repeat)
+            for src in self.keys[a]:
+                for dst in self.keys[b]:
+                    found[src, dst] = link
+        return found
+
+    def _copy(self, a: int, b: int, nbytes: int) -> float:
+        import ray
+
+        sent = self.actors[a].produce.remote(nbytes, SENDER_DELAY)
+        return float(ray.get(self.actors[b].consume.remote([sent]), timeout=CALL_TIMEOUT))
+
+    def close(self) -> None:
+        """Kill the actors (Ray itself stays connected)."""
+        import ray
+
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+
+    def __enter__(self) -> RayDevices:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
