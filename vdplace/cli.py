@@ -312,7 +312,7 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """`vdplace calibrate`: time the op calls here; the table's JSON to --out (else stdout), a summary on stderr."""
-    from vdplace import ir
+    from vdplace import ir, runtime  # noqa: F401  (the runtime gives R.call_tir its kernel, docs/tir.md)
     from vdplace.placement.cost import calibrate
 
     with progress.display(enabled=True):
