@@ -3,7 +3,7 @@
 `fastlines` finds runs of simple lines (``name: ann = R.op(a, b, k=v)``,
 ``name: ann = cls.f(a, b)`` or ``name = alias``); `FastPath.run` builds, line
 by line, exactly the binding that the statement parser
-(`statements.StatementParser.assign_parts`, then `FunctionState.bind`) would
+(`statements.assign_parts`, then `FunctionState.bind`) would
 build from the line's AST (its span given as `JOINED_SPAN`, which is the
 same span), or hands the line to that ordinary path when it is anything less
 simple.  It caches what it reads (`caches.FastCaches`), so that a line costs

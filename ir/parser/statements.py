@@ -11,12 +11,14 @@ statements; values go to `ExprParser` (`expressions`), expression statements
 to `standalone`, and the runs of whole simple lines found by `fastlines` to
 `FastPath` (`fastpath`), which builds exactly what `assign_parts` and
 `FunctionState.bind` would build from a line's AST, or hands the line back
-to `assign_parts`.
+to `assign_parts`.  They refer to each other one way only, making no
+reference cycle: all four are freed as soon as the function is read.
 """
 
 from __future__ import annotations
 
 import ast
+from functools import partial
 from typing import Any
 
 from ..errors import InferenceError
@@ -31,6 +33,7 @@ from .fastfunctions import FastFunction
 from .fastpath import FastPath
 from .literals import describe, dotted
 from .skeleton import FastBlock
+from .source import Source
 from .standalone import expr_statement
 from .state import Dataflow, FunctionState, Parts, branch_tail
 
@@ -78,7 +81,7 @@ class StatementParser:
         self.src = state.src
         self.module = module
         self.exprs = ExprParser(state)
-        self.fast = FastPath(state, self.exprs, self.assign_parts)
+        self.fast = FastPath(state, self.exprs, partial(assign_parts, state, self.exprs))
 
     # -- the function -----------------------------------------------------------
     def run(self) -> Function:
@@ -126,7 +129,7 @@ class StatementParser:
             if t is ast.Pass and stmt.lineno in self.state.runs:
                 tail = self.fast.run(module.take_run(stmt.lineno), current, ends_branch)
             elif t is ast.Assign or t is ast.AnnAssign:
-                parts = self.assign_parts(stmt)  # type: ignore[arg-type]
+                parts = assign_parts(self.state, self.exprs, stmt)  # type: ignore[arg-type]
                 if ends_branch:
                     tail = branch_tail(self.src, parts, stmt)
                 elif parts is not None:
@@ -176,75 +179,6 @@ class StatementParser:
         return blocks, tail
 
     # -- statements -------------------------------------------------------------
-    def assign_parts(self, stmt: ast.Assign | ast.AnnAssign) -> Parts | None:
-        """Read ``name = value`` or ``name: ann = value``.
-
-        None for declarations: ``cls = Module`` and ``n = T.int64()``.
-        """
-        if isinstance(stmt, ast.Assign):
-            if len(stmt.targets) != 1:
-                raise self.src.error("chained assignment (a = b = ...) is not supported", stmt)
-            target = stmt.targets[0]
-            self._check_target(target)
-            assert isinstance(target, ast.Name)
-            value = stmt.value
-            if self._declaration(target, value):
-                return None
-            ann = ann_span = None
-        else:
-            target = stmt.target
-            self._check_target(target)
-            assert isinstance(target, ast.Name)
-            if stmt.value is None:
-                raise self.src.error(f"{target.id!r} is annotated but not assigned a value", stmt)
-            value = stmt.value
-            ann = self.state.static.struct_info(stmt.annotation)
-            ann_span = self.src.span(stmt.annotation)
-        expr = self.exprs.expr(value, 0)
-        return (
-            target.id,
-            self.src.span(target),
-            ann,
-            ann_span,
-            expr,
-            self.src.span(stmt),
-            (stmt.lineno, stmt.col_offset),
-        )
-
-    def _check_target(self, target: ast.expr) -> None:
-        if isinstance(target, ast.Name):
-            return
-        if isinstance(target, (ast.Tuple, ast.List)):
-            raise self.src.error(
-                "tuple unpacking is not supported: bind the tuple to a name and index it (t = ...; a = t[0])", target
-            )
-        raise self.src.error(f"can only assign to a plain name, not to {describe(target)}", target)
-
-    def _declaration(self, target: ast.Name, value: ast.expr) -> bool:
-        """``cls = Module`` (a name for the module) or ``n = T.int64()`` (a symbolic dim)."""
-        name = target.id
-        state = self.state
-        if isinstance(value, ast.Name) and value.id in state.aliases and value.id not in state.scope:
-            self._declare(name, target)
-            state.aliases.add(name)
-            return True
-        if isinstance(value, ast.Call) and dotted(value.func) in SYMBOL_DECLS and not value.args:
-            if value.keywords:
-                raise self.src.error("a symbolic dim declaration takes no arguments: n = T.int64()", value)
-            self._declare(name, target)
-            if state.caches is self.module.fast_caches:
-                state.caches = FastCaches(state.caches)  # lines may now read differently: stop sharing
-            state.sig.symbols.add(name)
-            return True
-        return False
-
-    def _declare(self, name: str, target: ast.Name) -> None:
-        if name in self.state.scope:
-            raise self.src.error(f"{name!r} is already a variable; pick another name for the declaration", target)
-        if name in NAMESPACES:
-            raise self.src.error(f"cannot bind {name!r}: it names a TVMScript namespace", target)
-        self.state.reserved.add(name)
-
     def _return(self, stmt: ast.Return) -> Expr:
         if stmt.value is None:
             raise self.src.error("return needs a value", stmt)
@@ -276,7 +210,7 @@ class StatementParser:
                 if t is ast.Pass and s.lineno in self.state.runs:
                     self.fast.run(module.take_run(s.lineno), bindings, False)
                 elif t is ast.Assign or t is ast.AnnAssign:
-                    parts = self.assign_parts(s)  # type: ignore[arg-type]
+                    parts = assign_parts(self.state, self.exprs, s)  # type: ignore[arg-type]
                     if parts is not None:
                         bindings.append(self.state.bind(parts))
                 elif _is_call(s, "R.output"):
@@ -443,3 +377,78 @@ class StatementParser:
 
 def _is_call(stmt: ast.stmt, name: str) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == name
+
+
+def assign_parts(state: FunctionState, exprs: ExprParser, stmt: ast.Assign | ast.AnnAssign) -> Parts | None:
+    """Read ``name = value`` or ``name: ann = value`` of the function of `state`; None for declarations:
+    ``cls = Module`` and ``n = T.int64()``.
+
+    A function of the state, not a method: the fast path is handed it (bound to the state) for the lines it
+    does not read, and holds no reference back to the statement parser.
+    """
+    src = state.src
+    if isinstance(stmt, ast.Assign):
+        if len(stmt.targets) != 1:
+            raise src.error("chained assignment (a = b = ...) is not supported", stmt)
+        target = stmt.targets[0]
+        _check_target(src, target)
+        assert isinstance(target, ast.Name)
+        value = stmt.value
+        if _declaration(state, target, value):
+            return None
+        ann = ann_span = None
+    else:
+        target = stmt.target
+        _check_target(src, target)
+        assert isinstance(target, ast.Name)
+        if stmt.value is None:
+            raise src.error(f"{target.id!r} is annotated but not assigned a value", stmt)
+        value = stmt.value
+        ann = state.static.struct_info(stmt.annotation)
+        ann_span = src.span(stmt.annotation)
+    expr = exprs.expr(value, 0)
+    return (
+        target.id,
+        src.span(target),
+        ann,
+        ann_span,
+        expr,
+        src.span(stmt),
+        (stmt.lineno, stmt.col_offset),
+    )
+
+
+def _check_target(src: Source, target: ast.expr) -> None:
+    if isinstance(target, ast.Name):
+        return
+    if isinstance(target, (ast.Tuple, ast.List)):
+        raise src.error(
+            "tuple unpacking is not supported: bind the tuple to a name and index it (t = ...; a = t[0])", target
+        )
+    raise src.error(f"can only assign to a plain name, not to {describe(target)}", target)
+
+
+def _declaration(state: FunctionState, target: ast.Name, value: ast.expr) -> bool:
+    """``cls = Module`` (a name for the module) or ``n = T.int64()`` (a symbolic dim)."""
+    name = target.id
+    if isinstance(value, ast.Name) and value.id in state.aliases and value.id not in state.scope:
+        _declare(state, name, target)
+        state.aliases.add(name)
+        return True
+    if isinstance(value, ast.Call) and dotted(value.func) in SYMBOL_DECLS and not value.args:
+        if value.keywords:
+            raise state.src.error("a symbolic dim declaration takes no arguments: n = T.int64()", value)
+        _declare(state, name, target)
+        if state.caches is state.module.fast_caches:
+            state.caches = FastCaches(state.caches)  # lines may now read differently: stop sharing
+        state.sig.symbols.add(name)
+        return True
+    return False
+
+
+def _declare(state: FunctionState, name: str, target: ast.Name) -> None:
+    if name in state.scope:
+        raise state.src.error(f"{name!r} is already a variable; pick another name for the declaration", target)
+    if name in NAMESPACES:
+        raise state.src.error(f"cannot bind {name!r}: it names a TVMScript namespace", target)
+    state.reserved.add(name)
