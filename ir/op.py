@@ -12,6 +12,9 @@ carries all of it; nothing about an op is kept anywhere else:
 ``kernel``        the NumPy kernel, ``(*values, **attrs) -> result``, with TVM's
                   semantics.  It defines what the op computes: the reference
                   interpreter runs it and every other kernel is tested against it.
+                  An op whose computation is an executor of the runtime's
+                  (``call_tir``: the TIR interpreter) registers None, and the
+                  runtime gives it its kernel when imported (`provide_kernel`).
 ``device_rule``   how the result's device relates to the arguments' (below).
 ``device_types``  the device types the op runs on (``"cpu"``, ``"cuda"``, ...);
                   None means every type.  Placement never puts the op elsewhere.
@@ -280,6 +283,20 @@ def register_op(
         pure=pure,
     )
     _REGISTRY[name] = op
+    return op
+
+
+def provide_kernel(name: str, kernel: Callable[..., Any]) -> Op:
+    """Give op `name`, registered without a NumPy kernel, `kernel` (see ``kernel`` in the module docstring).
+
+    The runtime calls it as it is imported, for the ops whose execution is its own (``call_tir``,
+    `vdplace.runtime.tir`): the op registry names no runtime module.  Giving an op another kernel
+    than the one it has is a `ValueError`.
+    """
+    op = get_op(name)
+    if op.kernel is not None and op.kernel is not kernel:
+        raise ValueError(f"op {name!r} already has a kernel")
+    op.kernel = kernel
     return op
 
 

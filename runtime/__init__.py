@@ -26,9 +26,12 @@ Modules, one job each:
   of bytes live at once, and its errors), `batch` (runtime inputs and
   weights; a batch split into micro-batches);
 - `ray` (sub-package): `RayExecutor`, one Ray actor per device, across
-  processes and hosts (the ``ray`` extra; Ray is imported on first use).
+  processes and hosts (the ``ray`` extra; Ray is imported on first use);
+- `tir` (sub-package): TIR functions run on NumPy arrays, the kernel of
+  ``R.call_tir`` (imported here, so that every device runs it).
 """
 
+from . import tir
 from .compile import check_placed, compile
 from .devices import CPU, Device, DeviceArray, MemoryStats, Simulated
 from .errors import (
@@ -89,4 +92,5 @@ __all__ = [
     "compile",
     "random_inputs",
     "run_reference",
+    "tir",
 ]

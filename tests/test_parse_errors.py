@@ -840,12 +840,12 @@ def test_a_crashing_op_inference_is_reported_at_the_call(monkeypatch):
 
 
 def test_an_internal_bug_is_still_a_located_parse_error(monkeypatch):
-    from vdplace.ir.parser.function import FunctionParser
+    from vdplace.ir.parser.expressions import ExprParser
 
     def broken(self, node, depth):
         raise KeyError("oops")
 
-    monkeypatch.setattr(FunctionParser, "_call", broken)
+    monkeypatch.setattr(ExprParser, "_call", broken)
     err = body_error("y = x\nz = R.add(R.add(x, x), x)\nreturn z")
     check(err, ParseError, 12, 9, r"internal parser error \(KeyError: 'oops'\)")
 

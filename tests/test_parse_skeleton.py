@@ -123,6 +123,9 @@ def test_misplaced_functions_read_the_same_as_their_ast(text, monkeypatch):
         "c = R.add(a, b)   ",  # trailing blanks
         "c = lambda_",
         "n = T.int64()",
+        'c: R.T,ensor((2, 3), "float32") = R.multiply(a, b)',  # an annotation that is a tuple without brackets
+        "c: R.Object, R.Object = a",
+        "c: (R.Object, R.Object) = a",
     ],
 )
 def test_candidate_lines_that_are_not_fast_read_the_same_as_their_ast(line, monkeypatch):
@@ -190,12 +193,12 @@ PAIR = f"R.Tuple({T}, {T})"
 @pytest.fixture
 def fast_path_only(monkeypatch):
     """Fail any test that reads a line off the fast path (with `ast`)."""
-    from vdplace.ir.parser.function import FunctionParser
+    from vdplace.ir.parser.fastpath import FastPath
 
     def no_ast(self, line):
         raise AssertionError(f"read with ast: {line.text}")
 
-    monkeypatch.setattr(FunctionParser, "_slow_parts", no_ast)
+    monkeypatch.setattr(FastPath, "_slow_parts", no_ast)
 
 
 @pytest.mark.parametrize(

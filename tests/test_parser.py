@@ -1083,3 +1083,18 @@ def test_the_runtime_evaluates_t_min_and_t_max_in_symbolic_dims():
     assert shapes.evaluate("T.min(s, 16) + T.max(1, s) * 2", {"s": 20}) == 16 + 40
     with pytest.raises(shapes.InputError):
         shapes.evaluate("T.min(s, 16, 3)", {"s": 1})
+
+
+def test_parsing_makes_no_reference_cycle_so_each_functions_parsers_are_freed_at_once():
+    body = "        lv = R.add(x, x)  # off the fast path\n        lv1 = R.nn.relu(lv)\n        return lv1\n"
+    functions = "".join(f'    @R.function\n    def f{k}(x: R.Tensor((2,), "float32")):\n{body}\n' for k in range(3))
+    text = f"@I.ir_module\nclass Module:\n{functions}"
+    ir.parse(text)
+    gc.collect()
+    gc.disable()
+    try:
+        mod = ir.parse(text)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    assert len(mod.functions) == 3

@@ -7,6 +7,8 @@ the inputs it was run on and the outputs of TVM's own llvm build (.npz).
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +17,10 @@ import pytest
 from vdplace import ir, placement, runtime
 from vdplace.ir import ParseError
 from vdplace.ir.expr import Call
-from vdplace.ir.tir import IRRuntimeError, PrimFunc, prim_func_from_text, prim_func_lines, run_prim_func
+from vdplace.ir.op import provide_kernel
+from vdplace.ir.tir import PrimFunc, prim_func_from_text, prim_func_lines
 from vdplace.runtime.errors import KernelError
+from vdplace.runtime.tir import IRRuntimeError, call_tir_kernel, run_prim_func
 
 CASES = sorted(p.stem for p in (Path(__file__).parent / "tir").glob("*.py"))
 
@@ -237,7 +241,7 @@ def test_if_while_and_local_buffers_run_as_tvm_s_searchsorted_writes_them():
 
 def test_a_parallel_binary_search_runs_its_lanes_side_by_side(monkeypatch):
     """100,000 searches of 10 steps each: as lanes, 10 steps of arrays; one lane at a time would be refused."""
-    monkeypatch.setattr("vdplace.ir.tir.run._MAX_STEPS", 1000)
+    monkeypatch.setattr("vdplace.runtime.tir.run._MAX_STEPS", 1000)
     text = _SEARCH.replace("(5,)", "(1000,)").replace("T.int64(5)", "T.int64(1000)")
     func = prim_func_from_text(text.replace("(3,)", "(100000,)").replace("T.parallel(3)", "T.parallel(100000)"))
     rng = np.random.default_rng(0)
@@ -288,7 +292,7 @@ def test_if_while_and_local_buffers_in_lanes_do_what_one_lane_at_a_time_does():
 
 
 def test_a_while_loop_that_never_ends_fails_the_run(monkeypatch):
-    monkeypatch.setattr("vdplace.ir.tir.run._MAX_WHILE", 1000)  # 2**20 by default
+    monkeypatch.setattr("vdplace.runtime.tir.run._MAX_WHILE", 1000)  # 2**20 by default
     func = prim_func_from_text(
         "@T.prim_func\ndef spin(x: T.Buffer((1,), 'int64'), y: T.Buffer((1,), 'int64')):\n"
         "    while x[0] < T.int64(1):\n        y[0] = y[0] + T.int64(1)\n"
@@ -397,7 +401,7 @@ def test_a_nest_run_in_chunks_gives_what_it_gives_in_one_go(name, monkeypatch):
         rng = np.random.default_rng(5)
         inputs = [rng.standard_normal(b.shape).astype(b.dtype) for b in func.params[:count]]
         whole = run_prim_func(func, inputs)
-        monkeypatch.setattr("vdplace.ir.tir.run.MAX_GRID", 5)  # every nest in chunks, some one iteration at a time
+        monkeypatch.setattr("vdplace.runtime.tir.run.MAX_GRID", 5)  # every nest in chunks, some one iteration at a time
         chunked = run_prim_func(func, inputs)
         monkeypatch.undo()
         for a, b in zip(whole, chunked, strict=True):
@@ -411,10 +415,22 @@ def test_a_run_too_long_for_the_numpy_runner_is_refused_not_left_running(monkeyp
     )
     with pytest.raises(IRRuntimeError, match=r"a loop nest of 1099511627776 iterations"):
         run_prim_func(huge, [np.float32([1])])
-    monkeypatch.setattr("vdplace.ir.tir.run._MAX_STEPS", 10)  # 2**24 by default
+    monkeypatch.setattr("vdplace.runtime.tir.run._MAX_STEPS", 10)  # 2**24 by default
     scan = prim_func_from_text(
         "@T.prim_func\ndef f(x: T.Buffer((20,), 'float32'), y: T.Buffer((20,), 'float32')):\n"
         "    for i in range(19):\n        y[i + 1] = y[i] + x[i]\n"
     )
     with pytest.raises(IRRuntimeError, match=r"over 10 loop iterations one at a time"):
         run_prim_func(scan, [np.zeros(20, "float32")])
+
+
+def test_call_tir_gets_its_kernel_from_the_runtime_and_keeps_it():
+    code = (
+        "from vdplace.ir import get_op; op = get_op('call_tir'); assert op.kernel is None; "
+        "from vdplace import runtime; assert op.kernel is runtime.tir.call_tir_kernel"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    op = ir.get_op("call_tir")
+    assert provide_kernel("call_tir", call_tir_kernel) is op and op.kernel is call_tir_kernel  # again: no change
+    with pytest.raises(ValueError, match="op 'call_tir' already has a kernel"):
+        provide_kernel("call_tir", lambda *args, **attrs: None)

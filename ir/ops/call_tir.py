@@ -1,5 +1,9 @@
 """``R.call_tir(cls.f, (x, y), out_ty=R.Tensor(...))``: run a TIR function (`vdplace.ir.tir`) on tensors.
 
+Its NumPy kernel is the runtime's TIR interpreter (`vdplace.runtime.tir`),
+which gives it to the op (`op.provide_kernel`) when ``vdplace.runtime`` is
+imported; registered here are its parameters, inference and work.
+
 The call passes its tensor arguments and freshly allocated outputs (one per
 struct info of ``out_ty``; a list of several gives a tuple result) to the
 ``@T.prim_func`` ``f`` of the module, which writes the outputs.  The
@@ -24,7 +28,7 @@ import numpy as np
 from ..errors import InferenceError
 from ..op import OUT_TY, PRIM_FUNC, TENSORS, Param, Work, data_bytes, register_op
 from ..struct_info import PrimStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
-from ..tir import Buffer, PrimFunc, run_prim_func
+from ..tir import Buffer, PrimFunc
 from ..tir.nodes import BinOp, Block, Cast, Expr, For, Intrin, Scalar, Select, Seq, Stmt, Unary, operands
 
 
@@ -88,11 +92,6 @@ def _fits(sinfo: TensorStructInfo, buffer: Buffer, output: bool) -> bool:
     )
 
 
-def _kernel(args: Any, *, gvar: PrimFunc, out_ty: StructInfo) -> Any:
-    outs = run_prim_func(gvar, list(args) if isinstance(args, (tuple, list)) else [args])
-    return tuple(outs) if isinstance(out_ty, TupleStructInfo) else outs[0]
-
-
 def _count(stmt: Stmt) -> float:
     """Arithmetic operations one run of `stmt` performs (loads and stores are bytes, not operations)."""
     t = type(stmt)
@@ -124,7 +123,7 @@ register_op(
     "call_tir",
     [Param("gvar", PRIM_FUNC), Param("args", TENSORS), Param("out_ty", OUT_TY)],
     _infer,
-    _kernel,
+    None,  # the runtime's (see the module docstring)
     work=_work,
     doc="run a @T.prim_func on tensors, writing fresh outputs",
 )

@@ -47,6 +47,7 @@ from ..struct_info import (
     replace_vdevices,
 )
 from .literals import MAX_DEPTH, bind_arguments, describe, dotted, literal, metadata_ref, too_deep
+from .state import FunctionState
 
 # R.<name> that are statements or static things, never values: a clearer error than "unknown op".
 NOT_VALUES = {
@@ -73,22 +74,23 @@ EXPR_KINDS = (TENSOR, TENSORS, SHAPE)
 
 
 class ExprParser:
-    """The expression half of `FunctionParser` (which sets the attributes used here).
+    """Reads the values of one function body against its `FunctionState`: its scope, its module, its
+    signature; builds no bindings.
 
-    Reads `src`, `module`, `sig`, `static`, `vdevices`, `aliases` and the
-    current `scope` / `dead` names; builds no bindings.
+    `expr` reads a value; `shape_arg`, `attr` and `infer` are the pieces of an op call the fast path reuses.
     """
 
-    src: Any
-    module: Any
-    sig: Any
-    static: Any
-    vdevices: Any
-    aliases: set[str]
-    scope: dict[str, Var]
-    dead: dict[str, int]
+    __slots__ = ("state", "src", "module", "sig", "static")
 
-    def _expr(self, node: ast.expr, depth: int) -> Expr:
+    def __init__(self, state: FunctionState) -> None:
+        self.state = state
+        # The parts of the state that stay the same objects all through the function.
+        self.src = state.src
+        self.module = state.module
+        self.sig = state.sig
+        self.static = state.static
+
+    def expr(self, node: ast.expr, depth: int) -> Expr:
         """A relax value: a variable, a call, a tuple, ``t[i]``, or a builtin such as ``R.const``."""
         if depth > MAX_DEPTH:
             raise too_deep(self.src, node)
@@ -98,7 +100,7 @@ class ExprParser:
         if t is ast.Call:
             return self._call(node, depth)  # type: ignore[arg-type]
         if t is ast.Tuple or t is ast.List:
-            fields = [self._expr(e, depth + 1) for e in node.elts]  # type: ignore[attr-defined]
+            fields = [self.expr(e, depth + 1) for e in node.elts]  # type: ignore[attr-defined]
             return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
         if t is ast.Subscript:
             ref = metadata_ref(node)  # type: ignore[arg-type]
@@ -109,7 +111,7 @@ class ExprParser:
             name = dotted(node)
             if name is not None:
                 head, _, rest = name.partition(".")
-                if head in self.aliases and rest in self.module.signatures:
+                if head in self.state.aliases and rest in self.module.signatures:
                     gv = GlobalVar(rest, self.src.span(node))
                     gv.struct_info = self.module.callee_struct_info(rest, node)
                     return gv
@@ -122,23 +124,23 @@ class ExprParser:
         raise self.src.error(f"unsupported expression: {describe(node)}", node)
 
     def _lookup(self, name: str, node: ast.AST) -> Var:
-        var = self.scope.get(name)
+        var = self.state.scope.get(name)
         if var is not None:
             return var
-        if name in self.dead:
+        if name in self.state.dead:
             raise self.src.error(
-                f"{name!r} is local to the dataflow block at line {self.dead[name]}: "
+                f"{name!r} is local to the dataflow block at line {self.state.dead[name]}: "
                 "list it in that block's R.output(...) to use it after the block",
                 node,
             )
         if name in self.sig.symbols:  # a symbolic dim as a prim value: R.arange(0, n, 1)
             return self._prim(node, node, 0)  # type: ignore[arg-type,return-value]
-        if name in self.aliases:
+        if name in self.state.aliases:
             raise self.src.error(f"{name!r} is the module: call its functions as {name}.f(...)", node)
         raise self.src.error(f"undefined variable {name!r}", node)
 
     def _get_item(self, node: ast.Subscript, depth: int) -> TupleGetItem:
-        value = self._expr(node.value, depth + 1)
+        value = self.expr(node.value, depth + 1)
         index = node.slice
         if not (isinstance(index, ast.Constant) and type(index.value) is int):
             raise self.src.error(f"a tuple index must be an integer literal, got {describe(index)}", index)
@@ -165,7 +167,7 @@ class ExprParser:
             if op is None:
                 raise self.src.error(f"unknown op R.{rest}{self._suggest(rest)}", node.func)
             return self._op_call(op, node, depth)
-        if head in self.aliases and rest and "." not in rest:
+        if head in self.state.aliases and rest and "." not in rest:
             if rest in self.module.prim_funcs:
                 raise self.src.error(
                     f"cls.{rest} is a TIR function: call it with R.call_tir(cls.{rest}, (args, ...), out_ty=...)", node
@@ -192,7 +194,7 @@ class ExprParser:
         for param, arg in zip(op.params, bound, strict=True):
             self._param_arg(op, param, arg, node, depth, args, attrs)
         span = self.src.span(node)
-        return Call(op, args, attrs, self._infer(op, args, attrs, span), span)
+        return Call(op, args, attrs, self.infer(op, args, attrs, span), span)
 
     def _param_arg(
         self, op: Op, param: Param, arg: ast.expr | None, node: ast.Call, depth: int, args: list, attrs: dict
@@ -204,11 +206,11 @@ class ExprParser:
                 raise self.src.error(f"R.{op.name} is missing its argument {param.name!r}", node)
             attrs[param.name] = param.default
         elif kind == SHAPE:
-            args.append(self._shape_arg(op, param.name, arg, depth + 1))
+            args.append(self.shape_arg(op, param.name, arg, depth + 1))
         elif kind in EXPR_KINDS:
-            args.append(self._expr(arg, depth + 1))
+            args.append(self.expr(arg, depth + 1))
         else:
-            attrs[param.name] = self._attr(op, kind, param.name, arg)
+            attrs[param.name] = self.attr(op, kind, param.name, arg)
 
     def _variadic_call(self, op: Op, node: ast.Call, depth: int, at: int) -> Call:
         """A call of an op whose parameter `at` takes any number of values (``R.print(a, b, format="{} {}")``).
@@ -235,13 +237,13 @@ class ExprParser:
         attrs: dict[str, Any] = {}
         for param, arg in zip(others[:at], bound[:at], strict=True):
             self._param_arg(op, param, arg, node, depth, args, attrs)
-        args.extend(self._expr(v, depth + 1) for v in values)
+        args.extend(self.expr(v, depth + 1) for v in values)
         for param, arg in zip(others[at:], bound[at:], strict=True):
             self._param_arg(op, param, arg, node, depth, args, attrs)
         span = self.src.span(node)
-        return Call(op, args, attrs, self._infer(op, args, attrs, span), span)
+        return Call(op, args, attrs, self.infer(op, args, attrs, span), span)
 
-    def _attr(self, op: Op, kind: str, name: str, node: ast.expr) -> Any:
+    def attr(self, op: Op, kind: str, name: str, node: ast.expr) -> Any:
         """An attribute argument, read statically according to its parameter kind."""
         if kind == ATTR:
             return literal(self.src, node)
@@ -279,7 +281,7 @@ class ExprParser:
         """``cls.f`` naming a ``@T.prim_func`` of the module: that `tir.PrimFunc`."""
         ref = dotted(node) or ""
         head, _, fname = ref.partition(".")
-        if not (head in self.aliases or head == self.module.class_name) or not fname or "." in fname:
+        if not (head in self.state.aliases or head == self.module.class_name) or not fname or "." in fname:
             raise self.src.error(
                 f"R.{op.name} argument {name!r} names a TIR function: cls.<name>, got {describe(node)}", node
             )
@@ -296,12 +298,12 @@ class ExprParser:
             return -value.value if value is not node else value.value
         return self.static.dim(node, 1)
 
-    def _shape_arg(self, op: Op, name: str, node: ast.expr, depth: int) -> Expr:
+    def shape_arg(self, op: Op, name: str, node: ast.expr, depth: int) -> Expr:
         """A shape argument: a dims list (``[3, n]``), ``R.shape([...])`` or a shape-valued variable."""
         if isinstance(node, (ast.List, ast.Tuple)):
             values = self.static.dims(node, depth, f"R.{op.name} argument {name!r}")
             return ShapeExpr(values, ShapeStructInfo(values), self.src.span(node))
-        value = self._expr(node, depth)
+        value = self.expr(node, depth)
         if not isinstance(value.struct_info, ShapeStructInfo):
             raise self.src.error(
                 f"R.{op.name} argument {name!r} must be a shape (a dims list, R.shape([...]) or R.shape_of(x)), "
@@ -310,11 +312,11 @@ class ExprParser:
             )
         return value
 
-    def _infer(self, op: Op, args: list[Expr], attrs: dict[str, Any], span: Span) -> StructInfo:
+    def infer(self, op: Op, args: list[Expr], attrs: dict[str, Any], span: Span) -> StructInfo:
         if op.name == "hint_on_device" and self.module.implies_vdevices:
             self.module.imply_vdevice(attrs["device"], attrs.get("memory_scope", "global"))
         try:
-            return call_struct_info(op, args, attrs, self.vdevices, span)
+            return call_struct_info(op, args, attrs, self.state.vdevices, span)
         except ParseError as err:
             if err.span is None:
                 raise type(err)(err.reason, span) from None
@@ -332,7 +334,7 @@ class ExprParser:
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 raise self.src.error("'*' arguments are not supported", arg)
-            args.append(self._expr(arg, depth + 1))
+            args.append(self.expr(arg, depth + 1))
         callee = self.module.callee_struct_info(name, node)
         span = self.src.span(node)
         sinfo = global_call_struct_info(name, callee, args, span)
@@ -424,7 +426,7 @@ class ExprParser:
     def _is_symbolic(self, node: ast.expr) -> bool:
         """Whether `node` names a declared symbolic dim (alone or in arithmetic), not a relax variable."""
         names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
-        return bool(names) and all(n in self.sig.symbols and n not in self.scope for n in names)
+        return bool(names) and all(n in self.sig.symbols and n not in self.state.scope for n in names)
 
     def _string(self, node: ast.Call, depth: int) -> StringImm:
         (value_node,) = bind_arguments(self.src, node, ("value",), "R.str")
@@ -435,7 +437,7 @@ class ExprParser:
     def _tuple(self, node: ast.Call, depth: int) -> Tuple:
         if node.keywords:
             raise self.src.error("R.tuple takes its fields positionally", node.keywords[0])
-        fields = [self._expr(e, depth + 1) for e in node.args]
+        fields = [self.expr(e, depth + 1) for e in node.args]
         return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
 
 

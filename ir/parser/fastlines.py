@@ -201,8 +201,13 @@ def reads_alone(statement: str) -> bool:
 
 
 def _parses_alone(text: str) -> bool:
-    """An annotation text: one expression on its own."""
-    return _parses(text, lambda tree: True)
+    """An annotation text: one expression on its own, and not a tuple without brackets (``R.T, ensor(...)``), which
+    an expression may be and an annotation may not."""
+    return _parses(text, _not_bare_tuple)
+
+
+def _not_bare_tuple(tree: ast.AST) -> bool:
+    return not (type(tree) is ast.Tuple and tree.elts and tree.elts[0].col_offset == tree.col_offset)
 
 
 def _parses_as_arguments(text: str) -> bool:

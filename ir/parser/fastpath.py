@@ -1,28 +1,13 @@
 """The fast path: whole binding lines turned into bindings without building their AST.
 
 `fastlines` finds runs of simple lines (``name: ann = R.op(a, b, k=v)``,
-``name: ann = cls.f(a, b)`` or ``name = alias``); `FastPathParser._fast_run` builds, line by line, exactly
-the binding that `FunctionParser._assign_parts` and `_bind` would build from
-the line's AST (its span given as `JOINED_SPAN`, which is the same span), or
-hands the line to that ordinary path when it is anything less simple.
-
-It caches, so that a line costs a regular-expression match and a few
-dictionary lookups (`FastCaches`: one set for all the functions of a module
-that declare no symbolic dim, so a module of many small functions fills them
-once; one per function for the others):
-
-* annotation text -> struct info;
-* call shape: (op, number of leading variable args, text of the other
-  args) -> (op, attrs, cacheable), or None when such a call cannot take the
-  fast path.  Calls made from one entry share its attrs dict (nodes are
-  never mutated);
-* (entry, argument struct infos by identity) -> the call's inferred struct
-  info, for ops whose inference depends on nothing else;
-* (annotation, inferred struct info) by identity -> the merged struct info.
-
-Struct infos the fast path builds are interned per module
-(`ModuleParser.intern`), so bindings share them and the identity-keyed
-caches hit from the second line of a chain on.
+``name: ann = cls.f(a, b)`` or ``name = alias``); `FastPath.run` builds, line
+by line, exactly the binding that the statement parser
+(`statements.assign_parts`, then `FunctionState.bind`) would
+build from the line's AST (its span given as `JOINED_SPAN`, which is the
+same span), or hands the line to that ordinary path when it is anything less
+simple.  It caches what it reads (`caches.FastCaches`), so that a line costs
+a regular-expression match and a few dictionary lookups.
 """
 
 from __future__ import annotations
@@ -39,7 +24,6 @@ from ..expr import (
     Binding,
     Call,
     Constant,
-    DataflowVar,
     Expr,
     GlobalVar,
     PrimValue,
@@ -52,68 +36,40 @@ from ..normalize import global_call_struct_info, merge_annotation
 from ..op import REQUIRED, SHAPE, Op
 from ..span import MAX_PACKED_COL, MAX_PACKED_LINE, Span, name_span, packed_file, packed_line, value_span
 from ..struct_info import StructInfo, TupleStructInfo
-from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES
+from .caches import Constant_, Entry
+from .expressions import BUILTINS, EXPR_KINDS, NOT_VALUES, ExprParser
 from .fastlines import FastLine, FastRun, _parses_alone, _parses_as_arguments, value_end
+from .state import FunctionState, Parts, branch_tail
 
-# What a parsed assignment contributes: name, name span, annotation (or None),
-# annotation span, value, statement span, and its (line, col) position.
-Parts = tuple[str, Span, "StructInfo | None", "Span | None", Expr, Span, tuple[int, int]]
-
-# A constant argument of a fast call (``R.shape([1, 16])``, ``R.const(0.5, "float32")``, ``metadata[...][i]``, a
-# number), made anew for each line by `make` from its span: its columns are `col` to `end` past the start of the
-# call's other arguments (1-based start, end exclusive).
-Constant_ = tuple[Callable[[Span], Expr], int, int]
-# A call-shape cache entry: the op, the attrs every call from it shares, whether its inference can be cached, and
-# its constant arguments (after the leading variables, in parameter order).
-Entry = tuple[Op, dict[str, Any], bool, tuple[Constant_, ...]]
 # The names a constant argument may mention: the heads of ``R.const``, ``T.float64`` and ``metadata[...]``.
 _CONSTANT_NAMES = frozenset({"R", "T", "metadata"})
-# How many distinct binding names a module's variables share one string of (`ModuleParser.names`).
+# How many distinct binding names a module's variables share one string of (`ModuleContext.names`).
 MAX_SHARED_NAMES = 4096
 
 
-class FastCaches:
-    """The fast path's caches (see above).
+class FastPath:
+    """Reads the runs of fast lines of one function body into bindings, against its `FunctionState`.
 
-    A module shares one among its functions that declare no symbolic dim (their
-    lines read the same in each of them); any other function has its own.
+    Values go through `exprs` where a line needs them read as the ordinary path reads them (a constant
+    argument, an attribute); a line the fast path does not read whole goes to `assign`, the statement parser's
+    reading of one assignment statement (None for a declaration such as ``n = T.int64()``).
     """
 
-    __slots__ = ("ann", "shape", "infer", "merge", "rejected")
+    __slots__ = ("state", "src", "module", "exprs", "assign")
 
-    def __init__(self, other: FastCaches | None = None) -> None:
-        """Empty caches, or copies of `other`'s."""
-        self.ann: dict[str, StructInfo] = {} if other is None else dict(other.ann)
-        self.shape: dict[tuple[str, int, str | None], Entry | None] = {} if other is None else dict(other.shape)
-        self.infer: dict[tuple[int, ...], tuple[StructInfo, list[StructInfo]]] = (
-            {} if other is None else dict(other.infer)
-        )
-        self.merge: dict[tuple[int, int], tuple[StructInfo, StructInfo]] = {} if other is None else dict(other.merge)
-        # Annotation texts that are not one expression on their own.
-        self.rejected: set[str] = set() if other is None else set(other.rejected)
+    def __init__(
+        self,
+        state: FunctionState,
+        exprs: ExprParser,
+        assign: Callable[[ast.Assign | ast.AnnAssign], Parts | None],
+    ) -> None:
+        self.state = state
+        self.src = state.src
+        self.module = state.module
+        self.exprs = exprs
+        self.assign = assign
 
-
-class FastPathParser:
-    """The fast-path half of `FunctionParser` (which sets the attributes and methods used here)."""
-
-    src: Any
-    module: Any
-    static: Any
-    df: Any
-    reserved: set[str]
-    scope: dict[str, Var]
-    ann_cache: dict[str, StructInfo]
-    shape_cache: dict[tuple[str, int, str | None], Entry | None]  # the call-shape cache
-    infer_cache: dict[tuple[int, ...], tuple[StructInfo, list[StructInfo]]]
-    merge_cache: dict[tuple[int, int], tuple[StructInfo, StructInfo]]
-
-    def use_caches(self, caches: FastCaches) -> None:
-        """Read and fill `caches` from now on."""
-        self.caches = caches
-        self.ann_cache, self.shape_cache = caches.ann, caches.shape
-        self.infer_cache, self.merge_cache = caches.infer, caches.merge
-
-    def _fast_run(self, run: FastRun, out: list[Binding], ends_branch: bool) -> Parts | None:
+    def run(self, run: FastRun, out: list[Binding], ends_branch: bool) -> Parts | None:
         """Append the bindings of `run`'s lines to `out`; with `ends_branch`, return the last line's `Parts` unbound.
 
         The hot loop of parsing a big module, so its common case is inlined: a cached annotation, a call of a
@@ -127,10 +83,12 @@ class FastPathParser:
         last = run.first + run.count - 1 if ends_branch else -1
         file = self.src.filename
         fbase = packed_file(file) if run.first + run.count <= MAX_PACKED_LINE else None
-        ann_cache, shape_cache, infer_cache, scope = self.ann_cache, self.shape_cache, self.infer_cache, self.scope
+        state = self.state
+        caches, scope = state.caches, state.scope
+        ann_cache, shape_cache, infer_cache = caches.ann, caches.shape, caches.infer
         get = scope.get
-        plain = self.df is None  # outside a dataflow block every binding makes a Var
-        reserved = self.reserved
+        plain = state.df is None  # outside a dataflow block every binding makes a Var
+        reserved = state.reserved
         shared_names = self.module.names
         room = MAX_SHARED_NAMES - len(shared_names)
         nxt, expected = run.first, run.start  # the number and offset of the next line to read
@@ -195,15 +153,15 @@ class FastPathParser:
                     if binding is not None:
                         append(binding)
                     continue
-                if name in reserved:  # before the annotation is merged, as `_bind` checks
-                    raise self._reserved(name, name_span(var_pos, name) if type(var_pos) is int else var_pos)  # type: ignore[attr-defined]
+                if name in reserved:  # before the annotation is merged, as `FunctionState.bind` checks
+                    raise state.reserved_error(name, name_span(var_pos, name) if type(var_pos) is int else var_pos)
                 sinfo = value.struct_info
                 if ann is not None and ann is not sinfo:
                     sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
                 if plain:
                     var = scope[name] = Var(name, sinfo, var_pos)
                 else:
-                    var = self._new_var(name, sinfo, var_pos, lineno, col - 1)
+                    var = state.new_var(name, sinfo, var_pos, lineno, col - 1)
                 append(Binding(var, value, ann, JOINED_SPAN))
             if expected <= run.end:
                 m = None  # `_slow_parts` locates the lines after the last match
@@ -219,7 +177,7 @@ class FastPathParser:
     ) -> tuple[int, Parts | None]:
         """Bind the lines of `run` from offset `start` to `stop` (line `lineno` on) the ordinary way, into `out`.
 
-        The lines are read together (`ModuleParser.assignments`), exactly as
+        The lines are read together (`ModuleContext.assignments`), exactly as
         reading each apart would read them.  Returns the next line's number, and
         for line `last` (the end of a branch) its `Parts`, unbound.
         """
@@ -229,11 +187,11 @@ class FastPathParser:
         col = len(texts[0]) - len(texts[0].lstrip(" \t"))  # the run's indentation
         for stmt in self.module.assignments(texts, lineno, col):
             self.module.where = stmt
-            parts = self._assign_parts(stmt)  # type: ignore[attr-defined]
+            parts = self.assign(stmt)  # type: ignore[arg-type]
             if lineno == last:
-                return lineno + 1, self._branch_tail(parts, stmt)  # type: ignore[attr-defined]
+                return lineno + 1, branch_tail(self.src, parts, stmt)
             if parts is not None:
-                out.append(self._bind(parts))  # type: ignore[attr-defined]
+                out.append(self.state.bind(parts))
             lineno += 1
         return lineno, None
 
@@ -253,23 +211,23 @@ class FastPathParser:
                 packed = fbase | packed_line(lineno, col, m.start(4) - pos + 1, end - pos + 1)
             value = self._fast_function_call(m, lineno, packed)
         else:
-            value = self.scope.get(alias)
+            value = self.state.scope.get(alias)
             if value is not None and index is not None:
                 value = self._fast_get_item(value, int(index), lineno, m.start(9) - pos, end - pos)
         if value is None:
             parts = self._slow_parts(FastLine(lineno, m.group()))
-            return None if parts is None else self._bind(parts)  # type: ignore[attr-defined]
-        if name in self.reserved:
-            raise self._reserved(name, Span(file, lineno, col, lineno, col + len(name)))  # type: ignore[attr-defined]
+            return None if parts is None else self.state.bind(parts)
+        if name in self.state.reserved:
+            raise self.state.reserved_error(name, Span(file, lineno, col, lineno, col + len(name)))
         sinfo = value.struct_info
         ann = None
         if ann_text is not None:
-            ann = self.ann_cache[ann_text]  # read by the hot loop already
+            ann = self.state.caches.ann[ann_text]  # read by the hot loop already
             if ann is not sinfo:
                 sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
         if packed is not None:
-            return Binding(self._new_var(name, sinfo, packed, lineno, col - 1), value, ann, JOINED_SPAN)
-        var = self._new_var(name, sinfo, Span(file, lineno, col, lineno, col + len(name)), lineno, col - 1)
+            return Binding(self.state.new_var(name, sinfo, packed, lineno, col - 1), value, ann, JOINED_SPAN)
+        var = self.state.new_var(name, sinfo, Span(file, lineno, col, lineno, col + len(name)), lineno, col - 1)
         return Binding(var, value, ann, Span(file, lineno, col, lineno, end - pos + 1))
 
     def _fast_get_item(self, value: Expr, index: int, lineno: int, col: int, end: int) -> TupleGetItem | None:
@@ -289,11 +247,11 @@ class FastPathParser:
         """
         head, _, name = m.group(6).partition(".")
         args_text, rest = m.group(7, 8)
-        signatures = self.module.signatures  # type: ignore[attr-defined]
-        if rest is not None or head not in self.aliases or name not in signatures:
+        signatures = self.module.signatures
+        if rest is not None or head not in self.state.aliases or name not in signatures:
             return None
         names = [p.strip() for p in args_text.split(",")] if args_text else []
-        args = [self.scope.get(n) for n in names]
+        args = [self.state.scope.get(n) for n in names]
         if None in args:
             return None
         pos, file = m.start(), self.src.filename
@@ -331,43 +289,27 @@ class FastPathParser:
         if type(span) is int:
             span = value_span(span)
         if not cacheable:
-            return self._infer(op, args, attrs, span)  # type: ignore[attr-defined]
+            return self.exprs.infer(op, args, attrs, span)  # type: ignore[arg-type]
         sinfos = [a.struct_info for a in args]
-        sinfo = self.module.intern(self._infer(op, args, attrs, span))  # type: ignore[attr-defined]
-        self.infer_cache[(id(entry), *map(id, sinfos))] = (sinfo, sinfos)
+        sinfo = self.module.intern(self.exprs.infer(op, args, attrs, span))  # type: ignore[arg-type]
+        self.state.caches.infer[(id(entry), *map(id, sinfos))] = (sinfo, sinfos)
         return sinfo
-
-    def _new_var(self, name: str, sinfo: StructInfo, span: Span | int, lineno: int, col: int) -> Var:
-        """The variable a binding of `name` at (`lineno`, 0-based `col`) creates; it enters the scope.
-
-        `span` is the name's, or its line's packed position (`ir.span`).
-        """
-        if name in self.reserved:
-            raise self._reserved(name, name_span(span, name) if type(span) is int else span)  # type: ignore[attr-defined]
-        df = self.df
-        if df is None:
-            var = Var(name, sinfo, span)
-        elif name in df.outputs and df.last_pos.get(name) == (lineno, col):
-            var = Var(name, sinfo, span)  # the block's last binding of an R.output name
-        else:
-            var = DataflowVar(name, sinfo, span)
-        self.scope[name] = var
-        return var
 
     def _fast_annotation(self, text: str, lineno: int, col: int) -> StructInfo | None:
         """The struct info of annotation `text` (at `lineno`, 0-based `col`), stored in the hot loop's cache;
         None when `text` is not one expression on its own (the line is then read the ordinary way)."""
-        rejected = self.caches.rejected
-        if text in rejected or not _parses_alone(text):
-            rejected.add(text)
+        caches = self.state.caches
+        if text in caches.rejected or not _parses_alone(text):
+            caches.rejected.add(text)
             return None
-        ann = self.ann_cache[text] = self.module.annotation(self.static, text, lineno, col)
+        ann = caches.ann[text] = self.module.annotation(self.state.static, text, lineno, col)
         return ann
 
     def _fast_merge(self, ann: StructInfo, sinfo: StructInfo, name: str, lineno: int, col: int, size: int):
         """`merge_annotation(ann, sinfo)`, cached by identity (`sinfo` itself when they are equal)."""
         key = (id(ann), id(sinfo))
-        hit = self.merge_cache.get(key)
+        merge_cache = self.state.caches.merge
+        hit = merge_cache.get(key)
         if hit is not None:
             return hit[0]
         if ann == sinfo:
@@ -375,27 +317,28 @@ class FastPathParser:
         else:
             span = self.src.span_at(lineno, col, col + size)
             merged = self.module.intern(merge_annotation(ann, sinfo, span, repr(name)))
-        self.merge_cache[key] = (merged, sinfo)
+        merge_cache[key] = (merged, sinfo)
         return merged
 
     def _fast_entry(self, key: tuple[str, int, str | None], lineno: int, rest_col: int) -> Entry | None:
         """The call-shape cache entry for `key`: None when such calls cannot take the fast path."""
         op_name, npos, rest = key
         entry = None
+        shape_cache = self.state.caches.shape
         if rest is not None and not _parses_as_arguments(rest):
-            self.shape_cache[key] = None
+            shape_cache[key] = None
             return None
         # R.const, R.shape, ... are builtins even if an op were registered under that name.
         if op_name not in BUILTINS and op_name not in NOT_VALUES:
             op = self.module.op(op_name)
             read = None if op is None else self._fast_attrs(op, npos, rest, lineno, rest_col)
-            if read is not None:
+            if op is not None and read is not None:
                 # Inference reads only the arguments' struct infos (a constant argument's is the same
                 # object on every line) and the attrs, except where hints add vdevices to the module as
                 # it is parsed.
-                cacheable = op.device_rule == "same" or not self.module.implies_vdevices  # type: ignore[union-attr]
+                cacheable = op.device_rule == "same" or not self.module.implies_vdevices
                 entry = (op, read[0], cacheable, read[1])
-        self.shape_cache[key] = entry
+        shape_cache[key] = entry
         return entry
 
     def _fast_attrs(
@@ -444,7 +387,7 @@ class FastPathParser:
                 attrs[param.name] = param.default
                 continue
             try:
-                attrs[param.name] = self._attr(op, param.kind, param.name, node)  # type: ignore[attr-defined]
+                attrs[param.name] = self.exprs.attr(op, param.kind, param.name, node)
             except ParseError:
                 return None
         return None if given else (attrs, tuple(constants))
@@ -457,24 +400,24 @@ class FastPathParser:
             if type(sub) is ast.Name and sub.id not in _CONSTANT_NAMES:
                 return None
         try:
-            value = self._shape_arg(op, name, node, 1) if kind == SHAPE else self._expr(node, 1)  # type: ignore[attr-defined]
+            value = self.exprs.shape_arg(op, name, node, 1) if kind == SHAPE else self.exprs.expr(node, 1)
         except ParseError:
             return None
         span = value.span
         if span is None or span.line != span.end_line:
             return None
-        vt = type(value)
-        if vt is ShapeExpr:
-            make: Callable[[Span], Expr] = partial(ShapeExpr, value.values, value.struct_info)
-        elif vt is Constant:
-            data, ref = value.data, value.ref
+        make: Callable[[Span], Expr]
+        if type(value) is ShapeExpr:
+            make = partial(ShapeExpr, value.values, value.struct_info)
+        elif type(value) is Constant:
+            data, ref, sinfo = value.data, value.ref, value.struct_info
 
             def make(span: Span) -> Expr:
-                return Constant(None if data is None else data.copy(), value.struct_info, span, ref)
+                return Constant(None if data is None else data.copy(), sinfo, span, ref)
 
-        elif vt is PrimValue:
+        elif type(value) is PrimValue:
             make = partial(PrimValue, value.value, value.dtype, value.struct_info)
-        elif vt is StringImm:
+        elif type(value) is StringImm:
             make = partial(StringImm, value.value)
         else:
             return None
@@ -492,4 +435,4 @@ class FastPathParser:
         """
         (stmt,) = self.module.assignments([line.text], line.lineno, line.col)
         self.module.where = stmt
-        return self._assign_parts(stmt)  # type: ignore[attr-defined]
+        return self.assign(stmt)  # type: ignore[arg-type]

@@ -13,164 +13,26 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ParseError
-from ..fill_vdevice import HOST_VDEVICE
 from ..module import IRModule
-from ..op import Op, all_ops, get_op
-from ..span import Span
-from ..struct_info import FuncStructInfo, StructInfo, TensorStructInfo
-from ..tir import PrimFunc, is_prim_func, parse_prim_func
-from ..vdevice import DeviceSpec, Target, VDevice, lookup_device
+from ..tir import is_prim_func, parse_prim_func
 from .annotations import StaticReader
 from .fastfunctions import FastFunction
-from .fastlines import FastLine, FastRun, SkeletonMismatch
-from .fastpath import FastCaches
-from .function import FunctionParser, statement_words
 from .literals import bind_arguments, describe, dotted, literal
 from .purity import check_purity
-from .signatures import Signature, SignatureReader
+from .signatures import SignatureReader
 from .skeleton import FastBlock, Skeleton
-from .source import Source, quiet_parse
-
-# `assignments` parses lines in place (after blank lines) rather than moving their nodes when there are at most
-# this many blank lines per line read: a blank line costs the tokenizer about 20 ns, moving a line's nodes about
-# 20 us.
-_PAD_PER_LINE = 1000
+from .source import Source
+from .statements import StatementParser, statement_words
 
 _MODULE_DECORATORS = frozenset({"I.ir_module", "tvm.script.ir_module", "tvm.script.ir.ir_module"})
 
 
 class ModuleParser(SignatureReader):
-    """Turns the AST of a whole file into an `IRModule`."""
+    """Turns the AST of a whole file into an `IRModule`: the module context its functions are parsed against."""
 
     def __init__(self, src: Source, tree: ast.Module, skeleton: Skeleton | None) -> None:
-        self.src = src
+        super().__init__(src, skeleton)
         self.tree = tree
-        self.skeleton = skeleton
-        self.vdevices: list[VDevice] = []
-        self.class_name = "Module"
-        self.signatures: dict[str, Signature] = {}
-        # The statement (or fast line) being parsed: the location of an unexpected failure.
-        self.where: ast.AST | FastLine | None = None
-        self._ops: dict[str, Op | None] = {}
-        self._param_names: dict[str, tuple[str, ...]] = {}
-        # True for a module that declares no vdevice (what TVM's frontends print): each device a
-        # hint names becomes a vdevice, with the host (llvm:0) beside it (`imply_vdevice`).
-        self.implies_vdevices = False
-        # Symbolic dims declared at the top of the file (`n = TypeVar("n")`), usable in every function.
-        self.type_vars: set[str] = set()
-        # One object per distinct tensor struct info of the bindings (struct infos are immutable
-        # values): bindings share them, and the fast path's caches recognise them by identity.
-        self._interned: dict[StructInfo, StructInfo] = {}
-        # Annotation text -> interned struct info, for functions without symbolic dims (`annotation`).
-        self._annotations: dict[str, StructInfo] = {}
-        # The fast path's caches shared by functions without symbolic dims (see `FastCaches`).
-        self.fast_caches = FastCaches()
-        # A binding name -> the one string object of that text that the fast path's variables share:
-        # modules of many functions repeat names (``lv``, ``lv1``, ...) in each; bounded, so that a
-        # module of a million distinct names pays no dict that size.
-        self.names: dict[str, str] = {}
-        self._run_starts: list[int] | None = None  # first lines of the skeleton's runs, sorted (`_last_line`)
-        self._decorators: dict[str, dict[str, Any]] = {}  # a collapsed function's decorator text -> its attributes
-        self.calls_impure = False  # an impure op was looked up: the module's purity is checked (`purity`)
-        self.prim_funcs: dict[str, PrimFunc] = {}  # the module's @T.prim_func functions, which R.call_tir names
-
-    # -- helpers shared with the function parser --------------------------------
-    def op(self, name: str) -> Op | None:
-        """The registered op `name`, or None (cached: lookups happen once per name)."""
-        try:
-            return self._ops[name]
-        except KeyError:
-            try:
-                op = get_op(name)
-            except KeyError:
-                op = None
-            self._ops[name] = op
-            if op is not None and (not op.pure or name == "call_packed"):  # a packed call may be impure
-                self.calls_impure = True
-            return op
-
-    def intern(self, sinfo: StructInfo) -> StructInfo:
-        """The one shared tensor struct info equal to `sinfo` (`sinfo` itself the first time).
-
-        Only tensors: their fields (int or str dims, dtype, vdevice) are equal
-        only when identical in every way, while a prim value's ``-0.0`` equals ``0.0``.
-        """
-        if type(sinfo) is not TensorStructInfo:
-            return sinfo
-        return self._interned.setdefault(sinfo, sinfo)
-
-    def annotation(self, static: StaticReader, text: str, lineno: int, col: int) -> StructInfo:
-        """The interned struct info of annotation `text` at line `lineno`, 0-based column `col`, read by `static`.
-
-        Shared by all functions while `static` knows no symbolic dim: a text
-        then reads the same everywhere (vdevices are only ever appended, which
-        changes no successful lookup).
-        """
-        shared = not static.symbols
-        if shared:
-            hit = self._annotations.get(text)
-            if hit is not None:
-                return hit
-        sinfo = self.intern(static.struct_info(self.fragment(text, lineno, col, "eval").body))
-        if shared:
-            self._annotations[text] = sinfo
-        return sinfo
-
-    def op_names(self) -> list[str]:
-        return sorted(all_ops())
-
-    def param_names(self, op: Op) -> tuple[str, ...]:
-        names = self._param_names.get(op.name)
-        if names is None:
-            names = tuple(p.name for p in op.params)
-            self._param_names[op.name] = names
-        return names
-
-    def take_run(self, lineno: int) -> FastRun:
-        assert self.skeleton is not None
-        self.skeleton.consumed += 1
-        return self.skeleton.runs[lineno]
-
-    def fragment(self, text: str, lineno: int, col: int, mode: str) -> Any:
-        """Parse `text` with `ast`, moved to where it sits in the file: its first line at line `lineno`,
-        each of its lines `col` characters right of where it starts in `text`."""
-        tree = quiet_parse(text, mode)
-        lines = lineno - 1
-        todo: list[ast.AST] = [tree]
-        pop, push, extend = todo.pop, todo.append, todo.extend
-        while todo:  # `ast.walk`, without its generators: this runs for every line off the fast path
-            node = pop()
-            if hasattr(node, "lineno"):
-                node.lineno += lines  # type: ignore[attr-defined]
-                node.end_lineno = (node.end_lineno or 1) + lines  # type: ignore[attr-defined]
-                node.col_offset += col  # type: ignore[attr-defined]
-                node.end_col_offset = (node.end_col_offset or 0) + col  # type: ignore[attr-defined]
-            for name in node._fields:
-                value = getattr(node, name, None)
-                if type(value) is list:
-                    extend([item for item in value if isinstance(item, ast.AST)])
-                elif isinstance(value, ast.AST):
-                    push(value)
-        return tree
-
-    def assignments(self, lines: list[str], lineno: int, col: int) -> list[ast.stmt]:
-        """The statements of candidate `lines` (whole lines, from line `lineno`, indented `col` characters), one
-        assignment on each line as each reads on its own; `SkeletonMismatch` when they are not that."""
-        try:
-            if col and 2 <= lineno <= _PAD_PER_LINE * len(lines):
-                # Blank lines above an ``if 1:`` put every node where it is in the file: no walk to move them.
-                padded = "\n" * (lineno - 2) + "if 1:\n" + "\n".join(lines)
-                body = quiet_parse(padded).body[0].body  # type: ignore[attr-defined]
-            else:
-                body = self.fragment("\n".join([line[col:] for line in lines]), lineno, col, "exec").body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            raise SkeletonMismatch from None
-        if len(body) != len(lines):
-            raise SkeletonMismatch
-        for i, stmt in enumerate(body, lineno):
-            if type(stmt) not in (ast.Assign, ast.AnnAssign) or not stmt.lineno == stmt.end_lineno == i:
-                raise SkeletonMismatch
-        return body
 
     def statements(self, body: list[ast.stmt]) -> Iterator[ast.stmt | FastFunction]:
         """`body` with collapsed pieces turned back into their statements (outside functions).
@@ -200,22 +62,6 @@ class ModuleParser(SignatureReader):
         lines = self.src.lines[block.lineno - 1 : block.out_line]
         return self.fragment("\n".join(line[block.col :] for line in lines), block.lineno, block.col, "exec").body[0]
 
-    def callee_struct_info(self, name: str, node: ast.AST | Span | None) -> FuncStructInfo:
-        """The signature a call of `name` sees (its return struct info must be known by now; else an error at
-        `node`), its tensor parameters' struct infos interned."""
-        sig = self.signatures[name]
-        if sig._callee is not None:
-            return sig._callee
-        ret = sig.ret if sig.ret is not None else (sig.function.ret_struct_info if sig.function else None)
-        if ret is None:
-            raise self.src.error(
-                f"cls.{name} is called before its return type is known (a recursive call): "
-                f"annotate the return type of {name!r}",
-                node,
-            )
-        sig._callee = FuncStructInfo([self.intern(sinfo) for _, sinfo, _ in sig.params], ret)
-        return sig._callee
-
     # -- the file ----------------------------------------------------------------
     def run(self) -> IRModule:
         cls = self._find_class()
@@ -235,7 +81,7 @@ class ModuleParser(SignatureReader):
                 self._signature(fdef)
         for name in self._order():
             sig = self.signatures[name]
-            sig.function = FunctionParser(self, sig).run()
+            sig.function = StatementParser(self, sig).run()
             _release(sig.node)
         if self.skeleton is not None and self.skeleton.consumed != len(self.skeleton.runs):
             raise ParseError("internal parser error: a fast-path line was not parsed", self.src.start())
@@ -374,23 +220,6 @@ class ModuleParser(SignatureReader):
                 continue
             infos[key] = literal(self.src, value_node, seq=list)
         return infos
-
-    def imply_vdevice(self, device: DeviceSpec, memory_scope: str) -> None:
-        """Declare the vdevice a hint names in a module that declares none, and the host beside it.
-
-        The device becomes ``VDevice(<kind>, index, scope)`` with the target
-        kind TVM uses for its device type (``cuda`` for cuda, ``llvm`` for
-        cpu); the host `HOST_VDEVICE` is added too when no CPU vdevice is
-        declared, so that what no hint reaches has a home.  The printed module
-        lists them in ``I.module_global_infos``.
-        """
-        try:
-            lookup_device(self.vdevices, device, memory_scope)
-        except LookupError:
-            kind = "llvm" if device.device_type == "cpu" else device.device_type
-            self.vdevices.append(VDevice(Target(kind), device.index, memory_scope))
-        if not any(v.device_type == "cpu" for v in self.vdevices):
-            self.vdevices.append(HOST_VDEVICE)
 
     def _module_attrs(self, call: ast.Call) -> dict[str, Any]:
         (arg,) = bind_arguments(self.src, call, ("attrs",), "I.module_attrs")

@@ -1,9 +1,10 @@
 """Reading function signatures, and the order in which function bodies are parsed.
 
-`SignatureReader` is the half of `ModuleParser` that reads each
-``@R.function``'s decorator, parameters and return annotation, from its AST
-or, for the plain ``def`` lines the skeleton blanks (`fastlines.FastDef`),
-from the line itself, exactly as from their AST.
+`SignatureReader`, the module context (`context.ModuleContext`) that
+`ModuleParser` extends, reads each ``@R.function``'s decorator, parameters
+and return annotation into a `Signature`, from its AST or, for the plain
+``def`` lines the skeleton blanks (`fastlines.FastDef`), from the line
+itself, exactly as from their AST.
 
 A function without a return annotation gets the struct info of its body,
 so its body is parsed before the bodies that call it (a walk of the AST of
@@ -18,13 +19,10 @@ import ast
 from bisect import bisect_right
 from typing import Any
 
-from ..expr import Function
 from ..span import Span
-from ..struct_info import FuncStructInfo, StructInfo
-from ..vdevice import VDevice
 from .annotations import StaticReader
+from .context import NAMESPACES, SYMBOL_DECLS, ModuleContext, Signature
 from .fastfunctions import FastFunction
-from .function import SYMBOL_DECLS
 from .literals import bind_arguments, bool_literal, describe, dotted
 from .skeleton import FastDef, Skeleton
 from .source import Source, quiet_parse
@@ -32,36 +30,13 @@ from .source import Source, quiet_parse
 _FUNCTION_KEYWORDS = ("private", "pure")
 
 
-class Signature:
-    """What callers need of a function before its body is parsed."""
+class SignatureReader(ModuleContext):
+    """The module context, reading signatures and the order of the bodies (see the module docstring)."""
 
-    __slots__ = ("name", "node", "params", "ret", "ret_span", "attrs", "symbols", "function", "_callee")
-
-    def __init__(self, name: str, node: ast.FunctionDef | FastFunction) -> None:
-        self.name = name
-        self.node = node
-        self.params: list[tuple[str, StructInfo, Span]] = []
-        self.ret: StructInfo | None = None
-        self.ret_span: Span | None = None
-        self.attrs: dict[str, Any] = {}
-        self.symbols: set[str] = set()
-        self.function: Function | None = None
-        self._callee: FuncStructInfo | None = None
-
-
-class SignatureReader:
-    """Signatures and parse order for `ModuleParser` (which sets the attributes and methods used here)."""
-
-    src: Source
-    skeleton: Skeleton | None
-    vdevices: list[VDevice]
-    class_name: str
-    signatures: dict[str, Signature]
-    prim_funcs: dict[str, Any]  # name -> tir.PrimFunc
-    type_vars: set[str]
-    where: Any
-    _run_starts: list[int] | None
-    _decorators: dict[str, dict[str, Any]]  # a collapsed function's decorator text -> its attributes
+    def __init__(self, src: Source, skeleton: Skeleton | None) -> None:
+        super().__init__(src, skeleton)
+        self._run_starts: list[int] | None = None  # first lines of the skeleton's runs, sorted (`_last_line`)
+        self._decorators: dict[str, dict[str, Any]] = {}  # a collapsed function's decorator text -> its attributes
 
     def _signature(self, fdef: ast.FunctionDef | FastFunction) -> None:
         self.where = fdef
@@ -117,11 +92,11 @@ class SignatureReader:
             span = span_at(lineno, col, ann_col + len(ann))
             check(sig.name, name, True, seen, span)
             if ann is not last:
-                last, sinfo = ann, self.annotation(static, ann, lineno, ann_col)  # type: ignore[attr-defined]
+                last, sinfo = ann, self.annotation(static, ann, lineno, ann_col)
             append((name, sinfo, span))
         if fast.ret is not None:
             start = fast.ret_col
-            sig.ret = self.annotation(static, fast.ret, lineno, start)  # type: ignore[attr-defined]
+            sig.ret = self.annotation(static, fast.ret, lineno, start)
             sig.ret_span = self.src.span_at(lineno, start, start + len(fast.ret))
 
     def _check_parameter(self, fname: str, name: str, annotated: bool, seen: set[str], where: ast.AST | Span) -> None:
@@ -131,7 +106,7 @@ class SignatureReader:
         seen.add(name)
         if not annotated:
             raise self.src.error(f"parameter {name!r} needs a struct-info annotation such as R.Tensor(...)", where)
-        if name in ("R", "I", "T", "tvm") or name == self.class_name:
+        if name in NAMESPACES or name == self.class_name:
             raise self.src.error(f"cannot name a parameter {name!r}", where)
 
     def _fast_decorator(self, fn: FastFunction) -> dict[str, Any]:
@@ -141,7 +116,7 @@ class SignatureReader:
             return {}
         cached = self._decorators.get(text)
         if cached is None:
-            deco = self.fragment(text[1:], fn.lineno - 1, fn.col_offset + 1, "eval").body  # type: ignore[attr-defined]
+            deco = self.fragment(text[1:], fn.lineno - 1, fn.col_offset + 1, "eval").body
             cached = self._decorators[text] = self._decorator_attrs(deco)
         return dict(cached)
 

@@ -11,7 +11,7 @@ exactly once, however many consumers there are); symmetrically a node h
 with h -> u of ``copy(1 -> 0)`` and c -> h infinite.  A value with a single
 consumer needs no gadget: u -> c and c -> u carry the two copy costs.
 
-The max-flow is `flow.max_flow_min_cut` (push-relabel on arrays).
+The max-flow is `flow.FlowGraph` (scipy's, in phases of finer integer units; a certified cut).
 """
 
 from __future__ import annotations

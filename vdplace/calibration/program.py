@@ -62,6 +62,8 @@ def calibrate_program(
     in the file where given inputs came from.  A reference run that fails is
     a `ValueError`; Ray actors that cannot start a `runtime.DeviceUnavailable`.
     """
+    import vdplace.runtime  # noqa: F401  (gives R.call_tir its kernel, the runtime's TIR interpreter)
+
     if values not in ("program", "made-up"):
         raise ValueError(f"values must be 'program' or 'made-up', got {values!r}")
     if repeat < 1:

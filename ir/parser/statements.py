@@ -1,42 +1,42 @@
-"""Parsing one ``@R.function`` body: its statements and bindings.
+"""Parsing one ``@R.function`` body: its statements and bindings (`StatementParser`).
 
-Scoping follows TVMScript: a binding creates a new variable (re-binding a
-name shadows it), variables bound in a ``with R.dataflow()`` block are
-`DataflowVar` unless listed in its ``R.output(...)`` and disappear after the
-block, and names bound inside an ``if`` branch are local to that branch.
+Scoping follows TVMScript (see `state`): a binding creates a new variable,
+variables bound in a ``with R.dataflow()`` block are `DataflowVar` unless
+listed in its ``R.output(...)`` and disappear after the block, and names
+bound inside an ``if`` branch are local to that branch.
 
-Values are parsed by `ExprParser` (`expressions`), expression statements
+Three parsers share the function's `FunctionState`: this one reads the
+statements; values go to `ExprParser` (`expressions`), expression statements
 (a docstring, ``R.func_attr``, a bare void call such as ``R.assert_op(...)``)
-by `StandaloneStatements` (`standalone`); whole simple lines found
-by `fastlines` go through `FastPathParser` (`fastpath`), which builds exactly
-what `_assign_parts` would build from the line's AST, or falls back to it.
+to `standalone`, and the runs of whole simple lines found by `fastlines` to
+`FastPath` (`fastpath`), which builds exactly what `assign_parts` and
+`FunctionState.bind` would build from a line's AST, or hands the line back
+to `assign_parts`.  They refer to each other one way only, making no
+reference cycle: all four are freed as soon as the function is read.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import Any
 
-from ..errors import InferenceError, ParseError
+from ..errors import InferenceError
 from ..expr import Binding, BindingBlock, DataflowBlock, DataflowVar, Expr, Function, If, SeqExpr, Var
 from ..normalize import join, merge_annotation
 from ..span import Span
 from ..struct_info import ObjectStructInfo, PrimStructInfo, TensorStructInfo
-from .annotations import StaticReader
+from .caches import FastCaches
+from .context import NAMESPACES, SYMBOL_DECLS, ModuleContext, Signature
 from .expressions import ExprParser
 from .fastfunctions import FastFunction
-from .fastpath import FastCaches, FastPathParser, Parts
+from .fastpath import FastPath
 from .literals import describe, dotted
 from .skeleton import FastBlock
-from .standalone import StandaloneStatements
+from .source import Source
+from .standalone import expr_statement
+from .state import Dataflow, FunctionState, Parts, branch_tail
 
-if TYPE_CHECKING:
-    from .module import ModuleParser
-    from .signatures import Signature
-
-# Names that belong to the TVMScript namespaces; binding them would make the text ambiguous.
-_NAMESPACES = frozenset({"R", "I", "T", "tvm"})
-SYMBOL_DECLS = frozenset({"T.int64", "T.int32"})
 _STATEMENTS = {
     ast.For: "a for loop",
     ast.AsyncFor: "a for loop",
@@ -61,7 +61,7 @@ _STATEMENTS = {
 }
 
 
-# What a function body's statement is replaced with once read (see `FunctionParser._statements`).
+# What a function body's statement is replaced with once read (see `StatementParser._statements`).
 _READ = ast.Pass()
 
 
@@ -71,42 +71,24 @@ def statement_words(stmt: ast.stmt | FastFunction) -> str:
     return _STATEMENTS.get(type(stmt), f"a {type(stmt).__name__} statement")
 
 
-class _Dataflow:
-    """The dataflow block being parsed: its R.output names and each name's last binding position."""
+class StatementParser:
+    """Parses the body of one function of the module (see the module docstring): `run` once."""
 
-    __slots__ = ("outputs", "last_pos")
+    __slots__ = ("state", "src", "module", "exprs", "fast")
 
-    def __init__(self, outputs: dict[str, ast.AST | Span], last_pos: dict[str, tuple[int, int]]) -> None:
-        self.outputs = outputs
-        self.last_pos = last_pos
-
-
-class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
-    """Parses the body of one function of the module: its statements here, values and fast lines in the bases."""
-
-    def __init__(self, module: ModuleParser, sig: Signature) -> None:
+    def __init__(self, module: ModuleContext, sig: Signature) -> None:
+        self.state = state = FunctionState.of(module, sig)
+        self.src = state.src
         self.module = module
-        self.sig = sig
-        self.src = module.src
-        self.static = StaticReader(module.src, module.vdevices, sig.symbols)
-        self.vdevices = module.vdevices
-        self.scope: dict[str, Var] = {}
-        # Names hidden at the end of a dataflow block -> the block's line, for a precise error.
-        self.dead: dict[str, int] = {}
-        self.aliases: set[str] = {module.class_name}
-        self.reserved: set[str] = set(_NAMESPACES) | self.aliases | sig.symbols
-        self.attrs: dict[str, Any] = dict(sig.attrs)
-        self.runs = module.skeleton.runs if module.skeleton is not None else {}
-        self.blocks = module.skeleton.blocks if module.skeleton is not None else {}
-        self.df: _Dataflow | None = None
-        # The fast path's caches (see `fastpath`): the module's while no symbolic dim is declared.
-        self.use_caches(module.fast_caches if not sig.symbols else FastCaches())
+        self.exprs = ExprParser(state)
+        self.fast = FastPath(state, self.exprs, partial(assign_parts, state, self.exprs))
 
     # -- the function -----------------------------------------------------------
     def run(self) -> Function:
-        sig = self.sig
+        state = self.state
+        sig = state.sig
         params = []
-        scope, intern = self.scope, self.module.intern
+        scope, intern = state.scope, self.module.intern
         last = interned = None  # a def line of 400k parameters repeats one annotation
         for name, sinfo, span in sig.params:
             if sinfo is not last:
@@ -122,7 +104,7 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
         else:
             merge_annotation(ret, body.struct_info, sig.ret_span, f"the return value of {sig.name!r}")
         seq = SeqExpr(blocks, body, span=self.src.span(stmts[-1]))
-        return Function(params, seq, ret, self.attrs, self.src.span(node), sig.ret_span)
+        return Function(params, seq, ret, state.attrs, self.src.span(node), sig.ret_span)
 
     def _statements(self, stmts: list[ast.stmt], mode: str, owner: ast.AST) -> tuple[list, Any]:
         """Blocks of a function body (mode "function") or an if branch (mode "branch").
@@ -144,15 +126,15 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
             module.where = stmt
             t = type(stmt)
             ends_branch = mode == "branch" and i == last
-            if t is ast.Pass and stmt.lineno in self.runs:
-                tail = self._fast_run(module.take_run(stmt.lineno), current, ends_branch)
+            if t is ast.Pass and stmt.lineno in self.state.runs:
+                tail = self.fast.run(module.take_run(stmt.lineno), current, ends_branch)
             elif t is ast.Assign or t is ast.AnnAssign:
-                parts = self._assign_parts(stmt)  # type: ignore[arg-type]
+                parts = assign_parts(self.state, self.exprs, stmt)  # type: ignore[arg-type]
                 if ends_branch:
-                    tail = self._branch_tail(parts, stmt)
+                    tail = branch_tail(self.src, parts, stmt)
                 elif parts is not None:
-                    current.append(self._bind(parts))
-            elif t is ast.With or (t is ast.Pass and stmt.lineno in self.blocks):
+                    current.append(self.state.bind(parts))
+            elif t is ast.With or (t is ast.Pass and stmt.lineno in self.state.blocks):
                 if mode != "function":
                     raise self.src.error(
                         "'with R.dataflow()' is not allowed inside an if branch", self._statement_where(stmt)
@@ -163,7 +145,7 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
                 if t is ast.With:
                     blocks.append(self._dataflow(stmt))  # type: ignore[arg-type]
                 else:
-                    blocks.append(self._fast_dataflow(self.blocks[stmt.lineno]))
+                    blocks.append(self._fast_dataflow(self.state.blocks[stmt.lineno]))
             elif t is ast.If:
                 binding = self._if(stmt)  # type: ignore[arg-type]
                 current.append(binding)
@@ -179,7 +161,7 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
                     raise self.src.error("return must be the last statement of the function", stmts[i + 1])
                 tail = self._return(stmt)  # type: ignore[arg-type]
             elif t is ast.Expr:
-                bare = self._expr_statement(stmt, i == 0 and mode == "function")  # type: ignore[arg-type]
+                bare = expr_statement(self.state, self.exprs, stmt, i == 0 and mode == "function")  # type: ignore[arg-type]
                 if bare is not None:
                     current.append(bare)
             else:
@@ -193,107 +175,14 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
             blocks.append(BindingBlock(current))
         if tail is None:
             end = stmts[-1] if stmts else owner
-            raise self.src.error(f"function {self.sig.name!r} does not end with a return statement", end)
+            raise self.src.error(f"function {self.state.sig.name!r} does not end with a return statement", end)
         return blocks, tail
 
-    def _branch_tail(self, parts: Parts | None, where: ast.stmt | Span) -> Parts:
-        if parts is None:
-            raise self.src.error("an if branch must end by assigning its result to a name", where)
-        return parts
-
     # -- statements -------------------------------------------------------------
-    def _assign_parts(self, stmt: ast.Assign | ast.AnnAssign) -> Parts | None:
-        """Read ``name = value`` or ``name: ann = value``.
-
-        None for declarations: ``cls = Module`` and ``n = T.int64()``.
-        """
-        if isinstance(stmt, ast.Assign):
-            if len(stmt.targets) != 1:
-                raise self.src.error("chained assignment (a = b = ...) is not supported", stmt)
-            target = stmt.targets[0]
-            self._check_target(target)
-            assert isinstance(target, ast.Name)
-            value = stmt.value
-            if self._declaration(target, value):
-                return None
-            ann = ann_span = None
-        else:
-            target = stmt.target
-            self._check_target(target)
-            assert isinstance(target, ast.Name)
-            if stmt.value is None:
-                raise self.src.error(f"{target.id!r} is annotated but not assigned a value", stmt)
-            value = stmt.value
-            ann = self.static.struct_info(stmt.annotation)
-            ann_span = self.src.span(stmt.annotation)
-        expr = self._expr(value, 0)
-        return (
-            target.id,
-            self.src.span(target),
-            ann,
-            ann_span,
-            expr,
-            self.src.span(stmt),
-            (stmt.lineno, stmt.col_offset),
-        )
-
-    def _check_target(self, target: ast.expr) -> None:
-        if isinstance(target, ast.Name):
-            return
-        if isinstance(target, (ast.Tuple, ast.List)):
-            raise self.src.error(
-                "tuple unpacking is not supported: bind the tuple to a name and index it (t = ...; a = t[0])", target
-            )
-        raise self.src.error(f"can only assign to a plain name, not to {describe(target)}", target)
-
-    def _declaration(self, target: ast.Name, value: ast.expr) -> bool:
-        """``cls = Module`` (a name for the module) or ``n = T.int64()`` (a symbolic dim)."""
-        name = target.id
-        if isinstance(value, ast.Name) and value.id in self.aliases and value.id not in self.scope:
-            self._declare(name, target)
-            self.aliases.add(name)
-            return True
-        if isinstance(value, ast.Call) and dotted(value.func) in SYMBOL_DECLS and not value.args:
-            if value.keywords:
-                raise self.src.error("a symbolic dim declaration takes no arguments: n = T.int64()", value)
-            self._declare(name, target)
-            if self.caches is self.module.fast_caches:
-                self.use_caches(FastCaches(self.caches))  # lines may now read differently: stop sharing
-            self.sig.symbols.add(name)
-            return True
-        return False
-
-    def _declare(self, name: str, target: ast.Name) -> None:
-        if name in self.scope:
-            raise self.src.error(f"{name!r} is already a variable; pick another name for the declaration", target)
-        if name in _NAMESPACES:
-            raise self.src.error(f"cannot bind {name!r}: it names a TVMScript namespace", target)
-        self.reserved.add(name)
-
-    def _bind(self, parts: Parts) -> Binding:
-        name, name_span, ann, ann_span, value, stmt_span, pos = parts
-        if name in self.reserved:
-            raise self._reserved(name, name_span)
-        sinfo = value.struct_info
-        if ann is not None and ann is not sinfo and ann != sinfo:
-            sinfo = merge_annotation(ann, sinfo, ann_span, repr(name))
-        # Interned, so that the fast lines that use this variable find their inference cached.
-        var = self._new_var(name, self.module.intern(sinfo), name_span, *pos)
-        return Binding(var, value, ann, stmt_span)
-
-    def _reserved(self, name: str, span: Span) -> ParseError:
-        if name in _NAMESPACES:
-            why = "it names a TVMScript namespace"
-        elif name in self.sig.symbols:
-            why = "it is declared as a symbolic dim"
-        else:
-            why = "it names the module"
-        return self.src.error(f"cannot bind {name!r}: {why}", span)
-
     def _return(self, stmt: ast.Return) -> Expr:
         if stmt.value is None:
             raise self.src.error("return needs a value", stmt)
-        return self._expr(stmt.value, 0)
+        return self.exprs.expr(stmt.value, 0)
 
     def _dataflow(self, stmt: ast.With) -> DataflowBlock:
         item = stmt.items[0]
@@ -307,40 +196,40 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
             or head.keywords
         ):
             raise self.src.error("the only 'with' block is 'with R.dataflow():'", stmt)
-        if self.df is not None:
+        if self.state.df is not None:
             raise self.src.error("dataflow blocks cannot be nested", stmt)
         body, outputs = self._dataflow_outputs(stmt.body)
         last_pos = self._last_positions(body, outputs)
-        self.df = _Dataflow(outputs, last_pos)
+        self.state.df = Dataflow(outputs, last_pos)
         bindings: list[Binding] = []
         module = self.module
         try:
             for s in body:
                 module.where = s
                 t = type(s)
-                if t is ast.Pass and s.lineno in self.runs:
-                    self._fast_run(module.take_run(s.lineno), bindings, False)
+                if t is ast.Pass and s.lineno in self.state.runs:
+                    self.fast.run(module.take_run(s.lineno), bindings, False)
                 elif t is ast.Assign or t is ast.AnnAssign:
-                    parts = self._assign_parts(s)  # type: ignore[arg-type]
+                    parts = assign_parts(self.state, self.exprs, s)  # type: ignore[arg-type]
                     if parts is not None:
-                        bindings.append(self._bind(parts))
+                        bindings.append(self.state.bind(parts))
                 elif _is_call(s, "R.output"):
                     raise self.src.error("R.output(...) must be the last statement of the dataflow block", s)
                 elif t is ast.If:
                     raise self.src.error("if is not allowed inside a dataflow block", s)
-                elif t is ast.With or (t is ast.Pass and s.lineno in self.blocks):
+                elif t is ast.With or (t is ast.Pass and s.lineno in self.state.blocks):
                     raise self.src.error("dataflow blocks cannot be nested", self._statement_where(s))
                 elif t is ast.Return:
                     raise self.src.error("return is not allowed inside a dataflow block: return after it", s)
                 elif t is ast.Expr:
-                    bare = self._expr_statement(s, False)  # type: ignore[arg-type]
+                    bare = expr_statement(self.state, self.exprs, s, False)  # type: ignore[arg-type]
                     if bare is not None:
                         bindings.append(bare)
                 else:
                     s = self._unfolded(s)
                     raise self.src.error(f"{statement_words(s)} is not supported in a dataflow block", s)
         finally:
-            self.df = None
+            self.state.df = None
         return self._close_dataflow(bindings, outputs, stmt.lineno, self.src.span(stmt))
 
     def _fast_dataflow(self, block: FastBlock) -> DataflowBlock:
@@ -357,12 +246,12 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
             pos = run.last_binding(name)
             if pos is not None:
                 last_pos[name] = pos
-        self.df = _Dataflow(outputs, last_pos)
+        self.state.df = Dataflow(outputs, last_pos)
         bindings: list[Binding] = []
         try:
-            self._fast_run(self.module.take_run(run.first), bindings, False)
+            self.fast.run(self.module.take_run(run.first), bindings, False)
         finally:
-            self.df = None
+            self.state.df = None
         return self._close_dataflow(bindings, outputs, block.lineno, self._block_span(block))
 
     def _close_dataflow(
@@ -373,11 +262,12 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
         for name, where in outputs.items():
             if name not in bound_out:
                 raise self.src.error(f"R.output({name}): {name!r} is not bound in this dataflow block", where)
+        scope = self.state.scope
         for b in bindings:
             name = b.var.name
-            if type(self.scope.get(name)) is DataflowVar:
-                del self.scope[name]
-                self.dead[name] = lineno
+            if type(scope.get(name)) is DataflowVar:
+                del scope[name]
+                self.state.dead[name] = lineno
         return DataflowBlock(bindings, span)
 
     def _block_span(self, block: FastBlock) -> Span:
@@ -393,7 +283,7 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
 
     def _statement_where(self, stmt: ast.stmt) -> ast.stmt | Span:
         """Where to report `stmt`: itself, or for the ``pass`` of a collapsed dataflow block, the block."""
-        block = self.blocks.get(stmt.lineno) if type(stmt) is ast.Pass else None
+        block = self.state.blocks.get(stmt.lineno) if type(stmt) is ast.Pass else None
         return stmt if block is None else self._block_span(block)
 
     def _dataflow_outputs(self, body: list[ast.stmt]) -> tuple[list[ast.stmt], dict[str, ast.AST | Span]]:
@@ -419,8 +309,8 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
         if not outputs:
             return last_pos
         for s in body:
-            if type(s) is ast.Pass and s.lineno in self.runs:
-                run = self.runs[s.lineno]
+            if type(s) is ast.Pass and s.lineno in self.state.runs:
+                run = self.state.runs[s.lineno]
                 for name in outputs:
                     pos = run.last_binding(name)
                     if pos is not None:
@@ -436,16 +326,17 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
     def _if(self, stmt: ast.If) -> Binding:
         if not stmt.orelse:
             raise self.src.error("if needs an else branch (both branches assign the result)", stmt)
-        cond = self._expr(stmt.test, 0)
+        cond = self.exprs.expr(stmt.test, 0)
         self._check_condition(cond, stmt.test)
-        scope, dead = self.scope, self.dead
+        state = self.state
+        scope, dead = state.scope, state.dead
         try:
-            self.scope, self.dead = dict(scope), dict(dead)
+            state.scope, state.dead = dict(scope), dict(dead)
             t_blocks, t_tail = self._statements(stmt.body, "branch", stmt)
-            self.scope, self.dead = dict(scope), dict(dead)
+            state.scope, state.dead = dict(scope), dict(dead)
             f_blocks, f_tail = self._statements(stmt.orelse, "branch", stmt)
         finally:
-            self.scope, self.dead = scope, dead
+            state.scope, state.dead = scope, dead
         t_name, t_span, t_ann, t_ann_span, t_value, _, _ = t_tail
         f_name, f_span, f_ann, f_ann_span, f_value, _, _ = f_tail
         if t_name != f_name:
@@ -469,7 +360,7 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
             join(t_value.struct_info, f_value.struct_info),
             span,
         )
-        return self._bind((t_name, t_span, ann, ann_span, node, span, (stmt.lineno, stmt.col_offset)))
+        return state.bind((t_name, t_span, ann, ann_span, node, span, (stmt.lineno, stmt.col_offset)))
 
     def _check_condition(self, cond: Expr, node: ast.expr) -> None:
         sinfo = cond.struct_info
@@ -486,3 +377,78 @@ class FunctionParser(FastPathParser, StandaloneStatements, ExprParser):
 
 def _is_call(stmt: ast.stmt, name: str) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == name
+
+
+def assign_parts(state: FunctionState, exprs: ExprParser, stmt: ast.Assign | ast.AnnAssign) -> Parts | None:
+    """Read ``name = value`` or ``name: ann = value`` of the function of `state`; None for declarations:
+    ``cls = Module`` and ``n = T.int64()``.
+
+    A function of the state, not a method: the fast path is handed it (bound to the state) for the lines it
+    does not read, and holds no reference back to the statement parser.
+    """
+    src = state.src
+    if isinstance(stmt, ast.Assign):
+        if len(stmt.targets) != 1:
+            raise src.error("chained assignment (a = b = ...) is not supported", stmt)
+        target = stmt.targets[0]
+        _check_target(src, target)
+        assert isinstance(target, ast.Name)
+        value = stmt.value
+        if _declaration(state, target, value):
+            return None
+        ann = ann_span = None
+    else:
+        target = stmt.target
+        _check_target(src, target)
+        assert isinstance(target, ast.Name)
+        if stmt.value is None:
+            raise src.error(f"{target.id!r} is annotated but not assigned a value", stmt)
+        value = stmt.value
+        ann = state.static.struct_info(stmt.annotation)
+        ann_span = src.span(stmt.annotation)
+    expr = exprs.expr(value, 0)
+    return (
+        target.id,
+        src.span(target),
+        ann,
+        ann_span,
+        expr,
+        src.span(stmt),
+        (stmt.lineno, stmt.col_offset),
+    )
+
+
+def _check_target(src: Source, target: ast.expr) -> None:
+    if isinstance(target, ast.Name):
+        return
+    if isinstance(target, (ast.Tuple, ast.List)):
+        raise src.error(
+            "tuple unpacking is not supported: bind the tuple to a name and index it (t = ...; a = t[0])", target
+        )
+    raise src.error(f"can only assign to a plain name, not to {describe(target)}", target)
+
+
+def _declaration(state: FunctionState, target: ast.Name, value: ast.expr) -> bool:
+    """``cls = Module`` (a name for the module) or ``n = T.int64()`` (a symbolic dim)."""
+    name = target.id
+    if isinstance(value, ast.Name) and value.id in state.aliases and value.id not in state.scope:
+        _declare(state, name, target)
+        state.aliases.add(name)
+        return True
+    if isinstance(value, ast.Call) and dotted(value.func) in SYMBOL_DECLS and not value.args:
+        if value.keywords:
+            raise state.src.error("a symbolic dim declaration takes no arguments: n = T.int64()", value)
+        _declare(state, name, target)
+        if state.caches is state.module.fast_caches:
+            state.caches = FastCaches(state.caches)  # lines may now read differently: stop sharing
+        state.sig.symbols.add(name)
+        return True
+    return False
+
+
+def _declare(state: FunctionState, name: str, target: ast.Name) -> None:
+    if name in state.scope:
+        raise state.src.error(f"{name!r} is already a variable; pick another name for the declaration", target)
+    if name in NAMESPACES:
+        raise state.src.error(f"cannot bind {name!r}: it names a TVMScript namespace", target)
+    state.reserved.add(name)

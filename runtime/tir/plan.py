@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .nodes import (
+from vdplace.ir.tir.nodes import (
     Alloc,
     BinOp,
     Block,

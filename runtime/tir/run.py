@@ -36,9 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dtype import is_float, to_numpy
-from ..errors import IRError
-from .nodes import (
+from vdplace.ir.dtype import is_float, to_numpy
+from vdplace.ir.errors import IRError
+from vdplace.ir.ops.math import erf
+from vdplace.ir.ops.special import round_bfloat16
+from vdplace.ir.tir.nodes import (
     BinOp,
     Block,
     Buffer,
@@ -60,6 +62,7 @@ from .nodes import (
     While,
     variables,
 )
+
 from .plan import (
     MAX_GRID,
     block_stores,
@@ -135,9 +138,7 @@ def _truncmod(a: Any, b: Any) -> Any:
 
 
 def _erf(x: Any) -> Any:
-    from ..ops.math import erf  # the op library's erf: TVM's results without SciPy
-
-    return erf(np.asarray(x))
+    return erf(np.asarray(x))  # the op library's erf: TVM's results without SciPy
 
 
 _BINARY: dict[str, Callable[[Any, Any], Any]] = {
@@ -165,9 +166,8 @@ def _scalar(dtype: str, value: Any) -> Any:
 
 
 def _bfloat16(x: Any) -> Any:
-    """`x` (float32) rounded to bfloat16's precision: values of a bfloat16 expression are kept so."""
-    from ..ops.special import round_bfloat16  # the op library's, as R.astype rounds
-
+    """`x` (float32) rounded to bfloat16's precision (the op library's rounding, as R.astype rounds): values of a
+    bfloat16 expression are kept so."""
     return round_bfloat16(x) if np.ndim(x) else round_bfloat16(np.asarray(x))[()]
 
 
