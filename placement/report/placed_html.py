@@ -20,7 +20,7 @@ from vdplace.ir.printer import format_target
 from vdplace.ir.vdevice import VDevice, vdevice_name
 
 if TYPE_CHECKING:
-    from vdplace.placement.api import Placement
+    from vdplace.placement.result import Placement
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #1d1d1f; background: #fafafa; }

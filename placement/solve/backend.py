@@ -1,4 +1,23 @@
-"""The contract between `solve` and a backend, the decision procedure behind it (`z3_backend.py`: Z3 MaxSMT).
+"""The one registry of backends, and the contracts of the two problems they decide.
+
+A backend is a decision procedure that an objective (`placement.objective`)
+hands what its own exact steps could not decide.  Every backend is
+registered here by name, side by side, with the problem kinds it decides
+(`register_backend(name, factory, problem_kinds=...)`):
+
+    name                 decides                 file
+    z3, z3-enum, z3-bv   Problem, PlanProblem    `z3_backend.py` (MaxSMT; MaxSAT with pseudo-Boolean limits)
+    highs                PlanProblem             `plan_backends.py` (a MILP for HiGHS)
+    mincut               PlanProblem             `plan_backends.py` (two vdevices, no memory limit)
+
+`place(mod, backend=name)` means the same under every objective: the
+procedure that decides what is left.  A name that is not registered, or that
+does not decide the objective's kind of problem, is a `ValueError` listing
+the names that do.  A backend object has a `name` and `solve(problem)`; it
+may list the kinds it decides in `problem_kinds` (default: `Problem` only).
+
+`Problem` (the `Bytes` objective)
+---------------------------------
 
 `solve` hands a backend only what propagation could not decide, as a
 `Problem` over equality classes and device indices:
@@ -42,12 +61,30 @@ A backend returns a `BackendResult`:
 
 Answers must be deterministic: the same problem always gives the same
 devices, so that placing a module twice gives the same module.
+
+`PlanProblem` (objectives over units: `Cost`, and the time objective)
+--------------------------------------------------------------------
+
+`cost` is a `placement.cost.problem.CostProblem`: a device per unit to
+choose, each unit's compute per device (None where it cannot go), the values
+copied between units and their copy times, memory per unit and a limit per
+device.  `time_limit_s` is the time left (building an encoding counts
+against it); `hint` the best plan the caller has (it may only scale or seed
+the search).  The answer is a `PlanResult`: `plan` (a device per unit, every
+limit holding, or None when none was found in time), `optimal` (proved),
+`lower_bound` (seconds, proved) and `infeasible` (proved: no plan fits).
+A plan backend may name itself in a plan's `method` (`method`, default its
+name) and take the share `lagrange_share` of the time limit that the
+Lagrangian bound gets before it on two vdevices with limits (default 1/4).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, overload, runtime_checkable
+
+if TYPE_CHECKING:
+    from vdplace.placement.cost.problem import CostProblem
 
 
 class SoftEdge:
@@ -107,35 +144,77 @@ class BackendResult:
         self.soft = soft
 
 
+class PlanProblem:
+    """A device per unit to decide for an objective over units (module docstring)."""
+
+    __slots__ = ("cost", "time_limit_s", "hint")
+
+    def __init__(self, cost: CostProblem, time_limit_s: float, hint: Sequence[int] | None = None) -> None:
+        self.cost = cost
+        self.time_limit_s = time_limit_s
+        self.hint = hint
+
+
+class PlanResult:
+    """`plan` (None: none within the limit), `optimal`, `lower_bound` (seconds), `infeasible` (proved)."""
+
+    __slots__ = ("plan", "optimal", "lower_bound", "infeasible")
+
+    def __init__(self, plan: list[int] | None, optimal: bool, lower_bound: float, infeasible: bool = False) -> None:
+        self.plan = plan
+        self.optimal = optimal
+        self.lower_bound = lower_bound
+        self.infeasible = infeasible
+
+
 @runtime_checkable
 class Backend(Protocol):
-    """A decision procedure for a `Problem`: `solve` must honour the module docstring's contract."""
+    """A decision procedure: `solve` must honour the module docstring's contract for each kind it decides."""
 
     name: str
 
+    @overload
     def solve(self, problem: Problem) -> BackendResult: ...
 
-
-_REGISTRY: dict[str, Callable[[], Backend]] = {}
-
-
-def register_backend(name: str, factory: Callable[[], Backend]) -> None:
-    """Make `name` usable as ``place(mod, backend=name)``; `factory` builds a fresh backend."""
-    _REGISTRY[name] = factory
+    @overload
+    def solve(self, problem: PlanProblem) -> PlanResult: ...
 
 
-def backend_names() -> list[str]:
-    """The registered backend names, sorted."""
-    return sorted(_REGISTRY)
+Factory = Callable[[], Backend]
+_REGISTRY: dict[str, tuple[Factory, tuple[type, ...]]] = {}
 
 
-def resolve_backend(backend: Backend | str) -> Backend:
-    """A backend instance from an instance or a registered name; anything else is an error."""
+def register_backend(name: str, factory: Factory, problem_kinds: tuple[type, ...] = (Problem,)) -> None:
+    """Make `name` usable as ``place(mod, backend=name)``; `factory` builds a fresh backend deciding `problem_kinds`."""
+    _REGISTRY[name] = (factory, problem_kinds)
+
+
+def backend_names(problem: type | None = None) -> list[str]:
+    """The registered backend names (those deciding `problem`, when given), sorted."""
+    return sorted(name for name, (_, kinds) in _REGISTRY.items() if problem is None or problem in kinds)
+
+
+def decides(backend: Backend, problem: type) -> bool:
+    """Whether `backend` decides problems of kind `problem` (its `problem_kinds`, default `Problem` only)."""
+    kinds: tuple[type, ...] = getattr(backend, "problem_kinds", (Problem,))
+    return problem in kinds
+
+
+def resolve_backend(backend: Backend | str, problem: type = Problem, noun: str = "placement backend") -> Backend:
+    """A backend instance deciding `problem`, from an instance or a registered name; anything else is an error.
+
+    `noun` names a backend in the messages (``"cost solver"`` under `Cost`).
+    """
+    names = ", ".join(backend_names(problem))
     if isinstance(backend, str):
-        factory = _REGISTRY.get(backend)
-        if factory is None:
-            raise ValueError(f"unknown placement backend {backend!r}; use one of {', '.join(backend_names())}")
-        return factory()
+        entry = _REGISTRY.get(backend)
+        if entry is None:
+            raise ValueError(f"unknown {noun} {backend!r}; use one of {names}")
+        if problem not in entry[1]:
+            raise ValueError(f"{noun} {backend!r} does not decide {problem.__name__}s; use one of {names}")
+        return entry[0]()
     if not isinstance(backend, Backend):
         raise TypeError(f"backend must be a Backend or a registered name, not {type(backend).__name__}")
+    if not decides(backend, problem):
+        raise ValueError(f"{noun} {backend.name!r} does not decide {problem.__name__}s; use one of {names}")
     return backend

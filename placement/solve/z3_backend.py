@@ -1,4 +1,8 @@
-"""The Z3 backend: weighted MaxSMT for a `Problem`.
+"""The Z3 backend: weighted MaxSMT for a `Problem`, weighted MaxSAT for a `PlanProblem`.
+
+A `PlanProblem` goes to `placement.cost.exact.solve_exact` (one Boolean per
+unit and device, pseudo-Boolean memory limits); the rest of this docstring
+is about the `Problem` of the bytes objective.
 
 One finite-domain variable per class to decide; hard facts as membership
 constraints; every soft edge as ``Optimize.add_soft`` (default maxres engine,
@@ -32,7 +36,8 @@ from collections.abc import Collection, Hashable, Sequence
 
 import z3
 
-from vdplace.placement.solve.backend import BackendResult, Problem, SoftEdge, register_backend
+from vdplace.placement.cost.exact import solve_exact
+from vdplace.placement.solve.backend import BackendResult, PlanProblem, PlanResult, Problem, SoftEdge, register_backend
 from vdplace.placement.solve.deadline import interrupt_after
 
 ENCODINGS = ("bv", "enum")
@@ -40,7 +45,15 @@ DEFAULT_ENCODING = "enum"
 
 
 class Z3Backend:
-    """Z3 MaxSMT; `encoding` is ``"enum"`` (an EnumSort, the default) or ``"bv"`` (bit-vectors)."""
+    """Z3 MaxSMT; `encoding` is ``"enum"`` (an EnumSort, the default) or ``"bv"`` (bit-vectors).
+
+    A `PlanProblem` is Z3's weighted MaxSAT (`placement.cost.exact`, the same for both encodings);
+    its plans are named ``"maxsat"`` and the Lagrangian bound gets a quarter of the time limit first.
+    """
+
+    problem_kinds = (Problem, PlanProblem)
+    method = "maxsat"
+    lagrange_share = 1 / 4
 
     def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
         if encoding not in ENCODINGS:
@@ -51,8 +64,10 @@ class Z3Backend:
     def __repr__(self) -> str:
         return f"Z3Backend(encoding={self.encoding!r})"
 
-    def solve(self, problem: Problem) -> BackendResult:
-        return _optimize(problem, self.encoding)
+    def solve(self, problem: Problem | PlanProblem) -> BackendResult | PlanResult:  # type: ignore[override]
+        if type(problem) is PlanProblem:
+            return solve_exact(problem.cost, problem.time_limit_s, problem.hint)
+        return _optimize(problem, self.encoding)  # type: ignore[arg-type]
 
 
 class _Encoder:
@@ -220,6 +235,6 @@ def _model_devices(
     return chosen
 
 
-register_backend("z3", Z3Backend)
+register_backend("z3", Z3Backend, Z3Backend.problem_kinds)
 for _encoding in ENCODINGS:
-    register_backend(f"z3-{_encoding}", lambda encoding=_encoding: Z3Backend(encoding))
+    register_backend(f"z3-{_encoding}", lambda encoding=_encoding: Z3Backend(encoding), Z3Backend.problem_kinds)

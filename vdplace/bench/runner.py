@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from vdplace.bench.measure import measure, tvm_available
 
-PHASES = ("extract", "collapse", "solve", "check", "realize")
+PHASES = ("extract", "collapse", "solve", "check", "realize", "verify")  # `placement.result.PHASES`
 ENCODINGS = ("bv", "enum")
 
 
@@ -62,7 +62,7 @@ def measure_tvm(family: str, n: int, timeout: float) -> dict[str, Any]:
 
 def header(tvm: bool) -> str:
     """The table's header and separator lines."""
-    cols = ["family", "bindings", "place s"] + [f"{p} s" for p in PHASES] + ["us/bind", "peak MB", "z3 vars"]
+    cols = ["family", "bindings", "place s"] + [f"{p} s" for p in PHASES] + ["us/bind", "peak MB", "vars"]
     if tvm:
         cols += ["TVM s", "TVM/place"]
     return " | ".join(cols) + "\n" + " | ".join("---" for _ in cols)
@@ -72,7 +72,7 @@ def table_row(r: dict[str, Any], tvm: bool) -> str:
     """One measurement as a table row."""
     cells = [r["family"], str(r["bindings"]), f"{r['place_s']:.3f}"]
     cells += [f"{r['phases'].get(p, 0.0):.3f}" for p in PHASES]
-    cells += [f"{1e6 * r['place_s'] / max(1, r['bindings']):.1f}", f"{r['peak_rss_mb']:.0f}", str(r["z3_variables"])]
+    cells += [f"{1e6 * r['place_s'] / max(1, r['bindings']):.1f}", f"{r['peak_rss_mb']:.0f}", str(r["variables"])]
     if tvm:
         if "tvm_s" in r:
             cells += [f"{r['tvm_s']:.3f}", f"{r['tvm_s'] / r['place_s']:.2f}x"]
@@ -98,8 +98,8 @@ def compare_encodings(
                 "family": family,
                 "bindings": bv["bindings"],
                 "classes": bv["classes"],
-                "z3_variables": bv["z3_variables"],
-                "z3_soft": bv["z3_soft"],
+                "variables": bv["variables"],
+                "soft": bv["soft"],
                 "bv_solve_s": bv["phases"]["solve"],
                 "enum_solve_s": enum["phases"]["solve"],
             }
@@ -111,5 +111,5 @@ def compare_encodings(
 def encoding_row(row: dict[str, Any]) -> str:
     """One row of the encodings table."""
     ratio = row["enum_solve_s"] / max(row["bv_solve_s"], 1e-9)
-    cells = [row["family"], *(str(row[k]) for k in ("bindings", "classes", "z3_variables", "z3_soft"))]
+    cells = [row["family"], *(str(row[k]) for k in ("bindings", "classes", "variables", "soft"))]
     return " | ".join([*cells, f"{row['bv_solve_s']:.3f}", f"{row['enum_solve_s']:.3f}", f"{ratio:.2f}x"])

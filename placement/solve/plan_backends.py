@@ -1,0 +1,55 @@
+"""The backends that decide only `PlanProblem`s: HiGHS's MILP and the minimum cut.
+
+* ``"highs"``: `placement.cost.milp.solve_milp`, a mixed-integer linear
+  program for HiGHS (`scipy.optimize.milp`): LP-based branch and bound with a
+  proved dual bound at the time limit; the default of `Cost`.  Its LP bound
+  is at least the Lagrangian one, so the Lagrangian gets 1/32 of the time
+  limit first (for its quick proofs and plans only).
+* ``"mincut"``: `placement.cost.mincut.solve_mincut`, exact and polynomial
+  for two vdevices and no memory limit; any other problem is a `ValueError`
+  saying so.  `Cost` takes this step itself where it applies (unless
+  ``propagate=False``), so naming it only forbids the other solvers.
+"""
+
+from __future__ import annotations
+
+from vdplace.placement.cost.milp import solve_milp
+from vdplace.placement.cost.mincut import solve_mincut
+from vdplace.placement.cost.objective import plan_cost
+from vdplace.placement.solve.backend import PlanProblem, PlanResult, register_backend
+
+
+class HighsBackend:
+    """HiGHS through `scipy.optimize.milp` (module docstring)."""
+
+    name = "highs"
+    problem_kinds = (PlanProblem,)
+    method = "milp"
+    lagrange_share = 1 / 32
+
+    def solve(self, problem: PlanProblem) -> PlanResult:
+        return solve_milp(problem.cost, problem.time_limit_s, problem.hint)
+
+
+class MinCutBackend:
+    """A minimum s-t cut: two vdevices, no memory limit (module docstring)."""
+
+    name = "mincut"
+    problem_kinds = (PlanProblem,)
+    method = "mincut"
+    lagrange_share = 0.0
+
+    def solve(self, problem: PlanProblem) -> PlanResult:
+        p = problem.cost
+        if p.num_devices != 2 or any(limit is not None for limit in p.limits):
+            limited = sum(limit is not None for limit in p.limits)
+            raise ValueError(
+                f"the mincut backend decides two vdevices with no memory limit; this problem has "
+                f"{p.num_devices} vdevices and {limited} limits: use highs or z3"
+            )
+        plan, value = solve_mincut(p)
+        return PlanResult(plan, True, min(value, plan_cost(p, plan).total))
+
+
+register_backend("highs", HighsBackend, HighsBackend.problem_kinds)
+register_backend("mincut", MinCutBackend, MinCutBackend.problem_kinds)
