@@ -10,6 +10,7 @@ from vdplace.placement.api import Placement, Stats, place, realize_vdevice, spec
 from vdplace.placement.bytes_objective import Bytes
 from vdplace.placement.cost import CostModel
 from vdplace.placement.cost.cost_objective import Cost
+from vdplace.placement.cost.plan_problem import PlanProblem, PlanResult
 from vdplace.placement.errors import PlacementConflict, PlacementError, PlacementInternalError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin, Prefer, Site
@@ -21,8 +22,6 @@ from vdplace.placement.rewrite.update import update_vdevice
 from vdplace.placement.solve.backend import (
     Backend,
     BackendResult,
-    PlanProblem,
-    PlanResult,
     Problem,
     SoftEdge,
     backend_names,

@@ -52,7 +52,6 @@ from vdplace.placement.objective import Decision, Objective, Settings
 from vdplace.placement.result import PHASES, Placement, Stats
 from vdplace.placement.rewrite.module_pass import module_pass
 from vdplace.placement.rewrite.realize import Copy, realize
-from vdplace.placement.solve import backends  # noqa: F401 - importing it registers every backend
 from vdplace.placement.solve.backend import Backend, resolve_backend
 from vdplace.placement.solve.check import check
 from vdplace.placement.specialize.advice import advise

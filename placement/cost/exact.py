@@ -31,8 +31,8 @@ from collections.abc import Sequence
 import z3
 
 from vdplace.placement.cost.objective import allowed
+from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
-from vdplace.placement.solve.backend import PlanResult
 from vdplace.placement.solve.deadline import interrupt_after
 
 

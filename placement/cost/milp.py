@@ -47,8 +47,8 @@ from scipy.optimize import LinearConstraint, milp
 from scipy.sparse import csr_array
 
 from vdplace.placement.cost.objective import allowed, plan_cost
+from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
-from vdplace.placement.solve.backend import PlanResult
 
 ONE = -1  # the column index of the constant 1 in a row's terms
 Terms = list[tuple[int, float]]

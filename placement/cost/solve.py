@@ -10,7 +10,7 @@ Its own exact steps come first (unless ``propagate=False``):
   backend's `lagrange_share`).
 
 Otherwise, or when a gap is left, the backend (`placement.solve.backend`,
-a `PlanProblem`): by default ``"highs"`` (`milp.solve_milp`: LP-based branch
+a `plan_problem.PlanProblem`, `backends`): by default ``"highs"`` (`milp.solve_milp`: LP-based branch
 and bound with a proved dual bound at the time limit), or ``"z3"``
 (`exact.solve_exact`: Z3 weighted MaxSAT with pseudo-Boolean memory
 constraints); given the best plan so far (the baselines' plans are the first
@@ -29,13 +29,17 @@ from __future__ import annotations
 
 import time
 
+from vdplace.placement.cost import backends  # noqa: F401 - importing it registers the plan backends
 from vdplace.placement.cost.baselines import greedy, prefer_device
 from vdplace.placement.cost.lagrange import lagrangian
 from vdplace.placement.cost.mincut import solve_mincut
 from vdplace.placement.cost.objective import PlanCost, allowed, plan_cost
+from vdplace.placement.cost.plan_problem import PlanProblem, PlanResult
 from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.cost.repair import fit, improve
-from vdplace.placement.solve.backend import Backend, PlanProblem, resolve_backend
+from vdplace.placement.solve.backend import Backend, resolve_backend
+
+PlanBackend = Backend[PlanProblem, PlanResult]
 
 DEFAULT_LAGRANGE_SHARE = 1 / 4
 
@@ -85,7 +89,7 @@ class CostSolution:
 
 
 def solve_cost(
-    p: CostProblem, time_limit_s: float = 60.0, backend: Backend | str = "highs", propagate: bool = True
+    p: CostProblem, time_limit_s: float = 60.0, backend: PlanBackend | str = "highs", propagate: bool = True
 ) -> CostSolution:
     """The best plan for `p` within `time_limit_s` (see the module docstring); every unit must have a device.
 
@@ -127,7 +131,7 @@ def _polished(p: CostProblem, plan: list[int], seconds: float) -> list[int]:
     return plan if fitted is None else improve(p, fitted, deadline)
 
 
-def _solve(p: CostProblem, time_limit_s: float, solver: Backend, propagate: bool) -> CostSolution:
+def _solve(p: CostProblem, time_limit_s: float, solver: PlanBackend, propagate: bool) -> CostSolution:
     deadline = time.perf_counter() + time_limit_s
     starts = [greedy(p)] + [prefer_device(p, t) for t in dict.fromkeys(v.device_type for v in p.vdevices)]
     candidates = sorted(((plan_cost(p, plan), plan) for plan in starts), key=lambda c: (not c[0].feasible, c[0].total))

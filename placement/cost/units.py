@@ -29,6 +29,7 @@ from vdplace.ir.module import IRModule
 from vdplace.ir.normalize import host_vdevice
 from vdplace.placement.cost.conflict import no_device_error
 from vdplace.placement.cost.model import CostModel, parse_bytes
+from vdplace.placement.cost.plan_problem import PlanProblem
 from vdplace.placement.cost.problem import Coarsened, coarsen
 from vdplace.placement.cost.rewrite import rewrite, site_devices
 from vdplace.placement.errors import PlacementError
@@ -37,7 +38,6 @@ from vdplace.placement.extract.extraction import Extraction
 from vdplace.placement.model.classes import collapse
 from vdplace.placement.model.constraints import pin_columns
 from vdplace.placement.objective import Decision, Objective, Settings
-from vdplace.placement.solve.backend import PlanProblem
 
 
 class UnitPlan:

@@ -1,7 +1,8 @@
 """Solving: equality classes -> a device per class (propagation, then a backend), and the independent checker.
 
-`backend.py` is the one registry of backends and the contracts of the problems
-they decide; `z3_backend.py` (``"z3"``, ``"z3-enum"``, ``"z3-bv"``) and
-`plan_backends.py` (``"highs"``, ``"mincut"``) register themselves when
-imported, which `backends.py` does for all of them (the driver imports it).
+`backend.py` is the contract a decision procedure implements; `z3_backend.py`
+the Z3 MaxSMT one, registered here as ``"z3"``, ``"z3-enum"`` and ``"z3-bv"``
+(importing this package registers it).
 """
+
+from vdplace.placement.solve import z3_backend  # noqa: F401 - registers the Z3 backend's names

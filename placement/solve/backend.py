@@ -5,10 +5,11 @@ hands what its own exact steps could not decide.  Every backend is
 registered here by name, side by side, with the problem kinds it decides
 (`register_backend(name, factory, problem_kinds=...)`):
 
-    name                 decides                 file
-    z3, z3-enum, z3-bv   Problem, PlanProblem    `z3_backend.py` (MaxSMT; MaxSAT with pseudo-Boolean limits)
-    highs                PlanProblem             `plan_backends.py` (a MILP for HiGHS)
-    mincut               PlanProblem             `plan_backends.py` (two vdevices, no memory limit)
+    name                 decides       file
+    z3, z3-enum, z3-bv   Problem       `z3_backend.py` (MaxSMT)
+    z3                   PlanProblem   `placement/cost/backends.py` (MaxSAT with pseudo-Boolean limits)
+    highs                PlanProblem   `placement/cost/backends.py` (a MILP for HiGHS)
+    mincut               PlanProblem   `placement/cost/backends.py` (two vdevices, no memory limit)
 
 `place(mod, backend=name)` means the same under every objective: the
 procedure that decides what is left.  A name that is not registered, or that
@@ -62,29 +63,23 @@ A backend returns a `BackendResult`:
 Answers must be deterministic: the same problem always gives the same
 devices, so that placing a module twice gives the same module.
 
-`PlanProblem` (objectives over units: `Cost`, and the time objective)
---------------------------------------------------------------------
+`PlanProblem` (objectives over units: `Cost`, and a time objective)
+-------------------------------------------------------------------
 
-`cost` is a `placement.cost.problem.CostProblem`: a device per unit to
-choose, each unit's compute per device (None where it cannot go), the values
-copied between units and their copy times, memory per unit and a limit per
-device.  `time_limit_s` is the time left (building an encoding counts
-against it); `hint` the best plan the caller has (it may only scale or seed
-the search).  The answer is a `PlanResult`: `plan` (a device per unit, every
-limit holding, or None when none was found in time), `optimal` (proved),
-`lower_bound` (seconds, proved) and `infeasible` (proved: no plan fits).
-A plan backend may name itself in a plan's `method` (`method`, default its
-name) and take the share `lagrange_share` of the time limit that the
-Lagrangian bound gets before it on two vdevices with limits (default 1/4).
+The contract of the other kind is `placement.cost.backends`'s docstring:
+its backends (``"highs"``, ``"mincut"``, ``"z3"``) are registered from
+there, where the algorithms live, into this registry, so that this package
+never imports the objectives' problems.  One name may decide both kinds
+(``"z3"``): it is registered once per kind, each with its own factory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol, overload, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-if TYPE_CHECKING:
-    from vdplace.placement.cost.problem import CostProblem
+ProblemT = TypeVar("ProblemT", contravariant=True)
+ResultT = TypeVar("ResultT", covariant=True)
 
 
 class SoftEdge:
@@ -144,75 +139,57 @@ class BackendResult:
         self.soft = soft
 
 
-class PlanProblem:
-    """A device per unit to decide for an objective over units (module docstring)."""
-
-    __slots__ = ("cost", "time_limit_s", "hint")
-
-    def __init__(self, cost: CostProblem, time_limit_s: float, hint: Sequence[int] | None = None) -> None:
-        self.cost = cost
-        self.time_limit_s = time_limit_s
-        self.hint = hint
-
-
-class PlanResult:
-    """`plan` (None: none within the limit), `optimal`, `lower_bound` (seconds), `infeasible` (proved)."""
-
-    __slots__ = ("plan", "optimal", "lower_bound", "infeasible")
-
-    def __init__(self, plan: list[int] | None, optimal: bool, lower_bound: float, infeasible: bool = False) -> None:
-        self.plan = plan
-        self.optimal = optimal
-        self.lower_bound = lower_bound
-        self.infeasible = infeasible
-
-
 @runtime_checkable
-class Backend(Protocol):
-    """A decision procedure: `solve` must honour the module docstring's contract for each kind it decides."""
+class Backend(Protocol[ProblemT, ResultT]):
+    """A decision procedure for one kind of problem: ``Backend[Problem, BackendResult]`` for the bytes
+    objective, ``Backend[PlanProblem, PlanResult]`` for objectives over units (`placement.cost.backends`).
+
+    `solve` must honour the contract of its kind; a backend deciding another kind than `Problem`
+    lists its kinds in `problem_kinds`.
+    """
 
     name: str
 
-    @overload
-    def solve(self, problem: Problem) -> BackendResult: ...
-
-    @overload
-    def solve(self, problem: PlanProblem) -> PlanResult: ...
+    def solve(self, problem: ProblemT) -> ResultT: ...
 
 
-Factory = Callable[[], Backend]
-_REGISTRY: dict[str, tuple[Factory, tuple[type, ...]]] = {}
+Factory = Callable[[], Any]
+_REGISTRY: dict[str, dict[type, Factory]] = {}
 
 
 def register_backend(name: str, factory: Factory, problem_kinds: tuple[type, ...] = (Problem,)) -> None:
-    """Make `name` usable as ``place(mod, backend=name)``; `factory` builds a fresh backend deciding `problem_kinds`."""
-    _REGISTRY[name] = (factory, problem_kinds)
+    """Make `name` usable as ``place(mod, backend=name)`` for `problem_kinds`; `factory` builds a fresh backend."""
+    kinds = _REGISTRY.setdefault(name, {})
+    for kind in problem_kinds:
+        kinds[kind] = factory
 
 
 def backend_names(problem: type | None = None) -> list[str]:
     """The registered backend names (those deciding `problem`, when given), sorted."""
-    return sorted(name for name, (_, kinds) in _REGISTRY.items() if problem is None or problem in kinds)
+    return sorted(name for name, kinds in _REGISTRY.items() if problem is None or problem in kinds)
 
 
-def decides(backend: Backend, problem: type) -> bool:
+def decides(backend: Backend[Any, Any], problem: type) -> bool:
     """Whether `backend` decides problems of kind `problem` (its `problem_kinds`, default `Problem` only)."""
     kinds: tuple[type, ...] = getattr(backend, "problem_kinds", (Problem,))
     return problem in kinds
 
 
-def resolve_backend(backend: Backend | str, problem: type = Problem, noun: str = "placement backend") -> Backend:
+def resolve_backend(
+    backend: Backend[Any, Any] | str, problem: type = Problem, noun: str = "placement backend"
+) -> Backend[Any, Any]:
     """A backend instance deciding `problem`, from an instance or a registered name; anything else is an error.
 
     `noun` names a backend in the messages (``"cost solver"`` under `Cost`).
     """
     names = ", ".join(backend_names(problem))
     if isinstance(backend, str):
-        entry = _REGISTRY.get(backend)
-        if entry is None:
+        kinds = _REGISTRY.get(backend)
+        if kinds is None:
             raise ValueError(f"unknown {noun} {backend!r}; use one of {names}")
-        if problem not in entry[1]:
+        if problem not in kinds:
             raise ValueError(f"{noun} {backend!r} does not decide {problem.__name__}s; use one of {names}")
-        return entry[0]()
+        return kinds[problem]()  # type: ignore[no-any-return]
     if not isinstance(backend, Backend):
         raise TypeError(f"backend must be a Backend or a registered name, not {type(backend).__name__}")
     if not decides(backend, problem):

@@ -1,8 +1,4 @@
-"""The Z3 backend: weighted MaxSMT for a `Problem`, weighted MaxSAT for a `PlanProblem`.
-
-A `PlanProblem` goes to `placement.cost.exact.solve_exact` (one Boolean per
-unit and device, pseudo-Boolean memory limits); the rest of this docstring
-is about the `Problem` of the bytes objective.
+"""The Z3 backend: weighted MaxSMT for a `Problem` (the same name decides `PlanProblem`s: `placement.cost.backends`).
 
 One finite-domain variable per class to decide; hard facts as membership
 constraints; every soft edge as ``Optimize.add_soft`` (default maxres engine,
@@ -36,8 +32,7 @@ from collections.abc import Collection, Hashable, Sequence
 
 import z3
 
-from vdplace.placement.cost.exact import solve_exact
-from vdplace.placement.solve.backend import BackendResult, PlanProblem, PlanResult, Problem, SoftEdge, register_backend
+from vdplace.placement.solve.backend import BackendResult, Problem, SoftEdge, register_backend
 from vdplace.placement.solve.deadline import interrupt_after
 
 ENCODINGS = ("bv", "enum")
@@ -45,15 +40,7 @@ DEFAULT_ENCODING = "enum"
 
 
 class Z3Backend:
-    """Z3 MaxSMT; `encoding` is ``"enum"`` (an EnumSort, the default) or ``"bv"`` (bit-vectors).
-
-    A `PlanProblem` is Z3's weighted MaxSAT (`placement.cost.exact`, the same for both encodings);
-    its plans are named ``"maxsat"`` and the Lagrangian bound gets a quarter of the time limit first.
-    """
-
-    problem_kinds = (Problem, PlanProblem)
-    method = "maxsat"
-    lagrange_share = 1 / 4
+    """Z3 MaxSMT; `encoding` is ``"enum"`` (an EnumSort, the default) or ``"bv"`` (bit-vectors)."""
 
     def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
         if encoding not in ENCODINGS:
@@ -64,10 +51,8 @@ class Z3Backend:
     def __repr__(self) -> str:
         return f"Z3Backend(encoding={self.encoding!r})"
 
-    def solve(self, problem: Problem | PlanProblem) -> BackendResult | PlanResult:  # type: ignore[override]
-        if type(problem) is PlanProblem:
-            return solve_exact(problem.cost, problem.time_limit_s, problem.hint)
-        return _optimize(problem, self.encoding)  # type: ignore[arg-type]
+    def solve(self, problem: Problem) -> BackendResult:
+        return _optimize(problem, self.encoding)
 
 
 class _Encoder:
@@ -235,6 +220,6 @@ def _model_devices(
     return chosen
 
 
-register_backend("z3", Z3Backend, Z3Backend.problem_kinds)
+register_backend("z3", Z3Backend)
 for _encoding in ENCODINGS:
-    register_backend(f"z3-{_encoding}", lambda encoding=_encoding: Z3Backend(encoding), Z3Backend.problem_kinds)
+    register_backend(f"z3-{_encoding}", lambda encoding=_encoding: Z3Backend(encoding))

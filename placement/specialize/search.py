@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING
 
 from vdplace.placement.diagnose.names import device_name
 from vdplace.placement.errors import PlacementConflict
+from vdplace.placement.result import Clone
 from vdplace.placement.specialize.callgraph import CallGraph
 from vdplace.placement.specialize.exact import PlaceFn, Trial, exact_search, place_forest
 from vdplace.placement.specialize.instances import Forest, Names
 from vdplace.placement.specialize.naming import Signatures, final_names, instance_signature, signatures
-from vdplace.placement.specialize.record import Clone
 
 if TYPE_CHECKING:
     from vdplace.ir.module import IRModule
