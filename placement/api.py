@@ -48,7 +48,7 @@ from vdplace.placement.diagnose import Diagnosis
 from vdplace.placement.errors import PlacementConflict, PlacementInternalError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.model.constraints import ConstraintSet
-from vdplace.placement.objective import Decision, Objective, Settings
+from vdplace.placement.objective import COMMON_OPTIONS, Decision, Objective, Settings
 from vdplace.placement.result import PHASES, Placement, Stats
 from vdplace.placement.rewrite.module_pass import module_pass
 from vdplace.placement.rewrite.realize import Copy, realize
@@ -155,7 +155,8 @@ def bind(
     given = {"strict_hints": strict_hints, "default": default != "none", "specialize": specialize}
     refused = [name for name, on in given.items() if on and name not in chosen.options]
     if refused:
-        raise ValueError(f"place(..., objective={chosen!r}) takes no {' or '.join(refused)} option")
+        usable = ", ".join([*COMMON_OPTIONS, *sorted(chosen.options)])
+        raise ValueError(f"the {chosen.name} objective takes no {' or '.join(refused)} option (it uses {usable})")
     if time_limit_s is not None and not (
         isinstance(time_limit_s, int | float) and math.isfinite(time_limit_s) and time_limit_s > 0
     ):
