@@ -211,7 +211,7 @@ class Driver:
                 if self.advise and "specialize" in objective.options:
                     self._offer_advice(err, mod)
                 raise
-            del problem, ex  # one entry per site: freed before the placed module is built
+            del problem, ex  # the classes or units (an entry per site): freed before the placed module is built
             cs = decision.extraction.constraints
             with phase("check"):
                 _check(cs, decision.assignment)
