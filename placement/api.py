@@ -209,7 +209,7 @@ class Driver:
                     decision = objective.solve(problem, ex, settings)
             except PlacementConflict as err:
                 if self.advise and "specialize" in objective.options:
-                    self._offer_advice(err, mod)
+                    self._offer_advice(err, mod, objective.conflict_functions(problem, ex))
                 raise
             del problem, ex  # the classes or units (an entry per site): freed before the placed module is built
             cs = decision.extraction.constraints
@@ -223,11 +223,12 @@ class Driver:
         _fill_stats(stats, cs, decision, copies)
         return Placement(placed, decision.assignment, cs, copies, stats, objective, report)
 
-    def _offer_advice(self, err: PlacementConflict, mod: IRModule) -> None:
-        """Give a conflict's diagnosis the specialization advice: the full specialization placed once."""
+    def _offer_advice(self, err: PlacementConflict, mod: IRModule, through: frozenset[str]) -> None:
+        """Give a conflict's diagnosis the specialization advice: the full specialization placed once, when
+        a function whose signature the conflicts involve (`through`) is reached by two call chains."""
         explanation = err.explanation
-        if isinstance(explanation, Diagnosis):
-            advice = advise(mod, self.quiet())
+        if isinstance(explanation, Diagnosis) and through:
+            advice = advise(mod, self.quiet(), through)
             if advice is not None:
                 explanation.offer(advice)
 

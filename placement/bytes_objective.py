@@ -10,6 +10,8 @@ move.  Its steps (`placement.objective` has the contract):
   policy, propagation, and the backend for what is left
   (`placement.solve.solve`; a backend deciding `Problem`s, ``"z3"`` by
   default);
+* conflict_functions: the functions with a parameter or result in a class
+  with no device, for the driver's specialization advice;
 * verify: the bytes the solver minimized (`solve.check.copy_bytes`) must be
   the bytes the placed module's copies move.
 """
@@ -20,13 +22,13 @@ from vdplace.ir.fill_vdevice import HOST_VDEVICE
 from vdplace.ir.module import IRModule
 from vdplace.placement.diagnose import conflict_error
 from vdplace.placement.errors import PlacementInternalError
-from vdplace.placement.extract.extraction import Extraction
+from vdplace.placement.extract.extraction import Extraction, tree_leaves
 from vdplace.placement.model.classes import Classes, collapse
 from vdplace.placement.objective import Decision, Objective, Settings
 from vdplace.placement.rewrite.realize import Copy
 from vdplace.placement.solve.backend import Problem
 from vdplace.placement.solve.check import copy_bytes
-from vdplace.placement.solve.solve import POLICIES, solve
+from vdplace.placement.solve.solve import POLICIES, class_facts, solve
 
 
 class Bytes(Objective):
@@ -62,6 +64,16 @@ class Bytes(Objective):
             out.backend = settings.backend.name
         out.variables, out.soft, out.status = solution.variables, solution.soft, solution.status
         return out
+
+    def conflict_functions(self, problem: Classes, ex: Extraction) -> frozenset[str]:
+        conflicting = set(class_facts(ex.constraints, problem).conflicting)
+        of = problem.of
+        out = set()
+        for name, func in ex.module.functions.items():
+            trees = [ex.var_sites[p] for p in func.params] + [ex.ret_sites[name]]
+            if any(of[site] in conflicting for tree in trees for site in tree_leaves(tree)):
+                out.add(name)
+        return frozenset(out)
 
     def verify(self, decision: Decision, placed: IRModule, copies: list[Copy]) -> None:
         solved = copy_bytes(decision.extraction.constraints, decision.assignment)

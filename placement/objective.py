@@ -155,5 +155,11 @@ class Objective(ABC):
     def verify(self, decision: Decision, placed: IRModule, copies: list[Copy]) -> object:
         """The report, after checking the placed module against the solver's claim."""
 
+    def conflict_functions(self, problem: Any, ex: Extraction) -> frozenset[str]:
+        """After `solve` raised `PlacementConflict`: the functions whose parameters or results the conflicts
+        involve.  An objective that takes ``specialize`` says; the driver then offers specialization
+        advice when one of them is reached by two call chains (none by default)."""
+        return frozenset()
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -28,6 +28,7 @@ and every unit's allowed devices.
 from __future__ import annotations
 
 import time
+from typing import TypeAlias
 
 from vdplace.placement.cost import backends  # noqa: F401 - importing it registers the plan backends
 from vdplace.placement.cost.baselines import greedy, prefer_device
@@ -39,7 +40,7 @@ from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.cost.repair import fit, improve
 from vdplace.placement.solve.backend import Backend, resolve_backend
 
-PlanBackend = Backend[PlanProblem, PlanResult]
+PlanBackend: TypeAlias = Backend[PlanProblem, PlanResult]
 
 DEFAULT_LAGRANGE_SHARE = 1 / 4
 

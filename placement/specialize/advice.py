@@ -17,7 +17,7 @@ different devices::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from vdplace.ir.module import IRModule
@@ -45,11 +45,14 @@ class FullSpecialization:
         self.module = module
 
 
-def full_specialization(module: IRModule) -> FullSpecialization | None:
-    """The fully specialized `module`, or None when no function is reached by two call chains (or too many)."""
+def full_specialization(module: IRModule, through: Collection[str] | None = None) -> FullSpecialization | None:
+    """The fully specialized `module`, or None when no function is reached by two call chains (or too many),
+    or, given `through`, when none of those functions is."""
     graph = CallGraph(module)
     needed = graph.copies_needed(MAX_CLONES)
     if not len(graph.functions) < needed <= MAX_CLONES:
+        return None
+    if through is not None and graph.called_twice(MAX_CLONES).isdisjoint(through):
         return None
     forest = Forest.full(graph)
     live = forest.live()
@@ -77,10 +80,11 @@ class SpecializationAdvice:
         return out
 
 
-def advise(module: IRModule, place: PlaceFn) -> SpecializationAdvice | None:
+def advise(module: IRModule, place: PlaceFn, through: Collection[str] | None = None) -> SpecializationAdvice | None:
     """The advice for a `module` that has no placement: its full specialization placed once by `place`;
-    None when there is none or it does not place either."""
-    full = full_specialization(module)
+    None when there is none, it does not place either, or (given `through`: the functions whose
+    parameters or results the conflicts involve) none of those is reached by two call chains."""
+    full = full_specialization(module, through)
     if full is None:
         return None
     try:
