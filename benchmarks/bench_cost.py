@@ -45,9 +45,11 @@ from vdplace.ir.vdevice import VDevice
 from vdplace.placement.cost import CostModel
 from vdplace.placement.cost.baselines import greedy, prefer_device
 from vdplace.placement.cost.objective import plan_cost
+from vdplace.placement.cost.plan_problem import PlanProblem
 from vdplace.placement.cost.problem import coarsen
-from vdplace.placement.cost.solve import SOLVERS, solve_cost
+from vdplace.placement.cost.solve import solve_cost
 from vdplace.placement.extract.extract import extract
+from vdplace.placement.solve.backend import backend_names
 
 HERE = Path(__file__).resolve().parent
 MODELS = HERE.parent / "tests" / "models"
@@ -176,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", nargs="*", default=list(FAMILIES), choices=list(FAMILIES))
     parser.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=SCENARIOS)
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default: 60)")
-    parser.add_argument("--solver", choices=list(SOLVERS), default="highs", help="exact solver (default: highs)")
+    solvers = backend_names(PlanProblem)
+    parser.add_argument("--solver", choices=solvers, default="highs", help="the backend (default: highs)")
     parser.add_argument("--no-models", action="store_true", help="skip the real models of tests/models/")
     parser.add_argument("--plot", metavar="OUT.png", help="write a bar chart of estimated times (needs matplotlib)")
     args = parser.parse_args(argv)

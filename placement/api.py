@@ -1,9 +1,27 @@
-"""`place()` and the `realize_vdevice` pass: the placement pipeline end to end.
+"""`place()`, `specialize()` and the `realize_vdevice` pass: the one placement driver.
 
-extract (one walk, `ConstraintSet`) -> collapse (union-find classes) ->
-solve (propagation, then a backend: Z3 MaxSMT by default) -> check (every
-constraint, independently) -> realize (a new module with every site
-annotated and every copy explicit).
+Every objective (`placement.objective`: `Bytes`, the default; `Cost`; any
+other implementation of the contract) runs through one pipeline, whose tail
+is written once, here:
+
+    prepare -> extract -> collapse -> solve -> check -> realize -> verify
+
+extract (one walk, `ConstraintSet`), collapse and solve (the objective's:
+its problem, then a device per site, with a backend from the one registry
+`placement.solve.backend`), check (every constraint, independently,
+`placement.solve.check`), realize (a new module with every site annotated
+and every copy explicit, `placement.rewrite.realize`), verify (the
+objective recomputed from the placed module: its report).  When no
+placement exists the objective raises `PlacementConflict`, and the driver
+adds the specialization advice to it (`placement.specialize.advice`: the
+fully specialized module placed once, here; the diagnosis never places).
+
+`specialize()` is a wrapper above the driver: it hands the driver, options
+bound, to the search of `placement.specialize.search`, which places trial
+modules through it and never imports this module.
+
+Progress: the library reports its long stages to a listener
+(`vdplace.ir.progress`), never to a display of its own.
 
 The garbage collector is paused while the pipeline runs: it builds hundreds
 of thousands of small acyclic objects, and the collections they trigger cost
@@ -18,252 +36,220 @@ cost a fifth of `place` (a second at a million bindings).
 
 from __future__ import annotations
 
+import math
 import time
-from typing import TYPE_CHECKING, Any
 
 from vdplace.ir.collector import collector_paused
-from vdplace.ir.fill_vdevice import HOST_VDEVICE
 from vdplace.ir.module import IRModule
-from vdplace.ir.vdevice import VDevice
+from vdplace.placement.bytes_objective import Bytes
+from vdplace.placement.cost.cost_objective import Cost
 from vdplace.placement.cost.model import CostModel
-from vdplace.placement.diagnose import conflict_error
-from vdplace.placement.errors import PlacementInternalError
+from vdplace.placement.diagnose import Diagnosis
+from vdplace.placement.errors import PlacementConflict, PlacementInternalError
 from vdplace.placement.extract.extract import extract
-from vdplace.placement.model.classes import Classes, collapse
-from vdplace.placement.model.constraints import ConstraintSet, Site
+from vdplace.placement.model.constraints import ConstraintSet
+from vdplace.placement.objective import COMMON_OPTIONS, Decision, Objective, Settings
+from vdplace.placement.result import PHASES, Placement, Stats
 from vdplace.placement.rewrite.module_pass import module_pass
 from vdplace.placement.rewrite.realize import Copy, realize
 from vdplace.placement.solve.backend import Backend, resolve_backend
-from vdplace.placement.solve.check import check, copy_bytes
-from vdplace.placement.solve.solve import POLICIES, ClassSolution, solve
-from vdplace.placement.specialize.record import Clone
+from vdplace.placement.solve.check import check
+from vdplace.placement.specialize.advice import advise
+from vdplace.placement.specialize.search import place_specialized
 
-if TYPE_CHECKING:
-    from vdplace.placement.cost.place import PlacementCost
-
-PHASES = ("extract", "collapse", "solve", "check", "realize")
-
-
-class Stats:
-    """Sizes of the problem and seconds per phase (`times`, keyed by `PHASES`).
-
-    `z3_variables`, `z3_soft` and `z3_status` are the backend's (named after
-    the default backend): the size of its encoding and its status, or
-    ``"unused"`` when propagation decided everything.
-    """
-
-    __slots__ = (
-        "sites",
-        "classes",
-        "constraints",
-        "pins",
-        "equals",
-        "prefers",
-        "domains",
-        "z3_variables",
-        "z3_soft",
-        "z3_status",
-        "copies",
-        "bytes_copied",
-        "times",
-    )
-
-    def __init__(self) -> None:
-        self.sites = 0
-        self.classes = 0
-        self.constraints = 0
-        self.pins = 0
-        self.equals = 0
-        self.prefers = 0
-        self.domains = 0
-        self.z3_variables = 0
-        self.z3_soft = 0
-        self.z3_status = "unused"
-        self.copies = 0
-        self.bytes_copied = 0  # what every copy of the placed module moves across physical devices: the objective
-        self.times: dict[str, float] = {}
-
-    @property
-    def total_time(self) -> float:
-        return sum(self.times.values())
-
-    def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {name: getattr(self, name) for name in self.__slots__ if name != "times"}
-        out["times"] = dict(self.times)
-        out["total_time"] = self.total_time
-        return out
-
-    def __repr__(self) -> str:
-        times = ", ".join(f"{k}={v * 1000:.1f}ms" for k, v in self.times.items())
-        return (
-            f"Stats(sites={self.sites}, classes={self.classes}, constraints={self.constraints}, "
-            f"z3_variables={self.z3_variables}, {times})"
-        )
-
-
-class Placement:
-    """The result of `place`.
-
-    module       the placed module (new; the input is untouched)
-    devices      site label (``func:var``, ``func:var.1`` for a tuple leaf,
-                 ``func:<ret>``) -> VDevice, or None where the policy left a site
-                 unplaced; the k-th redefinition of a shadowed name (and the k-th
-                 anonymous value of one kind) is labelled ``func:name#k``.
-                 Built on first access: large modules do not pay for it unless asked.
-    assignment   per site id: the vdevice index (or None), as the checker saw it
-    constraints  the ConstraintSet that was solved
-    copies       every `Copy` in the placed module, in program order
-    stats        `Stats`
-    clones       every `Clone` of a function that ``place(..., specialize=True)``
-                 made (the copy keeping the original name included); empty otherwise
-    cost         ``place(..., cost=model)``: the plan's `placement.cost.place.PlacementCost`
-                 (time, memory, proved optimal or lower bound); None otherwise
-    """
-
-    __slots__ = ("module", "assignment", "constraints", "copies", "stats", "clones", "cost", "_devices")
-
-    def __init__(
-        self,
-        module: IRModule,
-        assignment: list[int | None],
-        constraints: ConstraintSet,
-        copies: list[Copy],
-        stats: Stats,
-    ) -> None:
-        self.module = module
-        self.assignment = assignment
-        self.constraints = constraints
-        self.copies = copies
-        self.stats = stats
-        self.clones: list[Clone] = []
-        self.cost: PlacementCost | None = None
-        self._devices: dict[str, VDevice | None] | None = None
-
-    @property
-    def devices(self) -> dict[str, VDevice | None]:
-        if self._devices is None:
-            self._devices = _device_map(self.constraints.sites, self.constraints.vdevices, self.assignment)
-        return self._devices
-
-    def device_of(self, site: int) -> VDevice | None:
-        """The device of site id `site` (see `constraints.sites`)."""
-        value = self.assignment[site]
-        return None if value is None else self.constraints.vdevices[value]
-
-    @property
-    def bytes_copied(self) -> int:
-        """Bytes that cross physical devices through every copy of the placed module: what placement minimizes."""
-        return self.stats.bytes_copied
-
-    def __repr__(self) -> str:
-        return f"Placement({len(self.assignment)} sites, {len(self.copies)} copies, {self.stats!r})"
+__all__ = ["PHASES", "Driver", "Placement", "Stats", "bind", "place", "realize_vdevice", "specialize"]
 
 
 def place(
     mod: IRModule,
     *,
+    objective: Objective | None = None,
     strict_hints: bool = False,
     default: str = "none",
-    backend: Backend | str = "z3",
+    backend: Backend | str | None = None,
     propagate: bool = True,
-    timeout_ms: int | None = None,
+    time_limit_s: float | None = None,
     specialize: bool = False,
     cost: CostModel | None = None,
-    time_limit_s: float = 60.0,
-    cost_solver: str = "highs",
 ) -> Placement:
-    """Place every tensor of `mod` on a vdevice, or raise `PlacementConflict`.
+    """Place every tensor of `mod` on a vdevice under `objective`, or raise `PlacementConflict`.
 
-    strict_hints  make every ``hint_on_device`` a hard equality (no copy allowed)
-    default       ``"none"`` leaves sites nothing constrains unplaced (TVM),
+    objective     what to minimize: ``Bytes()`` (the default: the bytes copies move),
+                  ``Cost(model, memory=...)`` (estimated time within memory limits), or any
+                  `placement.objective.Objective`; `Placement.report` is what it reports
+    backend       what decides what the objective's own exact steps leave: a
+                  `placement.solve.backend.Backend` or a registered name deciding the
+                  objective's problems (``"z3"``, ``"z3-enum"``, ``"z3-bv"`` under `Bytes`;
+                  ``"highs"``, ``"z3"``, ``"mincut"`` under `Cost`); None: the objective's default
+    propagate     run the objective's exact steps first (False: the backend decides everything
+                  constrained; the same answer, slower)
+    time_limit_s  a limit for the backend's search, past which its best answer so far is used
+                  (it still satisfies every hard constraint); None: the objective's default
+                  (no limit under `Bytes`, 60 s under `Cost`)
+    strict_hints  (`Bytes`) make every ``hint_on_device`` a hard equality (no copy allowed)
+    default       (`Bytes`) ``"none"`` leaves sites nothing constrains unplaced (TVM),
                   ``"first"`` puts them on the first vdevice,
                   ``"host"`` on the host (the last CPU entry, else the last entry;
                   a module that declares no vdevice gets ``ir.fill_vdevice.HOST_VDEVICE``
                   added to its list, so every site is placed there)
-    backend       what decides the classes propagation leaves open: a
-                  `placement.solve.backend.Backend`, or a registered name:
-                  ``"z3"`` (Z3 MaxSMT, EnumSort encoding), ``"z3-enum"``, ``"z3-bv"``
-    propagate     decide trivial classes without the backend (False: the
-                  backend decides every constrained class; same answer, slower)
-    timeout_ms    a limit for the backend's search; on timeout its best placement
-                  so far is used (it still satisfies every hard constraint)
-    specialize    when no placement exists, clone functions per device signature their
-                  call sites need (fewest clones, then fewest bytes; `Placement.clones`
-                  lists them; docs/placement.md, "Specialization")
-    cost          a `placement.CostModel`: decide where every unpinned op runs so that the
-                  estimated time is least and every memory limit holds (docs/placement.md,
-                  "Cost-aware placement"); `Placement.cost` reports the plan
-    time_limit_s  the cost solvers' time limit: past it, the best plan found and a proved lower bound
-    cost_solver   the exact solver for limits or three vdevices: ``"highs"`` (a MILP) or ``"z3"`` (MaxSAT)
+    specialize    (`Bytes`) `specialize(mod, ...)`: when no placement exists, clone functions per
+                  device signature their call sites need (`Placement.clones` lists them)
+    cost          a `placement.CostModel`: shorthand for ``objective=Cost(cost)``
+
+    An option the objective cannot use is a `ValueError`, never ignored.
     """
-    if not isinstance(mod, IRModule):
-        raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
-    if cost is not None:
-        other_options = strict_hints or specialize or default != "none"
-        return _place_cost(mod, cost, time_limit_s, cost_solver, other_options)
-    if specialize:
-        from vdplace.placement.specialize.search import place_specialized
-
-        options = {"strict_hints": strict_hints, "default": default, "backend": backend, "propagate": propagate}
-        return place_specialized(mod, lambda m: place(m, timeout_ms=timeout_ms, **options))  # type: ignore[arg-type]
-    if default not in POLICIES:
-        raise ValueError(f"unknown default policy {default!r}; use one of {', '.join(POLICIES)}")
-    if default == "host" and not mod.vdevices:
-        mod = mod.replace(vdevices=[HOST_VDEVICE])
-    decider = resolve_backend(backend)
-    stats = Stats()
-    phase = _Phases(stats.times)
-    with collector_paused():
-        with phase("extract"):
-            ex = extract(mod, strict_hints=strict_hints)
-        cs = ex.constraints
-        with phase("collapse"):
-            classes = collapse(len(cs.sites), cs.equals)
-        with phase("solve"):
-            solution = solve(cs, classes, decider, default=default, propagate=propagate, timeout_ms=timeout_ms)
-        if solution.conflicting:
-            raise conflict_error(cs, mod)
-        with phase("check"):
-            assignment = classes.expand(solution.devices)
-            _check(cs, assignment)
-        _fill_stats(stats, cs, classes, solution)
-        del classes, solution  # one entry per site: freed before the placed module is built
-        with phase("realize"):
-            placed, copies = realize(ex, assignment)
-            _check_objective(cs, assignment, copies)
-    stats.copies = len(copies)
-    stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
-    return Placement(placed, assignment, cs, copies, stats)
+    driver = bind(
+        objective=objective,
+        strict_hints=strict_hints,
+        default=default,
+        backend=backend,
+        propagate=propagate,
+        time_limit_s=time_limit_s,
+        specialize=specialize,
+        cost=cost,
+    )
+    return driver(mod)
 
 
-def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, solver: str, other_options: bool) -> Placement:
-    """`place` with a cost model (`placement.cost.place`); the options of the bytes objective do not apply."""
-    if other_options:
-        raise ValueError("place(..., cost=...) takes no strict_hints, default or specialize option")
-    from vdplace.placement.cost.place import place_cost
+def specialize(
+    mod: IRModule,
+    *,
+    objective: Objective | None = None,
+    strict_hints: bool = False,
+    default: str = "none",
+    backend: Backend | str | None = None,
+    propagate: bool = True,
+    time_limit_s: float | None = None,
+) -> Placement:
+    """`place(mod, ...)`, or, when `mod` has no placement, `mod` with functions cloned per call-site
+    device signature and placed (`Placement.clones`; docs/placement.md, "Specialization").
 
-    stats = Stats()
-    start = time.perf_counter()
+    The options are `place`'s.  Raises the `PlacementConflict` of `mod` itself when specialization
+    cannot remove it.
+    """
+    return place(
+        mod,
+        objective=objective,
+        strict_hints=strict_hints,
+        default=default,
+        backend=backend,
+        propagate=propagate,
+        time_limit_s=time_limit_s,
+        specialize=True,
+    )
 
-    def make(placed: IRModule, assignment: list, cs: ConstraintSet, copies: list[Copy], plan: PlacementCost) -> Any:
-        stats.times["solve"] = plan.solve_seconds
-        stats.times["other"] = time.perf_counter() - start - plan.solve_seconds
-        stats.sites, stats.pins, stats.equals = len(cs.sites), len(cs.pins), len(cs.equals)
-        stats.copies = len(copies)
-        stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
-        stats.z3_status = plan.status
-        result = Placement(placed, assignment, cs, copies, stats)
-        result.cost = plan
-        return result
 
-    with collector_paused():
-        return place_cost(mod, model, time_limit_s, make, solver)  # type: ignore[return-value]
+def bind(
+    *,
+    objective: Objective | None = None,
+    strict_hints: bool = False,
+    default: str = "none",
+    backend: Backend | str | None = None,
+    propagate: bool = True,
+    time_limit_s: float | None = None,
+    specialize: bool = False,
+    cost: CostModel | None = None,
+) -> Driver:
+    """The driver with `place`'s options checked against the objective and bound (see `place`)."""
+    chosen = _objective(objective, cost)
+    given = {"strict_hints": strict_hints, "default": default != "none", "specialize": specialize}
+    refused = [name for name, on in given.items() if on and name not in chosen.options]
+    if refused:
+        usable = ", ".join([*COMMON_OPTIONS, *sorted(chosen.options)])
+        raise ValueError(f"the {chosen.name} objective takes no {' or '.join(refused)} option (it uses {usable})")
+    if time_limit_s is not None and not (
+        isinstance(time_limit_s, int | float) and math.isfinite(time_limit_s) and time_limit_s > 0
+    ):
+        raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
+    decider = resolve_backend(
+        chosen.default_backend if backend is None else backend, chosen.problem_kind, chosen.backend_noun
+    )
+    limit = chosen.default_time_limit_s if time_limit_s is None else float(time_limit_s)
+    return Driver(chosen, Settings(strict_hints, default, decider, propagate, limit), specialize=specialize)
+
+
+class Driver:
+    """The pipeline with its options bound (`bind`): ``driver(mod)`` places one module.
+
+    `specialize`: through `placement.specialize.search.place_specialized`, which places its
+    trials with `quiet` (no specialization, no advice: they only ask whether a module places).
+    `advise` says whether a conflict gets the specialization advice.
+    """
+
+    __slots__ = ("objective", "settings", "specialize", "advise")
+
+    def __init__(
+        self, objective: Objective, settings: Settings, *, specialize: bool = False, advise: bool = True
+    ) -> None:
+        self.objective = objective
+        self.settings = settings
+        self.specialize = specialize
+        self.advise = advise
+
+    def quiet(self) -> Driver:
+        """This driver placing one module as it is, without advice (what specialization's trials use)."""
+        return Driver(self.objective, self.settings, advise=False)
+
+    def __call__(self, mod: IRModule) -> Placement:
+        if not isinstance(mod, IRModule):
+            raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
+        if self.specialize:
+            return place_specialized(mod, self.quiet())
+        objective, settings = self.objective, self.settings
+        stats = Stats()
+        phase = _Phases(stats.times)
+        with collector_paused():
+            mod = objective.prepare(mod, settings)
+            with phase("extract"):
+                ex = extract(mod, strict_hints=settings.strict_hints)
+            with phase("collapse"):
+                problem = objective.collapse(ex, settings)
+            try:
+                with phase("solve"):
+                    decision = objective.solve(problem, ex, settings)
+            except PlacementConflict as err:
+                if self.advise and "specialize" in objective.options:
+                    self._offer_advice(err, mod, objective.conflict_functions(problem, ex))
+                raise
+            del problem, ex  # the classes or units (an entry per site): freed before the placed module is built
+            cs = decision.extraction.constraints
+            with phase("check"):
+                _check(cs, decision.assignment)
+            with phase("realize"):
+                placed, copies = realize(decision.extraction, decision.assignment)
+            with phase("verify"):
+                report = objective.verify(decision, placed, copies)
+        _mark_inserted(copies, decision.inserted, objective.name)
+        _fill_stats(stats, cs, decision, copies)
+        return Placement(placed, decision.assignment, cs, copies, stats, objective, report)
+
+    def _offer_advice(self, err: PlacementConflict, mod: IRModule, through: frozenset[str]) -> None:
+        """Give a conflict's diagnosis the specialization advice: the full specialization placed once, when
+        a function whose signature the conflicts involve (`through`) is reached by two call chains."""
+        explanation = err.explanation
+        if isinstance(explanation, Diagnosis) and through:
+            advice = advise(mod, self.quiet(), through)
+            if advice is not None:
+                explanation.offer(advice)
 
 
 @module_pass("RealizeVDevice")
 def realize_vdevice(mod: IRModule, **options: object) -> IRModule:
     """The RealizeVDevice pass: `place(mod, **options).module`."""
     return place(mod, **options).module  # type: ignore[arg-type]
+
+
+def _objective(objective: Objective | None, cost: CostModel | None) -> Objective:
+    """The objective `place` was given: `objective`, ``Cost(cost)``, or `Bytes()`."""
+    if cost is not None:
+        if objective is not None:
+            raise ValueError("place() takes objective= or its shorthand cost=, not both")
+        return Cost(cost)
+    if objective is None:
+        return Bytes()
+    if not isinstance(objective, Objective):
+        raise TypeError(f"objective must be a placement.Objective (Bytes(), Cost(model)), not {objective!r}")
+    return objective
 
 
 class _Phases:
@@ -295,38 +281,26 @@ def _check(cs: ConstraintSet, assignment: list[int | None]) -> None:
         raise PlacementInternalError(f"placement failed its own check ({len(violations)} violations): {shown}")
 
 
-def _check_objective(cs: ConstraintSet, assignment: list[int | None], copies: list[Copy]) -> None:
-    """The bytes the solver minimized must be the bytes the placed module's copies move."""
-    solved = copy_bytes(cs, assignment)
-    realized = sum(c.nbytes for c in copies if c.physical)
-    if solved != realized:
-        raise PlacementInternalError(f"the objective counted {solved} bytes but the placed module copies {realized}")
+def _mark_inserted(copies: list[Copy], inserted: frozenset[str], objective: str) -> None:
+    """The copies the objective wrote into the module say so (`Copy.why`)."""
+    if inserted:
+        for copy in copies:
+            if copy.var in inserted:
+                copy.inserted, copy.why = True, f"chosen by the {objective} plan"
 
 
-def _fill_stats(stats: Stats, cs: ConstraintSet, classes: Classes, solution: ClassSolution) -> None:
-    """The sizes of the problem and the solver's figures (the copies' are filled once the module is placed)."""
+def _fill_stats(stats: Stats, cs: ConstraintSet, decision: Decision, copies: list[Copy]) -> None:
+    """The sizes of the problem, the backend's figures and the copies' (`Stats` says what each means)."""
     stats.sites = len(cs.sites)
-    stats.classes = len(classes)
+    stats.classes = decision.classes
     stats.constraints = cs.num_constraints
     stats.pins = len(cs.pins)
     stats.equals = len(cs.equals)
     stats.prefers = len(cs.prefers)
     stats.domains = len(cs.domains)
-    stats.z3_variables = solution.variables
-    stats.z3_soft = solution.soft
-    stats.z3_status = solution.status
-
-
-def _device_map(sites: list[Site], vdevices: list[VDevice], assignment: list[int | None]) -> dict[str, VDevice | None]:
-    """Site labels -> devices; the k-th redefinition of a name (or k-th anonymous value) gets ``#k``."""
-    out: dict[str, VDevice | None] = {}
-    seen: dict[tuple[str, str, str, tuple[int, ...]], int] = {}
-    for site in sites:
-        key = (site.func, site.name, site.kind, site.path)
-        count = seen.get(key, 0)
-        seen[key] = count + 1
-        leaf = "".join([f".{i}" for i in site.path]) if site.path else ""
-        label = f"{site.func}:{site.name}#{count}{leaf}" if count else f"{site.func}:{site.name}{leaf}"
-        value = assignment[site.id]
-        out[label] = None if value is None else vdevices[value]
-    return out
+    stats.backend = decision.backend
+    stats.variables = decision.variables
+    stats.soft = decision.soft
+    stats.status = decision.status
+    stats.copies = len(copies)
+    stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from typing import Any
 import pytest
 
 from tests.test_diagnostics import _check
-from vdplace import ir, placement, progress
+from vdplace import ir, placement
+from vdplace.ir import progress
 from vdplace.placement.report import SCHEMA_PATH, render_html, render_json, render_text
 from vdplace.placement.report.json_report import runs
 
@@ -160,19 +162,19 @@ def test_the_source_is_split_into_lines_once_for_every_rendering():
     assert _CountingText.splits == 1
 
 
-def test_the_diagnosis_reports_its_stages(monkeypatch):
+def test_the_diagnosis_reports_its_stages():
     seen: list[tuple[str, int | None]] = []
-    real = progress.stage
 
+    @contextmanager
     def recording(name, total=None):
         seen.append((name, total))
-        return real(name, total)
+        yield progress.no_tick
 
-    monkeypatch.setattr(progress, "stage", recording)
     module = BENCH.planted_text(1000, far=100)
-    with pytest.raises(placement.PlacementConflict) as info:
-        placement.place(ir.parse(module.text))
-    assert len(info.value.conflicts) == 4
+    with progress.listening(recording):
+        with pytest.raises(placement.PlacementConflict) as info:
+            placement.place(ir.parse(module.text))
+        assert len(info.value.conflicts) == 4
     assert [s for s in seen if s[0] != "place"] == [
         ("find conflicts", 4),
         ("prove conflicts", 4),

@@ -120,13 +120,13 @@ def test_plan_is_the_brute_force_optimum(solver, case) -> None:
         want = brute_force(mod, model)
     except PlacementError:
         with pytest.raises(PlacementError):
-            placement.place(mod, cost=model, cost_solver=solver)
+            placement.place(mod, cost=model, backend=solver)
         return
     if want is None:
         with pytest.raises((PlacementConflict, PlacementError)):
-            placement.place(mod, cost=model, cost_solver=solver)
+            placement.place(mod, cost=model, backend=solver)
         return
-    result = placement.place(mod, cost=model, time_limit_s=30, cost_solver=solver)
+    result = placement.place(mod, cost=model, time_limit_s=30, backend=solver)
     cost = result.cost
     assert cost.optimal
     if result.cost.method not in ("trivial", "mincut", "lagrange"):
@@ -331,7 +331,7 @@ def test_time_limit_gives_a_fitting_plan_and_a_bound(solver) -> None:
         return [3.0, 1.0, 1.5][zlib.crc32(f"{op.name}{vdevice}".encode()) % 3]
 
     model = CostModel(kernel_time=kernel, copy_time=lambda n, s, d: 0.7, memory={"cuda:0": 20000})
-    result = placement.place(mod, cost=model, time_limit_s=1.0, cost_solver=solver)
+    result = placement.place(mod, cost=model, time_limit_s=1.0, backend=solver)
     cost = result.cost
     assert cost.lower_bound <= cost.total and cost.memory["cuda:0:global"] <= 20000
     assert cost.optimal or cost.gap > 0
@@ -351,7 +351,7 @@ def test_cost_options_are_checked() -> None:
     with pytest.raises(ValueError):
         placement.place(mod, cost=CostModel(), strict_hints=True)
     with pytest.raises(ValueError, match="unknown cost solver 'gurobi'"):
-        placement.place(mod, cost=CostModel(), cost_solver="gurobi")
+        placement.place(mod, cost=CostModel(), backend="gurobi")
     with pytest.raises(PlacementError):
         placement.place(mod, cost=CostModel(memory={"tpu:0": 10}))
 

@@ -89,7 +89,7 @@ def test_placement_fields_on_the_rfc_example():
     assert (stats.sites, stats.pins, stats.prefers) == (8, 3, 3)  # two hints and the user's to_vdevice
     assert stats.classes == 4 and stats.constraints == stats.pins + stats.equals + stats.prefers + stats.domains
     assert set(stats.times) == set(PHASES) and all(t >= 0 for t in stats.times.values())
-    assert stats.z3_variables == 0  # every class is decided without the backend
+    assert stats.variables == 0  # every class is decided without the backend
     assert p.bytes_copied == 24  # the user's copy; no hint needed one
     text = ir.script(p.module)
     assert (
@@ -571,7 +571,7 @@ def test_benchmark_families_build_and_place(family):
     if family.startswith("transformer"):
         # The shared positional table and the input are real choices, but each is separable
         # (every soft edge ends at a pinned class): decided exactly without Z3.
-        assert p.stats.z3_variables == 0
+        assert p.stats.variables == 0
         assert place(mod, propagate=False).stats.bytes_copied == p.stats.bytes_copied
         assert p.copies and all(c.inserted for c in p.copies)
 

@@ -246,7 +246,7 @@ def test_the_advice_names_the_function_its_argument_and_both_calls():
     mod = parse_file(HELPER)
     with pytest.raises(placement.PlacementConflict) as err:
         placement.place(mod)
-    (text,) = specialization_advice(mod, err.value.constraint_set, err.value.cores)
+    (text,) = specialization_advice(mod, err.value.cores, placement.place)
     assert text == (
         "place with specialize=True (`vdplace place --specialize`): `scale` is called with its argument `x` "
         'on "llvm:0" at line 26 and on "cuda:0" at line 28'
@@ -254,7 +254,7 @@ def test_the_advice_names_the_function_its_argument_and_both_calls():
     conflict = parse_file(EXAMPLES / "conflict_add.py")
     with pytest.raises(placement.PlacementConflict) as err:
         placement.place(conflict)
-    assert specialization_advice(conflict, err.value.constraint_set, err.value.cores) == [None]
+    assert specialization_advice(conflict, err.value.cores, placement.place) == [None]
 
 
 def test_the_cli_places_the_example_with_specialize(capsys):

@@ -5,13 +5,27 @@ the folders pyproject's ``[tool.setuptools.package-dir]`` maps (``vdplace/``,
 ``ir/``, ``placement/``, ``runtime/``), named as installed (``vdplace.ir.expr``).
 The files are read with ``ast``; nothing is imported.
 
-Import cycles.  An edge ``a -> b`` is an import that runs when ``a`` is
-imported: an ``import`` / ``from`` statement at module level (also inside a
-module-level ``if``, ``try``, ``with`` or class body), but not under
-``if TYPE_CHECKING:`` and not inside a function.  Relative imports and the
-``vdplace.`` names resolve to files: ``from pkg import name`` is an edge to the
-sub-module ``pkg.name`` when that is a module, else to ``pkg``'s
-``__init__.py``.  The graph must be acyclic; a failure prints every cycle found.
+Import cycles, two graphs.  Between modules, an edge ``a -> b`` is an import
+that runs when ``a`` is imported: an ``import`` / ``from`` statement at module
+level (also inside a module-level ``if``, ``try``, ``with`` or class body), but
+not under ``if TYPE_CHECKING:`` and not inside a function.  Between *stages*
+(`stage_of`: each sub-package and top-level module of ``vdplace.placement`` and
+``vdplace.runtime``, ``vdplace.ir`` as a whole, every other module itself),
+every import counts, wherever it is: in a function, under ``TYPE_CHECKING``.
+A circle hidden in a function body is still a circle.  Relative imports and
+the ``vdplace.`` names resolve to files: ``from pkg import name`` is an edge to
+the sub-module ``pkg.name`` when that is a module, else to ``pkg``'s
+``__init__.py``.  Both graphs must be acyclic; a failure prints every cycle
+found.
+
+The driver.  No stage imports ``vdplace.placement.api`` (the driver runs the
+stages; a stage that needs to place, as specialization does, is handed the
+driver).  Only the package's ``__init__`` re-exports it.
+
+The library.  Nothing under ``vdplace.ir``, ``vdplace.placement`` or
+``vdplace.runtime`` imports ``vdplace.cli``, ``vdplace.progress`` (the
+terminal display) or ``vdplace.bench``: the library reports progress to a
+listener (`vdplace.ir.progress`), and the command line draws it.
 
 Layers.  Data flows one way: ``vdplace.ir`` imports neither
 ``vdplace.placement`` nor ``vdplace.runtime``, and ``vdplace.placement`` does
@@ -31,7 +45,7 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -46,6 +60,9 @@ MAX_FUNCTION_LINES = 80
 REASON = re.compile(r"^\s*Long because:\s*\S+\s+\S+\s+\S+", re.M)
 LAYERS = {"vdplace.ir": ("vdplace.placement", "vdplace.runtime"), "vdplace.placement": ("vdplace.runtime",)}
 BARE_NAMES = ("ir", "placement", "runtime")
+LIBRARY = ("vdplace.ir", "vdplace.placement", "vdplace.runtime")
+FRONT_ENDS = ("vdplace.cli", "vdplace.progress", "vdplace.bench")
+DRIVER = "vdplace.placement.api"
 
 
 @dataclass(frozen=True)
@@ -147,6 +164,37 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
+def stage_of(name: str) -> str:
+    """The stage a module belongs to (module docstring)."""
+    parts = name.split(".")
+    if len(parts) >= 3 and parts[1] in ("placement", "runtime"):
+        return ".".join(parts[:3])
+    if len(parts) >= 2 and parts[1] == "ir":
+        return "vdplace.ir"
+    return name
+
+
+def stage_graph(sources: Iterable[tuple[Module, ast.Module]]) -> nx.DiGraph:
+    """Every import between stages (function bodies and ``TYPE_CHECKING`` blocks included)."""
+    known = modules()
+    graph = nx.DiGraph()
+    for module, tree in sources:
+        for node in all_imports(tree):
+            for target in imported_names(module, node):
+                a, b = stage_of(module.name), stage_of(target)
+                if target in known and a != b:
+                    graph.add_edge(a, b, line=f"{module.rel}:{node.lineno}")
+    return graph
+
+
+def project_sources() -> list[tuple[Module, ast.Module]]:
+    return [(module, module.tree()) for module in modules().values()]
+
+
+def within(name: str, packages: Iterable[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
 def describe_cycles(graph: nx.DiGraph) -> list[str]:
     """One cycle per strongly connected component that has one, as `a:line -> b:line -> ... -> a`."""
     found = []
@@ -154,9 +202,13 @@ def describe_cycles(graph: nx.DiGraph) -> list[str]:
         if len(component) < 2:
             continue
         cycle = nx.find_cycle(graph.subgraph(component))
-        steps = [f"{a} (line {graph.edges[a, b]['line']})" for a, b in cycle]
+        steps = [f"{a} ({_where(graph.edges[a, b]['line'])})" for a, b in cycle]
         found.append(" -> ".join([*steps, cycle[0][0]]))
     return sorted(found)
+
+
+def _where(line: int | str) -> str:
+    return f"line {line}" if isinstance(line, int) else line
 
 
 def long_reason(node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -173,6 +225,47 @@ def test_module_inventory_is_not_empty():
 def test_no_import_cycles():
     cycles = describe_cycles(import_graph())
     assert not cycles, "import cycles:\n  " + "\n  ".join(cycles)
+
+
+def test_no_import_cycles_between_stages_counting_every_import():
+    cycles = describe_cycles(stage_graph(project_sources()))
+    assert not cycles, "import cycles between stages:\n  " + "\n  ".join(cycles)
+
+
+def test_no_stage_imports_the_driver():
+    offenders = []
+    for module in modules().values():
+        if not within(module.name, ("vdplace.placement",)) or module.name in ("vdplace.placement", DRIVER):
+            continue
+        for node in all_imports(module.tree()):
+            if DRIVER in imported_names(module, node):
+                offenders.append(f"{module.rel}:{node.lineno} imports {DRIVER}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_library_never_imports_the_command_line():
+    offenders = []
+    for module in modules().values():
+        if not within(module.name, LIBRARY):
+            continue
+        for node in all_imports(module.tree()):
+            for target in imported_names(module, node):
+                if within(target, FRONT_ENDS):
+                    offenders.append(f"{module.rel}:{node.lineno} imports {target}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_a_cycle_through_a_function_local_import_is_found():
+    """A test of the tests: a diagnosis module that imports the driver inside a function closes a circle
+    (the driver imports the diagnosis); the load-time graph does not see it, the stage graph does."""
+    planted = Module("vdplace.placement.diagnose.planted", ROOT / "placement" / "diagnose" / "planted.py", False)
+    tree = ast.parse("def advise():\n    from vdplace.placement.api import place\n\n    return place\n")
+    assert list(load_time_imports(tree.body)) == []
+    cycles = describe_cycles(stage_graph([*project_sources(), (planted, tree)]))
+    assert len(cycles) == 1 and "placement/diagnose/planted.py:2" in cycles[0], cycles
+    assert {"vdplace.placement.api", "vdplace.placement.diagnose"} <= set(cycles[0].replace(" -> ", " ").split())
+    hidden = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from vdplace.placement import api\n")
+    assert describe_cycles(stage_graph([*project_sources(), (planted, hidden)]))
 
 
 @pytest.mark.parametrize("layer", sorted(LAYERS))

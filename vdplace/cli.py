@@ -103,10 +103,11 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
     p.add_argument(
         "--default",
         choices=("none", "first", "host"),
-        default=default_policy,
+        default=None,
         help="device for tensors nothing constrains: leave unannotated (TVM's behaviour), the first vdevice "
-        f"(the RFC's), or the host (default: {default_policy})",
+        f"(the RFC's), or the host (default: {default_policy}; not with --cost, which places every tensor)",
     )
+    p.set_defaults(default_policy=default_policy)
     p.add_argument(
         "--vdevice",
         action="append",
@@ -134,9 +135,10 @@ def _cost_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--time-limit",
         type=positive_float,
-        default=60.0,
+        default=None,
         metavar="S",
-        help="cost solvers' time limit in seconds, > 0 (default: 60)",
+        help="the solver's time limit in seconds, > 0, past which its best answer is used (default: 60 with --cost, "
+        "none otherwise)",
     )
 
 

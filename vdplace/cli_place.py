@@ -39,15 +39,29 @@ def _read_module(path: str) -> IRModule:
 
 
 def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
-    """Place `mod` with the placement options of the command line; raises `PlacementConflict`."""
-    from vdplace import placement
+    """Place `mod` with the placement options of the command line; raises `PlacementConflict`.
+
+    Every option goes to the one driver, whatever the objective: one it cannot use (``--strict``,
+    ``--specialize`` or ``--default`` with ``--cost``) is bad input, never ignored.
+    """
+    from vdplace import ir, placement
 
     mod = _with_vdevices(mod, args.vdevice)
     model = _cost_model(args)
+    objective = None if model is None else placement.Cost(model)
+    default = args.default if args.default is not None else ("none" if model is not None else args.default_policy)
+    try:
+        driver = placement.api.bind(
+            objective=objective,
+            strict_hints=args.strict,
+            default=default,
+            specialize=args.specialize,
+            time_limit_s=args.time_limit,
+        )
+    except ValueError as err:
+        raise ir.ParseError(f"cannot place with these options: {err}") from None
     with progress.stage("place"):
-        if model is not None:
-            return placement.place(mod, cost=model, time_limit_s=args.time_limit)
-        return placement.place(mod, strict_hints=args.strict, default=args.default, specialize=args.specialize)
+        return driver(mod)
 
 
 def _with_vdevices(mod: IRModule, specs: Sequence[str]) -> IRModule:

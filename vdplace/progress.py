@@ -1,7 +1,9 @@
 """Progress of long-running stages, shown on stderr by the command line and silent otherwise.
 
-Library code marks its long loops with `stage`; the command line turns the
-display on with `display`.  Without an active display a stage costs one
+The command line marks its own steps with `stage` and turns the display on
+with `display`, which also listens to the library's stages
+(`vdplace.ir.progress`: the library reports progress to a listener and never
+imports this module).  Without an active display a stage costs one
 context-variable lookup and its ticks are no-ops, so library calls from
 Python never print anything.
 
@@ -201,8 +203,15 @@ def display(
     stream = sys.stderr if stream is None else stream
     on = enabled and (force or (hasattr(stream, "isatty") and stream.isatty()))
     delay = configured_delay() if delay_s is None else delay_s
-    token = _ACTIVE.set(_Display(stream, delay) if on else None)
+    shown = _Display(stream, delay) if on else None
+    token = _ACTIVE.set(shown)
     try:
-        yield
+        if shown is None:
+            yield
+        else:
+            from vdplace.ir.progress import listening
+
+            with listening(shown.stage):
+                yield
     finally:
         _ACTIVE.reset(token)

@@ -31,20 +31,9 @@ from collections.abc import Sequence
 import z3
 
 from vdplace.placement.cost.objective import allowed
+from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.solve.deadline import interrupt_after
-
-
-class ExactResult:
-    """`plan` (None: no model within the limit), `optimal`, `lower_bound` (seconds), `infeasible` (proved)."""
-
-    __slots__ = ("plan", "optimal", "lower_bound", "infeasible")
-
-    def __init__(self, plan: list[int] | None, optimal: bool, lower_bound: float, infeasible: bool = False) -> None:
-        self.plan = plan
-        self.optimal = optimal
-        self.lower_bound = lower_bound
-        self.infeasible = infeasible
 
 
 class _Encoding:
@@ -126,7 +115,7 @@ class _Encoding:
         return out
 
 
-def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None = None) -> ExactResult:
+def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None = None) -> PlanResult:
     """The optimal plan, or the best within `time_limit_s` with a proved lower bound.
 
     Building the encoding counts against the limit: a problem too large to encode in time returns
@@ -135,11 +124,11 @@ def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None 
     deadline = time.perf_counter() + time_limit_s
     enc = _Encoding(p)
     if any(not a for a in enc.allowed):
-        return ExactResult(None, False, float("inf"), infeasible=True)
+        return PlanResult(None, False, float("inf"), infeasible=True)
     for step in (enc.units, enc.values, enc.limits):
         step()
         if time.perf_counter() > deadline:
-            return ExactResult(None, False, enc.offset)
+            return PlanResult(None, False, enc.offset)
     opt = enc.opt
     remaining = max(0.001, deadline - time.perf_counter())
     opt.set("timeout", int(remaining * 1000))
@@ -149,7 +138,7 @@ def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None 
     with interrupt_after(opt.ctx, remaining):
         status = opt.check()
     if status == z3.unsat:
-        return ExactResult(None, True, float("inf"), infeasible=True)
+        return PlanResult(None, True, float("inf"), infeasible=True)
     lower = enc.offset
     try:
         if enc.handle is not None:
@@ -158,5 +147,5 @@ def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None 
                 lower += bound.as_fraction() * enc.quantum  # type: ignore[union-attr]
         model = opt.model()
     except z3.Z3Exception:  # no model (interrupted before the first one)
-        return ExactResult(None, False, float(lower))
-    return ExactResult(enc.plan(model), status == z3.sat, float(lower))
+        return PlanResult(None, False, float(lower))
+    return PlanResult(enc.plan(model), status == z3.sat, float(lower))

@@ -46,8 +46,8 @@ import numpy as np
 from scipy.optimize import LinearConstraint, milp
 from scipy.sparse import csr_array
 
-from vdplace.placement.cost.exact import ExactResult
 from vdplace.placement.cost.objective import allowed, plan_cost
+from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
 
 ONE = -1  # the column index of the constant 1 in a row's terms
@@ -209,8 +209,8 @@ class _Encoding:
         return [max(a, key=lambda d: x[self.x[u, d]]) if len(a) > 1 else a[0] for u, a in enumerate(self.allowed)]
 
 
-def _infeasible() -> ExactResult:
-    return ExactResult(None, True, float("inf"), infeasible=True)
+def _infeasible() -> PlanResult:
+    return PlanResult(None, True, float("inf"), infeasible=True)
 
 
 def _neg(terms: Terms) -> Terms:
@@ -225,8 +225,8 @@ def _scale(p: CostProblem, hint: Sequence[int] | None, offset: float) -> float:
     return 1e6 / above
 
 
-def solve_milp(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None = None) -> ExactResult:
-    """The optimal plan, or HiGHS's best within `time_limit_s` with its proved dual bound (`ExactResult`).
+def solve_milp(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None = None) -> PlanResult:
+    """The optimal plan, or HiGHS's best within `time_limit_s` with its proved dual bound (`PlanResult`).
 
     Building the program counts against the limit.  `hint` (a plan) only scales the objective
     (module docstring).  Infeasible limits are reported when HiGHS proves them.
@@ -242,10 +242,10 @@ def solve_milp(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None =
         return _infeasible()
     if not enc.lp.cost:  # every unit has one device and nothing is copied: nothing to decide
         cost = plan_cost(p, enc.plan(np.zeros(0)))
-        return ExactResult(enc.plan(np.zeros(0)), True, cost.total) if cost.feasible else _infeasible()
+        return PlanResult(enc.plan(np.zeros(0)), True, cost.total) if cost.feasible else _infeasible()
     left = deadline - time.perf_counter()
     if left <= 0:
-        return ExactResult(None, False, enc.offset)
+        return PlanResult(None, False, enc.offset)
     res = enc.lp.solve(left)
     if res.status == 2:  # type: ignore[attr-defined]
         return _infeasible()
@@ -253,5 +253,5 @@ def solve_milp(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None =
     lower = enc.offset + (bound / enc.scale if bound is not None and math.isfinite(bound) else 0.0)
     plan = None if res.x is None else enc.plan(res.x)  # type: ignore[attr-defined]
     if plan is None or not plan_cost(p, plan).feasible:  # none, or a row kept only within HiGHS's tolerance
-        return ExactResult(None, False, lower)
-    return ExactResult(plan, res.status == 0, lower)  # type: ignore[attr-defined]
+        return PlanResult(None, False, lower)
+    return PlanResult(plan, res.status == 0, lower)  # type: ignore[attr-defined]

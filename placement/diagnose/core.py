@@ -48,7 +48,7 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Sequence
 
-from vdplace import progress
+from vdplace.ir import progress
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin
 from vdplace.placement.model.union_find import UnionFind
 

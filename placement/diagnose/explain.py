@@ -10,16 +10,18 @@ result, so the exception's texts, its `cores` and the text, JSON and HTML
 reports always describe the same conflicts.  The module's source text is
 split into lines once, here (`Diagnosis.lines`), for every rendering.
 
-Like `find_conflicts`, the diagnosis (specialization advice included) runs
-with the garbage collector paused.
+Like `find_conflicts`, the diagnosis runs with the garbage collector paused.
+It never places anything: the specialization advice is computed by the
+driver when the error is raised (`placement.api`) and handed over with
+`Diagnosis.offer`; the diagnosis only reads its help lines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from vdplace import progress
+from vdplace.ir import progress
 from vdplace.ir.collector import collector_paused
 from vdplace.placement.diagnose.conflict import Conflict, Fix
 from vdplace.placement.diagnose.find import find_conflicts
@@ -30,6 +32,12 @@ from vdplace.placement.model.constraints import ConstraintSet
 
 # How many conflicts a diagnosis explains (builds, proves, fixes); the rest are only counted.
 CONFLICT_LIMIT = 10
+
+
+class Advice(Protocol):
+    """Help lines per conflict, read without placing (`placement.specialize.advice.SpecializationAdvice`)."""
+
+    def texts(self, cores: Sequence[Sequence[Any]]) -> list[str | None]: ...
 
 
 def conflict_error(cs: ConstraintSet, module: Any = None) -> PlacementConflict:
@@ -46,14 +54,21 @@ class Diagnosis:
     is where the source text (``module.source``) and file name come from.
     """
 
-    __slots__ = ("constraint_set", "module", "limit", "_found", "_lines")
+    __slots__ = ("constraint_set", "module", "limit", "advice", "_found", "_lines")
 
     def __init__(self, cs: ConstraintSet, module: Any = None, limit: int = CONFLICT_LIMIT) -> None:
         self.constraint_set = cs
         self.module = module
         self.limit = limit
+        self.advice: Advice | None = None
         self._found: tuple[list[Conflict], int] | None = None
         self._lines: list[str] | None = None
+
+    def offer(self, advice: Advice) -> None:
+        """Give the conflicts the help lines of `advice` (before anything asks for them)."""
+        if self._found is not None:
+            raise RuntimeError("internal error: advice offered after the conflicts were found")
+        self.advice = advice
 
     def _find(self) -> tuple[list[Conflict], int]:
         if self._found is None:
@@ -61,7 +76,7 @@ class Diagnosis:
                 conflicts, omitted = find_conflicts(self.constraint_set, limit=self.limit)
                 if self.module is not None:
                     with progress.stage("specialization advice"):
-                        _offer_specialization(self.module, self.constraint_set, conflicts)
+                        _offer_specialization(self.advice, conflicts)
             self._found = (conflicts, omitted)
         return self._found
 
@@ -99,15 +114,15 @@ class Diagnosis:
         return summarize(self.conflicts, self.omitted, lines=self.lines)
 
 
-def _offer_specialization(module: Any, cs: ConstraintSet, conflicts: list[Conflict]) -> None:
+def _offer_specialization(advice: Advice | None, conflicts: list[Conflict]) -> None:
     """Add a ``specialize`` fix to each conflict that call-site specialization is proven to remove.
 
     The fix changes no constraint (`Fix.apply` returns the same set): it is
     advice to place with ``specialize=True``, not an edit of the module.
     """
-    from vdplace.placement.specialize.advice import specialization_advice
-
-    texts = specialization_advice(module, cs, [c.constraints for c in conflicts])
+    if advice is None:
+        return
+    texts = advice.texts([c.constraints for c in conflicts])
     for conflict, text in zip(conflicts, texts, strict=True):
         if text is not None:
             fix = Fix("specialize", text, None, (), ())

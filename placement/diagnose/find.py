@@ -14,7 +14,7 @@ search itself (1M bindings: 7.1 s with the collector on, 3.5-4.1 s paused).
 
 from __future__ import annotations
 
-from vdplace import progress
+from vdplace.ir import progress
 from vdplace.ir.collector import collector_paused
 from vdplace.placement.diagnose.conflict import Conflict
 from vdplace.placement.diagnose.core import ConstraintGraph, RawConflict, complete, find_raw_conflicts

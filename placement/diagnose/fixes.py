@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vdplace import progress
+from vdplace.ir import progress
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import DeviceSpec, lookup_device
 from vdplace.placement.diagnose.conflict import Conflict, Fix

@@ -32,7 +32,7 @@ from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.report.program_graph import MAX_NODES, colour, program_graph, render_svg
 
 if TYPE_CHECKING:
-    from vdplace.placement.api import Placement
+    from vdplace.placement.result import Placement
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #1d1d1f; background: #fafafa; }

@@ -1,4 +1,24 @@
-"""The contract between `solve` and a backend, the decision procedure behind it (`z3_backend.py`: Z3 MaxSMT).
+"""The one registry of backends, and the contracts of the two problems they decide.
+
+A backend is a decision procedure that an objective (`placement.objective`)
+hands what its own exact steps could not decide.  Every backend is
+registered here by name, side by side, with the problem kinds it decides
+(`register_backend(name, factory, problem_kinds=...)`):
+
+    name                 decides       file
+    z3, z3-enum, z3-bv   Problem       `z3_backend.py` (MaxSMT)
+    z3                   PlanProblem   `placement/cost/backends.py` (MaxSAT with pseudo-Boolean limits)
+    highs                PlanProblem   `placement/cost/backends.py` (a MILP for HiGHS)
+    mincut               PlanProblem   `placement/cost/backends.py` (two vdevices, no memory limit)
+
+`place(mod, backend=name)` means the same under every objective: the
+procedure that decides what is left.  A name that is not registered, or that
+does not decide the objective's kind of problem, is a `ValueError` listing
+the names that do.  A backend object has a `name` and `solve(problem)`; it
+may list the kinds it decides in `problem_kinds` (default: `Problem` only).
+
+`Problem` (the `Bytes` objective)
+---------------------------------
 
 `solve` hands a backend only what propagation could not decide, as a
 `Problem` over equality classes and device indices:
@@ -42,12 +62,24 @@ A backend returns a `BackendResult`:
 
 Answers must be deterministic: the same problem always gives the same
 devices, so that placing a module twice gives the same module.
+
+`PlanProblem` (objectives over units: `Cost`, and a time objective)
+-------------------------------------------------------------------
+
+The contract of the other kind is `placement.cost.backends`'s docstring:
+its backends (``"highs"``, ``"mincut"``, ``"z3"``) are registered from
+there, where the algorithms live, into this registry, so that this package
+never imports the objectives' problems.  One name may decide both kinds
+(``"z3"``): it is registered once per kind, each with its own factory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+ProblemT = TypeVar("ProblemT", contravariant=True)
+ResultT = TypeVar("ResultT", covariant=True)
 
 
 class SoftEdge:
@@ -108,34 +140,58 @@ class BackendResult:
 
 
 @runtime_checkable
-class Backend(Protocol):
-    """A decision procedure for a `Problem`: `solve` must honour the module docstring's contract."""
+class Backend(Protocol[ProblemT, ResultT]):
+    """A decision procedure for one kind of problem: ``Backend[Problem, BackendResult]`` for the bytes
+    objective, ``Backend[PlanProblem, PlanResult]`` for objectives over units (`placement.cost.backends`).
+
+    `solve` must honour the contract of its kind; a backend deciding another kind than `Problem`
+    lists its kinds in `problem_kinds`.
+    """
 
     name: str
 
-    def solve(self, problem: Problem) -> BackendResult: ...
+    def solve(self, problem: ProblemT) -> ResultT: ...
 
 
-_REGISTRY: dict[str, Callable[[], Backend]] = {}
+Factory = Callable[[], Any]
+_REGISTRY: dict[str, dict[type, Factory]] = {}
 
 
-def register_backend(name: str, factory: Callable[[], Backend]) -> None:
-    """Make `name` usable as ``place(mod, backend=name)``; `factory` builds a fresh backend."""
-    _REGISTRY[name] = factory
+def register_backend(name: str, factory: Factory, problem_kinds: tuple[type, ...] = (Problem,)) -> None:
+    """Make `name` usable as ``place(mod, backend=name)`` for `problem_kinds`; `factory` builds a fresh backend."""
+    kinds = _REGISTRY.setdefault(name, {})
+    for kind in problem_kinds:
+        kinds[kind] = factory
 
 
-def backend_names() -> list[str]:
-    """The registered backend names, sorted."""
-    return sorted(_REGISTRY)
+def backend_names(problem: type | None = None) -> list[str]:
+    """The registered backend names (those deciding `problem`, when given), sorted."""
+    return sorted(name for name, kinds in _REGISTRY.items() if problem is None or problem in kinds)
 
 
-def resolve_backend(backend: Backend | str) -> Backend:
-    """A backend instance from an instance or a registered name; anything else is an error."""
+def decides(backend: Backend[Any, Any], problem: type) -> bool:
+    """Whether `backend` decides problems of kind `problem` (its `problem_kinds`, default `Problem` only)."""
+    kinds: tuple[type, ...] = getattr(backend, "problem_kinds", (Problem,))
+    return problem in kinds
+
+
+def resolve_backend(
+    backend: Backend[Any, Any] | str, problem: type = Problem, noun: str = "placement backend"
+) -> Backend[Any, Any]:
+    """A backend instance deciding `problem`, from an instance or a registered name; anything else is an error.
+
+    `noun` names a backend in the messages (``"cost solver"`` under `Cost`).
+    """
+    names = ", ".join(backend_names(problem))
     if isinstance(backend, str):
-        factory = _REGISTRY.get(backend)
-        if factory is None:
-            raise ValueError(f"unknown placement backend {backend!r}; use one of {', '.join(backend_names())}")
-        return factory()
+        kinds = _REGISTRY.get(backend)
+        if kinds is None:
+            raise ValueError(f"unknown {noun} {backend!r}; use one of {names}")
+        if problem not in kinds:
+            raise ValueError(f"{noun} {backend!r} does not decide {problem.__name__}s; use one of {names}")
+        return kinds[problem]()  # type: ignore[no-any-return]
     if not isinstance(backend, Backend):
         raise TypeError(f"backend must be a Backend or a registered name, not {type(backend).__name__}")
+    if not decides(backend, problem):
+        raise ValueError(f"{noun} {backend.name!r} does not decide {problem.__name__}s; use one of {names}")
     return backend

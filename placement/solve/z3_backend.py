@@ -1,4 +1,4 @@
-"""The Z3 backend: weighted MaxSMT for a `Problem`.
+"""The Z3 backend: weighted MaxSMT for a `Problem` (the same name decides `PlanProblem`s: `placement.cost.backends`).
 
 One finite-domain variable per class to decide; hard facts as membership
 constraints; every soft edge as ``Optimize.add_soft`` (default maxres engine,

@@ -6,11 +6,10 @@
     naming.py     signatures of placed functions; the names of the copies
     search.py     `place_specialized`: full specialization, then merges (what is exact, what greedy)
     advice.py     the "place with specialize=True" help for a conflict report
-    record.py     `Clone`, as `Placement.clones` lists it
 
 See docs/placement.md, "Specialization".
 """
 
-from vdplace.placement.specialize.record import Clone
+from vdplace.placement.result import Clone  # defined with `Placement`, which lists them
 
 __all__ = ["Clone"]

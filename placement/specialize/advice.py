@@ -1,9 +1,13 @@
 """The help a conflict report gives when call-site specialization removes the conflict.
 
-`specialization_advice(module, cs, cores)` returns, per conflict, the text of
-one help line or None.  It is offered only when it is proven: the conflict's chain goes through
-a call of a function that more than one call chain reaches, and the fully
-specialized module (`search`, step 2) has a placement.  The text names the
+The driver (`placement.api`) builds it when a module has no placement: it
+writes the fully specialized module (`full_specialization`, `search` step 2)
+and places it once; when that places, `SpecializationAdvice` holds its
+signatures and the conflict's diagnosis reads its help lines from it, one
+per conflict or None (`SpecializationAdvice.texts`), without placing
+anything.  A line is offered only when it is proven: the conflict's chain
+goes through a call of a function that more than one call chain reaches,
+and the fully specialized module has a placement.  The text names the
 function, one leaf of its signature and the two calls that need it on
 different devices::
 
@@ -13,16 +17,16 @@ different devices::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from vdplace.ir.module import IRModule
 from vdplace.placement.diagnose.names import device_name
 from vdplace.placement.errors import PlacementConflict, PlacementError
-from vdplace.placement.model.constraints import ConstraintSet
 from vdplace.placement.model.rules import RuleKind
 from vdplace.placement.specialize.callgraph import CallGraph
 from vdplace.placement.specialize.clone import CallSite
+from vdplace.placement.specialize.exact import PlaceFn
 from vdplace.placement.specialize.instances import Forest, Names
 from vdplace.placement.specialize.naming import Signatures, signatures
 from vdplace.placement.specialize.search import MAX_CLONES
@@ -30,46 +34,70 @@ from vdplace.placement.specialize.search import MAX_CLONES
 _CALL_RULES = (RuleKind.CALL_ARG, RuleKind.CALL_RESULT)
 
 
-def specialization_advice(
-    module: IRModule | None, cs: ConstraintSet, cores: Sequence[Sequence[Any]]
-) -> list[str | None]:
-    """The help text for each conflict of `cores` (each a `Conflict.constraints`), None where there is none.
+class FullSpecialization:
+    """`module`: the fully specialized module to place, written from `forest` under the temporary `names`."""
 
-    `module` is the module that has the conflicts (None: no advice) and `cs`
-    its constraint set (which says whether hints were strict).  The fully
-    specialized module is placed at most once, and only when some core goes
-    through a call.  `module` is not changed.
-    """
-    called = [list(dict.fromkeys(c.rule["func"] for c in core if c.rule.kind in _CALL_RULES)) for core in cores]
-    if module is None or not any(called):
-        return [None] * len(cores)
-    found = _specialized(module, any(e.rule.kind is RuleKind.HINT_STRICT for e in cs.equals))
-    if found is None:
-        return [None] * len(cores)
-    forest, names, sigs = found
-    out: list[str | None] = []
-    for funcs in called:
-        texts = (_describe(forest, names, sigs, f) for f in funcs)
-        out.append(next((t for t in texts if t is not None), None))
-    return out
+    __slots__ = ("forest", "names", "module")
+
+    def __init__(self, forest: Forest, names: Names, module: IRModule) -> None:
+        self.forest = forest
+        self.names = names
+        self.module = module
 
 
-def _specialized(module: IRModule, strict_hints: bool) -> tuple[Forest, Names, Signatures] | None:
-    """The full specialization of `module`, its names and signatures when it places; else None."""
-    from vdplace.placement.api import place
-
+def full_specialization(module: IRModule, through: Collection[str] | None = None) -> FullSpecialization | None:
+    """The fully specialized `module`, or None when no function is reached by two call chains (or too many),
+    or, given `through`, when none of those functions is."""
     graph = CallGraph(module)
     needed = graph.copies_needed(MAX_CLONES)
     if not len(graph.functions) < needed <= MAX_CLONES:
         return None
+    if through is not None and graph.called_twice(MAX_CLONES).isdisjoint(through):
+        return None
     forest = Forest.full(graph)
     live = forest.live()
     names = forest.temporary_names(live)
+    return FullSpecialization(forest, names, forest.module(live, names))
+
+
+class SpecializationAdvice:
+    """The fully specialized module's signatures once placed: what each conflict's help line is read from."""
+
+    __slots__ = ("forest", "names", "signatures")
+
+    def __init__(self, full: FullSpecialization, sigs: Signatures) -> None:
+        self.forest = full.forest
+        self.names = full.names
+        self.signatures = sigs
+
+    def texts(self, cores: Sequence[Sequence[Any]]) -> list[str | None]:
+        """The help text for each conflict of `cores` (each a `Conflict.constraints`), None where there is none."""
+        out: list[str | None] = []
+        for core in cores:
+            funcs = dict.fromkeys(c.rule["func"] for c in core if c.rule.kind in _CALL_RULES)
+            found = (_describe(self.forest, self.names, self.signatures, f) for f in funcs)
+            out.append(next((t for t in found if t is not None), None))
+        return out
+
+
+def advise(module: IRModule, place: PlaceFn, through: Collection[str] | None = None) -> SpecializationAdvice | None:
+    """The advice for a `module` that has no placement: its full specialization placed once by `place`;
+    None when there is none, it does not place either, or (given `through`: the functions whose
+    parameters or results the conflicts involve) none of those is reached by two call chains."""
+    full = full_specialization(module, through)
+    if full is None:
+        return None
     try:
-        placed = place(forest.module(live, names), strict_hints=strict_hints)
+        placed = place(full.module)
     except (PlacementConflict, PlacementError):
         return None
-    return forest, names, signatures(placed)
+    return SpecializationAdvice(full, signatures(placed))
+
+
+def specialization_advice(module: IRModule, cores: Sequence[Sequence[Any]], place: PlaceFn) -> list[str | None]:
+    """`advise` then `SpecializationAdvice.texts`: the help text per conflict of `cores`, None where there is none."""
+    advice = advise(module, place)
+    return [None] * len(cores) if advice is None else advice.texts(cores)
 
 
 def _describe(forest: Forest, names: Names, sigs: Signatures, func: str) -> str | None:

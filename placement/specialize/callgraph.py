@@ -59,6 +59,18 @@ class CallGraph:
         Counted without building anything, in topological order; the count
         stops growing past `limit` (it returns a number above `limit` then).
         """
+        return self._chains(limit)[1]
+
+    def called_twice(self, limit: int) -> set[str]:
+        """The functions more than one chain of call sites reaches (each is cloned by full specialization).
+
+        Exact while `copies_needed(limit)` is at most `limit`.
+        """
+        count = self._chains(limit)[0]
+        return {name for u, unit in enumerate(self.units) if count[u] > 1 for name in unit}
+
+    def _chains(self, limit: int) -> tuple[list[int], int]:
+        """Chains of call sites from a root per unit, and the functions they make (counting stops past `limit`)."""
         count = [0] * len(self.units)
         for r in self.roots:
             count[r] = 1
@@ -66,9 +78,9 @@ class CallGraph:
         for u in range(len(self.units)):
             total += count[u] * len(self.units[u])
             if total > limit:
-                return total
+                return count, total
             for site in self.external_sites(u):
                 callee = self.unit_of.get(site.callee)
                 if callee is not None:
                     count[callee] = min(count[callee] + count[u], limit + 1)
-        return total
+        return count, total

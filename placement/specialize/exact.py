@@ -30,13 +30,34 @@ from vdplace.placement.specialize.instances import Forest, Names
 
 if TYPE_CHECKING:
     from vdplace.ir.module import IRModule
-    from vdplace.placement.api import Placement
+    from vdplace.placement.result import Placement
 
+# The driver with the caller's options bound (`placement.api`): places one module or raises `PlacementConflict`.
 PlaceFn = Callable[["IRModule"], "Placement"]
 # Partitions `exact_search` may go through per placement of its budget, listed or dropped.
 MAX_TRIED_PER_PLACEMENT = 50
 Mergeable = Callable[[int, int], bool]
-Found = tuple[Forest, list[int], Names, "Placement"]
+
+
+class Trial:
+    """A specialized module that places: its `forest`, the `live` copies, their `names` and its `placement`."""
+
+    __slots__ = ("forest", "live", "names", "placement")
+
+    def __init__(self, forest: Forest, live: list[int], names: Names, placement: Placement) -> None:
+        self.forest = forest
+        self.live = live
+        self.names = names
+        self.placement = placement
+
+    @property
+    def bytes_copied(self) -> int:
+        return self.placement.bytes_copied
+
+    @property
+    def functions(self) -> int:
+        """How many functions its module has (`functions_of`)."""
+        return functions_of(self.forest, self.live)
 
 
 def bell(n: int) -> int:
@@ -138,12 +159,12 @@ def functions_of(forest: Forest, live: list[int]) -> int:
     return sum(len(units[forest.instances[i].unit]) for i in live)
 
 
-def place_forest(forest: Forest, place: PlaceFn) -> Found | None:
+def place_forest(forest: Forest, place: PlaceFn) -> Trial | None:
     """`forest`'s module (temporary names) placed, with its live copies and names; None when it has no placement."""
     live = forest.live()
     names = forest.temporary_names(live)
     try:
-        return forest, live, names, place(forest.module(live, names))
+        return Trial(forest, live, names, place(forest.module(live, names)))
     except PlacementConflict:
         return None
 
@@ -159,7 +180,7 @@ def mergeable_pairs(forest: Forest, place: PlaceFn, max_pairs: int) -> tuple[Mer
     return (lambda a, b: (min(a, b), max(a, b)) in ok), len(pairs)
 
 
-def exact_search(forest: Forest, place: PlaceFn, budget: int) -> Found | None:
+def exact_search(forest: Forest, place: PlaceFn, budget: int) -> Trial | None:
     """The specialization of `forest` (full, placed) with the fewest functions, then the fewest bytes.
 
     The candidates are listed a function count at a time, from the fewest up.  At most `budget`
@@ -185,10 +206,10 @@ def exact_search(forest: Forest, place: PlaceFn, budget: int) -> Found | None:
         listed += len(level)
         if listed > budget:
             return None
-        best: Found | None = None
+        best: Trial | None = None
         for candidate in level:
             found = place_forest(candidate, place)
-            if found is not None and (best is None or found[3].bytes_copied < best[3].bytes_copied):
+            if found is not None and (best is None or found.bytes_copied < best.bytes_copied):
                 best = found
         if best is not None:
             return best

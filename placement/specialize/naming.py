@@ -22,7 +22,7 @@ from vdplace.placement.model.constraints import SiteTable
 from vdplace.placement.specialize.instances import Forest, Names, unused_name
 
 if TYPE_CHECKING:
-    from vdplace.placement.api import Placement
+    from vdplace.placement.result import Placement
 
 # function name -> ((leaf label, vdevice index or None), ...): parameters in order, then the return
 Signatures = dict[str, tuple[tuple[str, int | None], ...]]

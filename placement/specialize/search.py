@@ -40,21 +40,20 @@ module is placed by the usual optimizing solver.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from itertools import permutations
 from typing import TYPE_CHECKING
 
 from vdplace.placement.diagnose.names import device_name
 from vdplace.placement.errors import PlacementConflict
+from vdplace.placement.result import Clone
 from vdplace.placement.specialize.callgraph import CallGraph
-from vdplace.placement.specialize.exact import Found, exact_search, functions_of, place_forest
+from vdplace.placement.specialize.exact import PlaceFn, Trial, exact_search, place_forest
 from vdplace.placement.specialize.instances import Forest, Names
 from vdplace.placement.specialize.naming import Signatures, final_names, instance_signature, signatures
-from vdplace.placement.specialize.record import Clone
 
 if TYPE_CHECKING:
     from vdplace.ir.module import IRModule
-    from vdplace.placement.api import Placement
+    from vdplace.placement.result import Placement
 
 # Full specialization may create at most this many functions (a call tree can be exponential in its depth).
 MAX_CLONES = 10_000
@@ -69,14 +68,13 @@ MAX_EXACT = 400
 EXACT_SITES = 4_000_000
 MIN_EXACT = 4
 
-PlaceFn = Callable[["IRModule"], "Placement"]
-
 
 def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
     """`place(mod)`, or the placement of `mod` specialized per call site (module docstring); `mod` is not changed.
 
-    `place` is `placement.place` with the caller's options bound.  Raises the
-    `PlacementConflict` of `mod` itself when specialization cannot remove it.
+    `place` is the driver with the caller's options bound (`placement.api.specialize` passes it; a
+    conflict it raises carries no advice).  Raises the `PlacementConflict` of `mod` itself when
+    specialization cannot remove it.
     """
     try:
         return place(mod)
@@ -94,15 +92,13 @@ def place_specialized(mod: IRModule, place: PlaceFn) -> Placement:
     full = place_forest(Forest.full(graph), place)
     if full is None:
         raise conflict
-    forest, live, names, placed = full
-    affordable = max(MIN_EXACT, EXACT_SITES // max(placed.stats.sites, 1))  # placements of this module
-    found = exact_search(forest, place, min(MAX_EXACT, affordable))
-    if found is None:
-        forest = merge_same_signatures(forest, names, signatures(placed))
-        forest, live, names, placed = move_calls(merge_greedily(forest, place), place, min(MAX_MOVES, affordable))
-    else:
-        forest, live, names, placed = found
-    final = final_names(forest, live, names, signatures(placed), placed.constraints.vdevices)
+    affordable = max(MIN_EXACT, EXACT_SITES // max(full.placement.stats.sites, 1))  # placements of this module
+    best = exact_search(full.forest, place, min(MAX_EXACT, affordable))
+    if best is None:
+        merged = merge_same_signatures(full.forest, full.names, signatures(full.placement))
+        best = move_calls(merge_greedily(merged, place), place, min(MAX_MOVES, affordable))
+    forest, live = best.forest, best.live
+    final = final_names(forest, live, best.names, signatures(best.placement), best.placement.constraints.vdevices)
     result = place(forest.module(live, final))
     result.clones = clone_records(forest, live, final, result)
     return result
@@ -135,8 +131,8 @@ def merge_same_signatures(forest: Forest, names: Names, sigs: Signatures) -> For
     return out
 
 
-def merge_greedily(forest: Forest, place: PlaceFn) -> Found:
-    """Step 5 (step 4's result placed first): the forest, its live instances, its names and placement."""
+def merge_greedily(forest: Forest, place: PlaceFn) -> Trial:
+    """Step 5 (step 4's result placed first): the best merged module that places."""
     current = place_forest(forest, place)
     if current is None:  # step 4 keeps step 2's placement
         raise RuntimeError("internal error: merging copies by signature lost the placement")
@@ -144,15 +140,15 @@ def merge_greedily(forest: Forest, place: PlaceFn) -> Found:
     changed = True
     while changed and trials < MAX_TRIALS:
         changed = False
-        forest, live = current[0], current[1]
+        forest, live = current.forest, current.live
         for group in forest.by_unit(live).values():
-            best: Found | None = None
+            best: Trial | None = None
             for keep, drop in permutations(group, 2):
                 if trials >= MAX_TRIALS:
                     break
                 trials += 1
                 got = place_forest(forest.merged(drop, keep), place)
-                if got is not None and (best is None or got[3].bytes_copied < best[3].bytes_copied):
+                if got is not None and (best is None or got.bytes_copied < best.bytes_copied):
                     best = got
             if best is not None:
                 current = best
@@ -161,16 +157,16 @@ def merge_greedily(forest: Forest, place: PlaceFn) -> Found:
     return current
 
 
-def move_calls(found: Found, place: PlaceFn, max_moves: int) -> Found:
+def move_calls(current: Trial, place: PlaceFn, max_moves: int) -> Trial:
     """Step 6: one call at a time goes to another live copy of its callee, kept when the module then has
     fewer functions, or as many and fewer bytes copied (a call free of devices that step 4 sent to a
     copy where its value must be copied); until no move improves or `max_moves` placements were spent."""
-    forest, live, names, placed = found
-    best = (functions_of(forest, live), placed.bytes_copied)
+    best = (current.functions, current.bytes_copied)
     trials = 0
     improved = True
     while improved:
         improved = False
+        forest, live = current.forest, current.live
         groups = forest.by_unit(live)
         moves = [
             (caller, key, other)
@@ -181,17 +177,17 @@ def move_calls(found: Found, place: PlaceFn, max_moves: int) -> Found:
         ]
         for caller, key, other in moves:
             if trials >= max_moves:
-                return forest, live, names, placed
+                return current
             trials += 1
             trial = forest.copy()
             trial.instances[caller].targets[key] = other
             got = place_forest(trial, place)
-            if got is not None and (functions_of(trial, got[1]), got[3].bytes_copied) < best:
-                forest, live, names, placed = got
-                best = (functions_of(forest, live), placed.bytes_copied)
+            if got is not None and (got.functions, got.bytes_copied) < best:
+                current = got
+                best = (got.functions, got.bytes_copied)
                 improved = True
                 break  # the copies changed: list the moves again
-    return forest, live, names, placed
+    return current
 
 
 def clone_records(forest: Forest, live: list[int], names: Names, placed: Placement) -> list[Clone]:

@@ -7,7 +7,9 @@ from typing import Any
 
 from vdplace.bench.runner import PHASES
 
-PHASE_STYLES = dict(zip(PHASES, [(0, (1, 1)), (0, (3, 1)), (0, (5, 2, 1, 2)), (0, (1, 3)), (0, (6, 2))], strict=True))
+PHASE_STYLES = dict(
+    zip(PHASES, [(0, (1, 1)), (0, (3, 1)), (0, (5, 2, 1, 2)), (0, (1, 3)), (0, (6, 2)), (0, (2, 2))], strict=True)
+)
 
 
 def require_matplotlib() -> None:

@@ -17,7 +17,7 @@ from vdplace.bench.measure import measure, tvm_available
 from vdplace.bench.names import ENCODINGS
 from vdplace.bench.table import Table
 
-PHASES = ("extract", "collapse", "solve", "check", "realize")
+PHASES = ("extract", "collapse", "solve", "check", "realize", "verify")  # `placement.result.PHASES`
 
 
 def encoding_option(encoding: str) -> dict[str, str]:
@@ -73,7 +73,7 @@ def measure_tvm(family: str, n: int, timeout: float) -> dict[str, Any]:
 
 def placement_table(tvm: bool) -> Table:
     """The columns of the placement table (TVM's two when it is timed)."""
-    cols = ["family", "bindings", "place s"] + [f"{p} s" for p in PHASES] + ["us/bind", "peak MB", "z3 vars"]
+    cols = ["family", "bindings", "place s"] + [f"{p} s" for p in PHASES] + ["us/bind", "peak MB", "vars"]
     if tvm:
         cols += ["TVM s", "TVM/place"]
     return Table(cols, widths={"family": 17, "bindings": 9})
@@ -83,7 +83,7 @@ def table_cells(r: dict[str, Any], tvm: bool) -> list[str]:
     """One measurement as the cells of a table row."""
     cells = [r["family"], f"{r['bindings']:,}", f"{r['place_s']:.3f}"]
     cells += [f"{r['phases'].get(p, 0.0):.3f}" for p in PHASES]
-    cells += [f"{1e6 * r['place_s'] / max(1, r['bindings']):.1f}", f"{r['peak_rss_mb']:.0f}", str(r["z3_variables"])]
+    cells += [f"{1e6 * r['place_s'] / max(1, r['bindings']):.1f}", f"{r['peak_rss_mb']:.0f}", str(r["variables"])]
     if tvm:
         if "tvm_s" in r:
             cells += [f"{r['tvm_s']:.3f}", f"{r['tvm_s'] / r['place_s']:.2f}x"]
@@ -116,8 +116,8 @@ def compare_encodings(
                 "family": family,
                 "bindings": bv["bindings"],
                 "classes": bv["classes"],
-                "z3_variables": bv["z3_variables"],
-                "z3_soft": bv["z3_soft"],
+                "variables": bv["variables"],
+                "soft": bv["soft"],
                 "bv_solve_s": bv["phases"]["solve"],
                 "enum_solve_s": enum["phases"]["solve"],
             }
@@ -129,5 +129,5 @@ def compare_encodings(
 def encoding_cells(row: dict[str, Any]) -> list[str]:
     """The cells of one row of the encodings table."""
     ratio = row["enum_solve_s"] / max(row["bv_solve_s"], 1e-9)
-    cells = [row["family"], f"{row['bindings']:,}", *(str(row[k]) for k in ("classes", "z3_variables", "z3_soft"))]
+    cells = [row["family"], f"{row['bindings']:,}", *(str(row[k]) for k in ("classes", "variables", "soft"))]
     return [*cells, f"{row['bv_solve_s']:.3f}", f"{row['enum_solve_s']:.3f}", f"{ratio:.2f}x"]
