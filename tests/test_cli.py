@@ -175,7 +175,7 @@ def test_bench_passes_its_options_through_and_aligns_its_table(capsys):
     assert re.match(r"^chain +\| +200 \|", lines[2]) and re.match(r"^two_chains +\| +200 \|", lines[3])
     # every row has its bars where the header has them
     bars = [[i for i, ch in enumerate(line) if ch == "|"] for line in lines]
-    assert all(b == bars[0] for b in bars) and len(bars[0]) == 10
+    assert all(b == bars[0] for b in bars) and len(bars[0]) == 11  # a column per phase, `verify` included
     assert re.match(r"^-+ \| -+: \|", lines[1])  # Markdown: numbers right-aligned
 
 
@@ -283,7 +283,7 @@ def test_bench_shows_which_measurement_runs(monkeypatch):
 
     def measure(kind, family, n, options, timeout):
         time.sleep(0.4)
-        return {"family": family, "bindings": n, "place_s": 0.1, "phases": {}, "peak_rss_mb": 1.0, "z3_variables": 0}
+        return {"family": family, "bindings": n, "place_s": 0.1, "phases": {}, "peak_rss_mb": 1.0, "variables": 0}
 
     monkeypatch.setattr(runner, "measure", measure)
     stream, table = io.StringIO(), io.StringIO()
