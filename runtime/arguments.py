@@ -22,7 +22,7 @@ from .devices import CPU, Device, DeviceArray
 from .errors import DeviceMemoryError, InputError
 from .executable import DeviceTree
 from .frame import Frame, InputPlan
-from .memory import locate
+from .memory_report import locate
 from .registers import release
 
 _DA = DeviceArray

@@ -35,7 +35,7 @@ from .float_errors import kernels_quiet
 from .frame import Frame
 from .instructions import LoadConst
 from .mapping import DeviceSpec, resolve_devices, set_memory_limits
-from .memory import locate
+from .memory_report import locate
 from .profile import Profile
 from .registers import acquire, named, release
 from .steps import StepBuilder

@@ -204,9 +204,9 @@ def test_a_fix_is_written_as_the_edits_its_message_says():
 
 def test_every_kind_of_edit_gives_the_text_expected():
     text = TUPLES_AND_RETURNS
-    fixed = fix_text(text, "m.py").text
+    fixed = fix_text(text, "m.py", placement.place).text
     assert '        a_cuda0 = R.to_vdevice(a, "cuda:0")\n        e = R.add(c, a_cuda0)\n' in fixed
-    planted = fix_text(_bench().planted_text(2000, far=400).text, "p.py").text
+    planted = fix_text(_bench().planted_text(2000, far=400).text, "p.py", placement.place).text
     assert re.search(
         r'\n( +)y_llvm0 = cls\.helper\(x3\)\n\1y: R\.Tensor\(\(4, 4\), "float32", "llvm"\) = '
         r'R\.to_vdevice\(y_llvm0, "llvm:0"\)\n',
@@ -214,9 +214,9 @@ def test_every_kind_of_edit_gives_the_text_expected():
     )
     strict = fix_text(corpus()["golden/strict_hint_chain"][0], "s.py", lambda m: placement.place(m, strict_hints=True))
     assert 'b = R.to_vdevice(e, "cuda:0")' in strict.text
-    branch = fix_text(corpus()["golden/if_branches"][0], "i.py").text
+    branch = fix_text(corpus()["golden/if_branches"][0], "i.py", placement.place).text
     assert '            x_cuda0 = R.to_vdevice(x, "cuda:0")\n            p = R.exp(x_cuda0)\n' in branch
-    returned = fix_text(corpus()["golden/return_annotation"][0], "r.py").text
+    returned = fix_text(corpus()["golden/return_annotation"][0], "r.py", placement.place).text
     assert '        z_cuda0 = R.to_vdevice(z, "cuda:0")\n        return z_cuda0\n' in returned
 
 
@@ -224,7 +224,7 @@ def test_a_new_name_never_takes_one_the_module_uses():
     text = corpus()["examples/conflict_add"][0].replace(
         "        s = R.add(x1, y1)", "        x1_cuda0 = R.exp(x)\n        s = R.add(x1, y1)"
     )
-    fixed = fix_text(text, "c.py").text
+    fixed = fix_text(text, "c.py", placement.place).text
     assert 'x1_cuda0_1 = R.to_vdevice(x1, "cuda:0")' in fixed and "s = R.add(x1_cuda0_1, y1)" in fixed
     assert places(fixed, False)
 
@@ -239,7 +239,7 @@ def test_edits_apply_back_to_front_and_keep_the_line_ends():
     assert not Edit((1, 1), (1, 5), "").overlaps(Edit((1, 5), (1, 5), "x"))
     assert not Edit((1, 1), (1, 1), "a").overlaps(Edit((1, 1), (1, 1), "b"))
     crlf = corpus()["examples/conflict_add"][0].replace("\n", "\r\n")
-    fixed = fix_text(crlf, "c.py").text
+    fixed = fix_text(crlf, "c.py", placement.place).text
     assert "\n" not in fixed.replace("\r\n", "") and 'x1_cuda0 = R.to_vdevice(x1, "cuda:0")\r\n' in fixed
 
 
@@ -256,7 +256,7 @@ def test_fix_prints_the_fixed_module_and_what_it_did(capsys, tmp_path):
     path = ROOT / "examples" / "conflict_add.py"
     status, out, err = run_cli(capsys, "fix", path)
     assert status == 0
-    assert out == fix_text(path.read_text(), str(path)).text and places(out, False)
+    assert out == fix_text(path.read_text(), str(path), placement.place).text and places(out, False)
     assert re.search(r"fixed: .*conflict_add\.py:16: insert `x1_cuda0", err) and "1 fix(es) applied" in err
     target = tmp_path / "fixed.py"
     status, out, _ = run_cli(capsys, "fix", path, "-o", target)

@@ -74,21 +74,17 @@ class FixResult:
 
 def fix_text(
     text: str,
-    filename: str | None = None,
-    place: Callable[[IRModule], Any] | None = None,
+    filename: str | None,
+    place: Callable[[IRModule], Any],
     max_rounds: int = MAX_ROUNDS,
 ) -> FixResult:
     """`text` with the fixes of its conflicts applied, round after round (module docstring).
 
     `place(mod)` places a parsed module and raises `PlacementConflict` when it
-    cannot (default: `placement.place` with its defaults).  A `ParseError` of
+    cannot (the caller's driver, e.g. `placement.place`: this stage never imports it).  A `ParseError` of
     `text` itself propagates (bad input); a text the fixes made that no longer
     parses is a bug, `PlacementInternalError`.
     """
-    if place is None:
-        from vdplace.placement.api import place as default_place
-
-        place = default_place
     applied: list[Applied] = []
     seen = {hash(text)}
     for round_ in range(1, max_rounds + 1):

@@ -31,7 +31,7 @@ from ..diagnostics import Diagnostics
 from ..errors import DeviceMemoryError, VMError
 from ..float_errors import kernels_quiet
 from ..frame import Frame
-from ..memory import locate
+from ..memory_report import locate
 from ..registers import acquire, drop, named, release
 from .actor_steps import ELSEWHERE, Pending, ScheduleError, copy_of
 from .counters import ActorCounters

@@ -22,7 +22,6 @@ from importlib import import_module
 from typing import Any
 
 _WHERE = {
-    "main": "cli",
     "FAMILIES": "names",
     "GENERATORS": "generators",
     "run_one": "measure",
@@ -39,4 +38,4 @@ def __getattr__(name: str) -> Any:
     return getattr(import_module(f"vdplace.bench.{_WHERE[name]}"), name)
 
 
-__all__ = ["FAMILIES", "GENERATORS", "compare_encodings", "main", "plot", "run", "run_one", "run_tvm_one"]
+__all__ = ["FAMILIES", "GENERATORS", "compare_encodings", "plot", "run", "run_one", "run_tvm_one"]

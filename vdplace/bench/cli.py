@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 from vdplace import progress
@@ -114,15 +113,3 @@ def run_command(args: argparse.Namespace, out: Output) -> int:
         out.diagnostic(f"wrote {args.plot}")
     return 0
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``benchmarks/bench_place.py``: the benchmarks with `argv` (default: ``sys.argv[1:]``); the exit status."""
-    from vdplace.cli import main as vdplace_main
-
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["--"]:
-        argv = argv[1:]
-    return vdplace_main(["bench", *argv])
-
-
-__all__ = ["add_options", "main", "place_options", "run_command"]
