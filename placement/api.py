@@ -19,11 +19,13 @@ cost a fifth of `place` (a second at a million bindings).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from vdplace.ir.collector import collector_paused
 from vdplace.ir.fill_vdevice import HOST_VDEVICE
 from vdplace.ir.module import IRModule
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.cost.model import CostModel
 from vdplace.placement.diagnose import conflict_error
@@ -31,10 +33,11 @@ from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.model.classes import Classes, collapse
 from vdplace.placement.model.constraints import ConstraintSet, Site
+from vdplace.placement.model.entry import loaded_bytes, uploaded_bytes
 from vdplace.placement.rewrite.module_pass import module_pass
 from vdplace.placement.rewrite.realize import Copy, realize
 from vdplace.placement.solve.backend import Backend, resolve_backend
-from vdplace.placement.solve.check import check, copy_bytes
+from vdplace.placement.solve.check import check, copy_bytes, upload_bytes
 from vdplace.placement.solve.solve import POLICIES, ClassSolution, solve
 from vdplace.placement.specialize.record import Clone
 
@@ -50,6 +53,13 @@ class Stats:
     `z3_variables`, `z3_soft` and `z3_status` are the backend's (named after
     the default backend): the size of its encoding and its status, or
     ``"unused"`` when propagation decided everything.
+
+    The objective is ``bytes_copied + bytes_uploaded``: what the placed
+    module's copies move, plus the entry functions' runtime inputs the
+    placement put off the host (`placement.model.entry`).  `bytes_loaded`
+    is what each vdevice loads of the entry functions' weights (reported,
+    not minimized); `dims` the size every symbolic dim those figures use
+    was taken to be (`ir.sizes.Sizes`).
     """
 
     __slots__ = (
@@ -65,6 +75,10 @@ class Stats:
         "z3_status",
         "copies",
         "bytes_copied",
+        "starts",
+        "bytes_uploaded",
+        "bytes_loaded",
+        "dims",
         "times",
     )
 
@@ -80,7 +94,11 @@ class Stats:
         self.z3_soft = 0
         self.z3_status = "unused"
         self.copies = 0
-        self.bytes_copied = 0  # what every copy of the placed module moves across physical devices: the objective
+        self.bytes_copied = 0  # what every copy of the placed module moves across physical devices
+        self.starts = 0
+        self.bytes_uploaded = 0  # runtime inputs of entry functions moved off the host: with bytes_copied, the objective
+        self.bytes_loaded: dict[str, int] = {}  # weights of entry functions, per vdevice name
+        self.dims: dict[str, int] = {}  # the size each symbolic dim the figures use was taken to be
         self.times: dict[str, float] = {}
 
     @property
@@ -89,6 +107,8 @@ class Stats:
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {name: getattr(self, name) for name in self.__slots__ if name != "times"}
+        out["bytes_loaded"] = dict(self.bytes_loaded)
+        out["dims"] = dict(self.dims)
         out["times"] = dict(self.times)
         out["total_time"] = self.total_time
         return out
@@ -171,6 +191,7 @@ def place(
     cost: CostModel | None = None,
     time_limit_s: float = 60.0,
     cost_solver: str = "highs",
+    dims: Mapping[str, int] | None = None,
 ) -> Placement:
     """Place every tensor of `mod` on a vdevice, or raise `PlacementConflict`.
 
@@ -195,27 +216,37 @@ def place(
                   "Cost-aware placement"); `Placement.cost` reports the plan
     time_limit_s  the cost solvers' time limit: past it, the best plan found and a proved lower bound
     cost_solver   the exact solver for limits or three vdevices: ``"highs"`` (a MILP) or ``"z3"`` (MaxSAT)
+    dims          sizes of symbolic dims, ``{"n": 1024}``: every byte and FLOP figure weighs them so;
+                  a dim not given takes the function's ``tir_var_upper_bound``, else ``ir.sizes.DEFAULT_DIM``
+                  with a warning naming it (`ir.sizes`); `Stats.dims` says what was assumed
     """
     if not isinstance(mod, IRModule):
         raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
     if cost is not None:
         other_options = strict_hints or specialize or default != "none"
-        return _place_cost(mod, cost, time_limit_s, cost_solver, other_options)
+        return _place_cost(mod, cost, time_limit_s, cost_solver, other_options, dims)
     if specialize:
         from vdplace.placement.specialize.search import place_specialized
 
-        options = {"strict_hints": strict_hints, "default": default, "backend": backend, "propagate": propagate}
+        options = {
+            "strict_hints": strict_hints,
+            "default": default,
+            "backend": backend,
+            "propagate": propagate,
+            "dims": dims,
+        }
         return place_specialized(mod, lambda m: place(m, timeout_ms=timeout_ms, **options))  # type: ignore[arg-type]
     if default not in POLICIES:
         raise ValueError(f"unknown default policy {default!r}; use one of {', '.join(POLICIES)}")
     if default == "host" and not mod.vdevices:
         mod = mod.replace(vdevices=[HOST_VDEVICE])
     decider = resolve_backend(backend)
+    sizes = Sizes(mod, dims)
     stats = Stats()
     phase = _Phases(stats.times)
     with collector_paused():
         with phase("extract"):
-            ex = extract(mod, strict_hints=strict_hints)
+            ex = extract(mod, strict_hints=strict_hints, sizes=sizes)
         cs = ex.constraints
         with phase("collapse"):
             classes = collapse(len(cs.sites), cs.equals)
@@ -230,13 +261,23 @@ def place(
         del classes, solution  # one entry per site: freed before the placed module is built
         with phase("realize"):
             placed, copies = realize(ex, assignment)
-            _check_objective(cs, assignment, copies)
+            stats.bytes_uploaded = uploaded_bytes(mod, placed, sizes)
+            _check_objective(cs, assignment, copies, stats.bytes_uploaded)
     stats.copies = len(copies)
     stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
+    stats.bytes_loaded = loaded_bytes(placed, sizes)
+    stats.dims = dict(sizes.assumed)
     return Placement(placed, assignment, cs, copies, stats)
 
 
-def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, solver: str, other_options: bool) -> Placement:
+def _place_cost(
+    mod: IRModule,
+    model: CostModel,
+    time_limit_s: float,
+    solver: str,
+    other_options: bool,
+    dims: Mapping[str, int] | None,
+) -> Placement:
     """`place` with a cost model (`placement.cost.place`); the options of the bytes objective do not apply."""
     if other_options:
         raise ValueError("place(..., cost=...) takes no strict_hints, default or specialize option")
@@ -244,6 +285,7 @@ def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, solver: st
 
     stats = Stats()
     start = time.perf_counter()
+    sizes = Sizes(mod, dims)
 
     def make(placed: IRModule, assignment: list, cs: ConstraintSet, copies: list[Copy], plan: PlacementCost) -> Any:
         stats.times["solve"] = plan.solve_seconds
@@ -251,13 +293,16 @@ def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, solver: st
         stats.sites, stats.pins, stats.equals = len(cs.sites), len(cs.pins), len(cs.equals)
         stats.copies = len(copies)
         stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
+        stats.bytes_uploaded = uploaded_bytes(mod, placed, sizes)
+        stats.bytes_loaded = loaded_bytes(placed, sizes)
+        stats.dims = dict(sizes.assumed)
         stats.z3_status = plan.status
         result = Placement(placed, assignment, cs, copies, stats)
         result.cost = plan
         return result
 
     with collector_paused():
-        return place_cost(mod, model, time_limit_s, make, solver)  # type: ignore[return-value]
+        return place_cost(mod, model, time_limit_s, make, solver, sizes)  # type: ignore[return-value]
 
 
 @module_pass("RealizeVDevice")
@@ -295,12 +340,13 @@ def _check(cs: ConstraintSet, assignment: list[int | None]) -> None:
         raise PlacementInternalError(f"placement failed its own check ({len(violations)} violations): {shown}")
 
 
-def _check_objective(cs: ConstraintSet, assignment: list[int | None], copies: list[Copy]) -> None:
-    """The bytes the solver minimized must be the bytes the placed module's copies move."""
-    solved = copy_bytes(cs, assignment)
-    realized = sum(c.nbytes for c in copies if c.physical)
+def _check_objective(cs: ConstraintSet, assignment: list[int | None], copies: list[Copy], uploaded: int) -> None:
+    """The bytes the solver minimized must be the bytes the placed module's copies move plus the bytes its
+    entry functions' runtime inputs upload (`uploaded`, read from the placed module's parameters)."""
+    solved = copy_bytes(cs, assignment) + upload_bytes(cs, assignment)
+    realized = sum(c.nbytes for c in copies if c.physical) + uploaded
     if solved != realized:
-        raise PlacementInternalError(f"the objective counted {solved} bytes but the placed module copies {realized}")
+        raise PlacementInternalError(f"the objective counted {solved} bytes but the placed module moves {realized}")
 
 
 def _fill_stats(stats: Stats, cs: ConstraintSet, classes: Classes, solution: ClassSolution) -> None:
@@ -311,6 +357,7 @@ def _fill_stats(stats: Stats, cs: ConstraintSet, classes: Classes, solution: Cla
     stats.pins = len(cs.pins)
     stats.equals = len(cs.equals)
     stats.prefers = len(cs.prefers)
+    stats.starts = len(cs.starts)
     stats.domains = len(cs.domains)
     stats.z3_variables = solution.variables
     stats.z3_soft = solution.soft

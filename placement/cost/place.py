@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from vdplace.ir.module import IRModule
 from vdplace.ir.normalize import host_vdevice
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.units import format_bytes
 from vdplace.ir.vdevice import vdevice_name
 from vdplace.placement.cost.conflict import memory_conflict, no_device_error
@@ -121,12 +122,19 @@ def _s(seconds: float) -> str:
 
 
 def place_cost(
-    mod: IRModule, model: CostModel, time_limit_s: float, make: Callable[..., object], solver: str = "highs"
+    mod: IRModule,
+    model: CostModel,
+    time_limit_s: float,
+    make: Callable[..., object],
+    solver: str = "highs",
+    sizes: Sizes | None = None,
 ) -> object:
     """The placement of `mod` under `model`; `make(module, assignment, cs, copies, phases)` builds the `Placement`.
 
-    `solver` names the exact solver (`solve.SOLVERS`).
+    `solver` names the exact solver (`solve.SOLVERS`); `sizes` weighs symbolic dims in every byte and time
+    (default: `Sizes(mod)`, the module's bounds).
     """
+    sizes = Sizes(mod) if sizes is None else sizes
     if not isinstance(model, CostModel):
         raise TypeError(f"cost must be a placement.CostModel, not {type(model).__name__}")
     if not (isinstance(time_limit_s, (int, float)) and math.isfinite(time_limit_s) and time_limit_s > 0):
@@ -143,7 +151,7 @@ def place_cost(
         limits = {vdevice_name(mod.vdevices, v): model.limit(v, mod.vdevices) for v in mod.vdevices}
     except ValueError as err:
         raise PlacementError(str(err)) from None
-    ex = extract(mod)
+    ex = extract(mod, sizes=sizes)
     co = coarsen(ex, model)
     p = co.problem
     stuck = [u for u in range(p.num_units) if all(t is None for t in p.compute[u])]
@@ -153,7 +161,7 @@ def place_cost(
     if solution.plan is None:
         raise memory_conflict(co, mod, proved=solution.infeasible)
     placed_input, inserted = rewrite(co, solution.plan)
-    ex2 = extract(placed_input)
+    ex2 = extract(placed_input, sizes=sizes)
     cs2 = ex2.constraints
     known = site_devices(co, solution.plan, ex2.var_sites)
     for site, device in zip(*pin_columns(cs2.pins), strict=True):
@@ -176,7 +184,7 @@ def place_cost(
     for copy in copies:
         if copy.var in inserted:
             copy.inserted, copy.why = True, "chosen by the cost plan"
-    ev = evaluate(placed, model)
+    ev = evaluate(placed, model, sizes)
     _check_cost(solution, ev)
     cost = PlacementCost(ev, solution, {k: v for k, v in limits.items() if v is not None})
     return make(placed, assignment, cs2, copies, cost)

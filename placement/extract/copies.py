@@ -33,7 +33,17 @@ realization will move:
 
 So the placed module copies each value at most once per destination vdevice
 in every scope, never copies a value to where it already is visibly, and the
-objective counts exactly its copies.  Visibility follows Relax scoping
+objective counts exactly its copies.
+
+No copy is made that nothing reads.  Which copy op reads which replica is
+decided once the whole function is walked (`CopyPlanner.finish`, with the
+real reads of `liveness`): a replica that only copy ops read (a *transit*
+replica: ``lv1 = hint(lv0, gpu); lv2 = hint(lv1, cpu)`` with nothing else
+reading ``lv1``) is read as written, by a plain copy from it (case 4
+without the lookups; no lookup finds it as a nearby replica either), so
+bypassing it can never leave it unread; and a copy op whose result nothing
+needs (no real read of it or its aliases, and no needed copy op reading it)
+is dropped from the placed module with its aliases, and has no edge.  Visibility follows Relax scoping
 (`CopyScopes`): a variable bound in a function's body is visible for the
 rest of that body, in an If branch for the rest of the branch, and a
 ``DataflowVar`` only until its dataflow block ends.  A copy op nested inside
@@ -49,6 +59,7 @@ from typing import TYPE_CHECKING
 from vdplace.ir.expr import Binding, Call, DataflowVar, Var
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import VDevice
+from vdplace.placement.extract.liveness import Reads, function_reads
 from vdplace.placement.model.constraints import Prefer
 from vdplace.placement.model.rules import Rule
 
@@ -145,26 +156,68 @@ class CopyScopes:
         self.stack[-1].setdefault(key, var)
 
 
+class _Pending:
+    """A bound copy op seen by the walk, waiting for `CopyPlanner.finish` to settle its plan and edge."""
+
+    __slots__ = ("func", "call", "var", "src", "res", "at", "device", "rule", "span", "origin", "plan")
+
+    def __init__(
+        self,
+        func: str,
+        call: Call,
+        origin: Binding,
+        src: int,
+        res: int,
+        at: int | None,
+        device: int,
+        rule: Rule,
+        span: Span | None,
+        plan: CopyPlan,
+    ) -> None:
+        self.func = func
+        self.call = call
+        self.var = origin.var
+        self.src = src
+        self.res = res
+        self.at = at
+        self.device = device
+        self.rule = rule
+        self.span = span
+        self.origin = origin
+        self.plan = plan
+
+
 class CopyPlanner:
     """Extraction's part at each copy op: the value roots, the visible copies, the plan and the soft edge.
 
     `roots` and `scopes` follow the walk (extraction records aliases in
     `roots` and brackets sequences and blocks in `scopes`); `plan` handles
-    one copy op once its input's and result's trees are known.
+    one copy op once its input's and result's trees are known; `finish`,
+    after the walk, settles what each bound copy op reads, which are dropped,
+    and adds their edges.
     """
 
-    __slots__ = ("ex", "vdevices", "roots", "scopes")
+    __slots__ = ("ex", "vdevices", "roots", "scopes", "pending")
 
     def __init__(self, ex: Extraction, vdevices: Sequence[VDevice]) -> None:
         self.ex = ex
         self.vdevices = vdevices
         self.roots = ValueRoots()
         self.scopes = CopyScopes()
+        self.pending: list[_Pending] = []
 
     def plan(
-        self, call: Call, src: Tree, res: Tree, device: int, rule: Rule, span: Span | None, origin: object
+        self,
+        func: str,
+        call: Call,
+        src: Tree,
+        res: Tree,
+        device: int,
+        rule: Rule,
+        span: Span | None,
+        origin: object,
     ) -> None:
-        """The plan and the soft edge of the copy op `call` (the cases of the module docstring)."""
+        """The plan of the copy op `call` (the cases of the module docstring); a nested one's edge at once."""
         if type(src) is not int or type(res) is not int:
             return  # copy ops take and give one tensor: inference has refused anything else
         roots, cs = self.roots, self.ex.constraints
@@ -182,14 +235,53 @@ class CopyPlanner:
             plan.near = scopes.find((value, physical))
             if at is not None:
                 plan.home = scopes.find((value, HOME))
-            self._edge(plan, src, res, at, device, rule, span, origin)
         self.ex.copy_plans[id(call)] = plan
+        self.pending.append(_Pending(func, call, origin, src, res, at, device, rule, span, plan))
         var = origin.var
         scopes.add((value, device), var)
         scopes.add((value, physical), var)
         arg = call.args[0]
         if at is None and isinstance(arg, Var):
             scopes.add((value, HOME), arg)
+
+    def finish(self) -> None:
+        """Settle every bound copy op, a function at a time: transit inputs read as written, unneeded ops
+        dropped (into `Extraction.dropped`, with their aliases), an edge for each op the module keeps."""
+        by_func: dict[str, list[_Pending]] = {}
+        for rec in self.pending:
+            by_func.setdefault(rec.func, []).append(rec)
+        for fname, recs in by_func.items():
+            body = self.ex.module.functions[fname].body
+            self._settle(recs, function_reads(body, {id(rec.call) for rec in recs}))
+        self.pending = []
+
+    def _settle(self, recs: list[_Pending], reads: Reads) -> None:
+        transit: list[bool] = []
+        for rec in recs:
+            plan, arg = rec.plan, rec.call.args[0]
+            through = rec.at is not None and isinstance(arg, Var) and not reads.is_read(arg)
+            transit.append(through)
+            if through:  # read the replica as written: a copy from it (or its alias, when it is on the destination)
+                plan.reuse = plan.near = plan.home = None
+            elif plan.near is not None and not reads.is_read(plan.near):
+                plan.near = None  # a transit replica is never a source found by lookup
+        wanted: set[Var] = set()  # group roots a needed copy op reads
+        keep: list[bool] = [False] * len(recs)
+        for i in range(len(recs) - 1, -1, -1):
+            rec = recs[i]
+            root = reads.root(rec.var)
+            if root not in reads.read and root not in wanted:
+                self.ex.dropped.add(rec.var)
+                self.ex.dropped.update(reads.members.get(root, ()))
+                continue
+            keep[i] = True
+            if rec.plan.reuse is not None:
+                wanted.add(reads.root(rec.plan.reuse))
+            elif transit[i]:
+                wanted.add(reads.root(rec.call.args[0]))  # type: ignore[arg-type]
+        for rec, kept in zip(recs, keep, strict=True):
+            if kept and rec.plan.reuse is None and rec.at != rec.device:
+                self._edge(rec.plan, rec.src, rec.res, rec.at, rec.device, rec.rule, rec.span, rec.origin)
 
     def _edge(
         self,

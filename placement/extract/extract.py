@@ -44,7 +44,7 @@ from vdplace.ir.normalize import hint_target, host_vdevice
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from vdplace.ir.struct_info import nbytes as tensor_bytes
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.vdevice import VDevice, describe
 from vdplace.placement.errors import PlacementError, bound_twice
 from vdplace.placement.extract.copies import CopyPlanner
@@ -57,7 +57,9 @@ from vdplace.placement.model.constraints import (
     PinTable,
     Site,
     SiteTable,
+    Start,
 )
+from vdplace.placement.model.entry import is_entry, num_inputs, tensor_leaves
 from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec
 
 _PARAM = Rule.of(RuleKind.PARAM)
@@ -70,27 +72,33 @@ _CONSTANT = Rule.of(RuleKind.CONSTANT)
 _TO_VDEVICE = Rule.of(RuleKind.TO_VDEVICE)
 _HINT_STRICT = Rule.of(RuleKind.HINT_STRICT)
 _HINT = Rule.of(RuleKind.HINT)
+_INPUT = Rule.of(RuleKind.INPUT)
 _CALL_ARG = RuleKind.CALL_ARG  # a call's ties carry a `RuleSpec`: built only if a report asks
 _CALL_RESULT = RuleKind.CALL_RESULT
 
 
-def extract(mod: IRModule, *, strict_hints: bool = False) -> Extraction:
-    """Build the constraint set of `mod` (read only; `mod` is not changed)."""
-    return _Extractor(mod, strict_hints).run()
+def extract(mod: IRModule, *, strict_hints: bool = False, sizes: Sizes | None = None) -> Extraction:
+    """Build the constraint set of `mod` (read only; `mod` is not changed).
+
+    `sizes` weighs symbolic dims (`ir.sizes.Sizes`; by default the module's
+    bounds, else `ir.sizes.DEFAULT_DIM`).
+    """
+    return _Extractor(mod, strict_hints, Sizes(mod) if sizes is None else sizes).run()
 
 
 class _Extractor:
-    def __init__(self, mod: IRModule, strict_hints: bool) -> None:
+    def __init__(self, mod: IRModule, strict_hints: bool, sizes: Sizes) -> None:
         self.mod = mod
         self.strict = strict_hints
+        self.sizes = sizes
         self.vdevices: list[VDevice] = list(mod.vdevices)
         self.index: dict[VDevice, int] = {}
         for i, v in enumerate(self.vdevices):
             self.index.setdefault(v, i)
         host = host_vdevice(self.vdevices)
         self.host = None if host is None else self.index[host]
-        self.cs = ConstraintSet(self.vdevices)
-        self.ex = Extraction(mod, self.cs)
+        self.cs = ConstraintSet(self.vdevices, sizes)
+        self.ex = Extraction(mod, self.cs, sizes)
         self.sites: SiteTable = self.cs.sites  # type: ignore[assignment]
         self.equals: EqualTable = self.cs.equals  # type: ignore[assignment]
         self.pins: PinTable = self.cs.pins  # type: ignore[assignment]
@@ -106,7 +114,7 @@ class _Extractor:
         if type(sinfo) is TensorStructInfo:
             sites = self.sites
             sid = len(sites)
-            sites.append(Site(sid, self.func, name, path, span, tensor_bytes(sinfo), kind))
+            sites.append(Site(sid, self.func, name, path, span, self.sizes.nbytes(sinfo, self.func), kind))
             return sid
         if type(sinfo) is TupleStructInfo:
             return tuple(self.new_tree(f, name, span, kind, path + (i,)) for i, f in enumerate(sinfo.fields))
@@ -176,6 +184,8 @@ class _Extractor:
             declared = declared_return(func)
             if declared is not None and (type(declared) is not TensorStructInfo or declared.vdevice is not None):
                 self.pin_tree(declared, tree, _RETURN, ret_span, func)
+            if self.cs.host_devices and is_entry(fname, func):
+                self.starts(func)
         for fname, func in self.mod.functions.items():
             self.func = fname
             sites.enter(fname)
@@ -197,7 +207,16 @@ class _Extractor:
             span = result.span or func.ret_span or func.span
             tree = self.expr(result, span, func) if tree is None else self.own(result, tree, span)  # type: ignore[arg-type]
             self.tie(ret, tree, _FUNC_RESULT, span, func)
+        self.copies.finish()
         return ex
+
+    def starts(self, func: Function) -> None:
+        """A `Start` for every unannotated tensor leaf of the entry function `func`'s runtime inputs."""
+        var_sites, nbytes = self.ex.var_sites, self.sizes.nbytes
+        for param in func.params[: num_inputs(func)]:
+            for sinfo, leaf in zip(tensor_leaves(param.struct_info), tree_leaves(var_sites[param]), strict=False):
+                if sinfo.vdevice is None:
+                    self.cs.starts.append(Start(leaf, nbytes(sinfo, self.func), _INPUT, param.span, param))
 
     def seq(self, seq: SeqExpr) -> None:
         # The hot loop of the whole pipeline: the common binding (a tensor variable bound to a
@@ -383,7 +402,7 @@ class _Extractor:
             dst = self.device_index(call.attrs["dst_vdevice"], span)
             for leaf in tree_leaves(res):
                 self.pins.add(leaf, dst, _TO_VDEVICE, span, origin)
-            self.copies.plan(call, src, res, dst, _TO_VDEVICE, span, origin)
+            self.copies.plan(self.func, call, src, res, dst, _TO_VDEVICE, span, origin)
         else:
             raise PlacementError(f"R.{op.name}: unknown explicit device rule", span)
 
@@ -449,7 +468,7 @@ class _Extractor:
             self.tie(src, res, _HINT_STRICT, span, origin)
             self.alias(res, src)
         else:
-            self.copies.plan(call, src, res, device, _HINT, span, origin)
+            self.copies.plan(self.func, call, src, res, device, _HINT, span, origin)
 
     def call_function(self, call: Call, name: str, res: Tree, span: Span | None, origin: object) -> None:
         callee = self.mod.functions.get(name)

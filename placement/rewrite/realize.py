@@ -9,7 +9,9 @@ ends on the hinted vdevice and ``R.to_vdevice`` otherwise; a user's
 A bound copy op follows its `CopyPlan` (`placement.extract.copies`): it
 becomes an alias of a visible copy of the same value on its destination, or
 copies from the visible replica that moves the fewest bytes, so each value
-is copied at most once per destination in every scope.
+is copied at most once per destination in every scope.  A copy op nothing
+needs, and every alias of it (`Extraction.dropped`), is left out: no placed
+module holds a copy whose result nothing reads.
 
 A ``to_vdevice`` between two list entries that are the same physical device
 (`VDevice.physical`: same device type and id, e.g. ``"cuda"`` and
@@ -50,7 +52,6 @@ from vdplace.ir.normalize import join
 from vdplace.ir.op import Op, get_op
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.extract.extraction import Extraction, Tree
 
@@ -253,6 +254,7 @@ class _Realizer:
         assignment = self.assignment
         devices = self.devices
         shared = self.shared
+        dropped = self.ex.dropped
         last_old = last_sinfo = None
         last_dev: object = _NO_DEVICE  # no struct info made yet
         blocks = []
@@ -299,6 +301,9 @@ class _Realizer:
                         value = Call(op, args, value.attrs, sinfo, value._span)  # `Call.rebuilt`
                     rebuilt = True  # `value` is the old one or has its span
                 else:
+                    if var in dropped:  # a copy op nothing needs, or an alias of one: left out
+                        kept = False
+                        continue
                     self.where = (var.name, b.span or var.span)
                     value = self.other_value(value, tree, sinfo)
                     rebuilt = False
@@ -390,7 +395,7 @@ class _Realizer:
         if src is not None and src == dst:
             return source  # already there: a plain alias
         sinfo_in = call.args[0].struct_info
-        nbytes = tensor_bytes(sinfo_in) if type(sinfo_in) is TensorStructInfo else 0
+        nbytes = self.ex.sizes.nbytes(sinfo_in, self.func) if type(sinfo_in) is TensorStructInfo else 0
         physical = src is None or src.physical != dst.physical
         name, span = self.where
         inserted = op is self.hint_op
