@@ -1,7 +1,9 @@
 """Random inputs for a function's parameters (what ``vdplace run --inputs random`` uses).
 
-Symbolic dimensions get a small size (one size per symbol, so shapes that
-share ``n`` agree); floats are standard normal; integers are small and
+Symbolic dimensions get a small size, `SYMBOLIC_SIZE` unless `dims` names
+one (one size per symbol, so shapes that share ``n`` agree; `input_dims`
+says which sizes a run uses, for placement to weigh its bytes at those
+sizes); floats are standard normal; integers are small and
 positive (1..3: valid as divisors, exponents and indices into small axes);
 bools are fair coin flips.
 
@@ -15,19 +17,21 @@ or NumPy's "array is too big".
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from vdplace.ir.dtype import is_float, to_numpy
 from vdplace.ir.module import IRModule
+from vdplace.ir.sizes import DEFAULT_DIM
 from vdplace.ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
 from .errors import InputError
 from .memory import AVAILABLE, check_fits, resolve_limit
 
-SYMBOLIC_SIZE = 4
+SYMBOLIC_SIZE = DEFAULT_DIM  # the size placement gives a symbol nothing sizes, too
 _CHUNK = 1 << 20  # elements drawn at a time
 
 
@@ -37,15 +41,45 @@ def random_inputs(
     rng: np.random.Generator | None = None,
     symbolic_size: int = SYMBOLIC_SIZE,
     memory_limit: int | str | None = AVAILABLE,
+    dims: Mapping[str, int] | None = None,
 ) -> list[Any]:
     """One value per parameter of `entry`: NumPy arrays, tuples of them, shapes or scalars.
 
+    A symbolic dim named in `dims` takes that size, any other `symbolic_size`.
     An array over `memory_limit` bytes (`runtime.memory`) raises `DeviceMemoryError` before it is made.
     """
     if entry not in module.functions:
         raise InputError(f"no function {entry!r} in the module; it has {', '.join(module.functions) or 'none'}")
     maker = _Maker(np.random.default_rng() if rng is None else rng, symbolic_size, resolve_limit(memory_limit))
+    maker.env.update(dims or {})
     return [maker.value(p.struct_info, f"input {p.name}") for p in module[entry].params]
+
+
+def input_dims(
+    module: IRModule,
+    entry: str = "main",
+    inputs: Sequence[Any] | None = None,
+    dims: Mapping[str, int] | None = None,
+    symbolic_size: int = SYMBOLIC_SIZE,
+) -> dict[str, int]:
+    """The size of each symbol that names a whole dim of a tensor parameter of `entry`, as a run binds it:
+    from the arrays `inputs` (one per parameter; the first array to bind a name wins, as the run checks),
+    else as `random_inputs` makes them (`dims`, else `symbolic_size`).  Every name of `dims` is kept; one an
+    array binds takes the array's size."""
+    bound: dict[str, int] = {}
+    for i, param in enumerate(module[entry].params):
+        sinfo = param.struct_info
+        if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
+            continue
+        shape = np.shape(inputs[i]) if inputs is not None and i < len(inputs) else None
+        for axis, d in enumerate(sinfo.shape):
+            if not shapes.is_name(d):
+                continue
+            if shape is not None and axis < len(shape):
+                bound.setdefault(d, int(shape[axis]))  # type: ignore[arg-type]
+            else:
+                bound.setdefault(d, (dims or {}).get(d, symbolic_size))  # type: ignore[arg-type]
+    return {**(dims or {}), **bound}
 
 
 def _dim(d: int | str, env: dict[str, int], size: int) -> int:

@@ -161,7 +161,9 @@ def place_cost(
     if solution.plan is None:
         raise memory_conflict(co, mod, proved=solution.infeasible)
     placed_input, inserted = rewrite(co, solution.plan)
-    ex2 = extract(placed_input, sizes=sizes)
+    # The plan's copies are realized as the cost solver priced them, none dropped (issue 30 brings the
+    # bytes objective's rule, no copy that nothing reads, to this objective).
+    ex2 = extract(placed_input, sizes=sizes, settle_copies=False)
     cs2 = ex2.constraints
     known = site_devices(co, solution.plan, ex2.var_sites)
     for site, device in zip(*pin_columns(cs2.pins), strict=True):

@@ -244,9 +244,17 @@ class CopyPlanner:
         if at is None and isinstance(arg, Var):
             scopes.add((value, HOME), arg)
 
-    def finish(self) -> None:
+    def finish(self, settle: bool = True) -> None:
         """Settle every bound copy op, a function at a time: transit inputs read as written, unneeded ops
-        dropped (into `Extraction.dropped`, with their aliases), an edge for each op the module keeps."""
+        dropped (into `Extraction.dropped`, with their aliases), an edge for each op the module keeps.
+        ``settle=False`` keeps every op as its walk-time plan says, with its edge (the cost plan's module,
+        whose copies the cost solver priced)."""
+        if not settle:
+            for rec in self.pending:
+                if rec.plan.reuse is None and rec.at != rec.device:
+                    self._edge(rec.plan, rec.src, rec.res, rec.at, rec.device, rec.rule, rec.span, rec.origin)
+            self.pending = []
+            return
         by_func: dict[str, list[_Pending]] = {}
         for rec in self.pending:
             by_func.setdefault(rec.func, []).append(rec)

@@ -77,13 +77,16 @@ _CALL_ARG = RuleKind.CALL_ARG  # a call's ties carry a `RuleSpec`: built only if
 _CALL_RESULT = RuleKind.CALL_RESULT
 
 
-def extract(mod: IRModule, *, strict_hints: bool = False, sizes: Sizes | None = None) -> Extraction:
+def extract(
+    mod: IRModule, *, strict_hints: bool = False, sizes: Sizes | None = None, settle_copies: bool = True
+) -> Extraction:
     """Build the constraint set of `mod` (read only; `mod` is not changed).
 
     `sizes` weighs symbolic dims (`ir.sizes.Sizes`; by default the module's
-    bounds, else `ir.sizes.DEFAULT_DIM`).
+    bounds, else `ir.sizes.DEFAULT_DIM`).  ``settle_copies=False`` plans every
+    copy op as the walk sees it, none dropped (`copies.CopyPlanner.finish`).
     """
-    return _Extractor(mod, strict_hints, Sizes(mod) if sizes is None else sizes).run()
+    return _Extractor(mod, strict_hints, Sizes(mod) if sizes is None else sizes).run(settle_copies)
 
 
 class _Extractor:
@@ -150,7 +153,7 @@ class _Extractor:
                 self.tie(x, y, rule, span, origin)
 
     # -- the walk ---------------------------------------------------------------
-    def run(self) -> Extraction:
+    def run(self, settle_copies: bool = True) -> Extraction:
         ex = self.ex
         var_sites = ex.var_sites
         sites = self.sites
@@ -207,7 +210,7 @@ class _Extractor:
             span = result.span or func.ret_span or func.span
             tree = self.expr(result, span, func) if tree is None else self.own(result, tree, span)  # type: ignore[arg-type]
             self.tie(ret, tree, _FUNC_RESULT, span, func)
-        self.copies.finish()
+        self.copies.finish(settle_copies)
         return ex
 
     def starts(self, func: Function) -> None:
