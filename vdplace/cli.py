@@ -242,7 +242,7 @@ def cmd_place(args: argparse.Namespace) -> int:
     else:
         for copy in copies:
             print(f"# copy: {copy.describe(placed.vdevices)}{assuming}", file=sys.stderr)
-    print(summary, file=sys.stderr)
+        print(summary, file=sys.stderr)
     for clone in clones:
         print(f"# clone: {clone.describe()}", file=sys.stderr)
     return EXIT_OK

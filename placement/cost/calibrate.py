@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from vdplace.ir.module import IRModule
+from vdplace.ir.sizes import Sizes
 
 from .describe import describe_ops
 from .model import CostModel, OpInfo
@@ -38,7 +39,6 @@ from .table import Table, op_key
 from .timers import Skip, TorchTimer, make_inputs, time_numpy
 
 Timer = Callable[[OpInfo, list[Any], int, float], float]
-SYMBOLIC_SIZE = 1  # a symbolic dim is 1, as the registry's work estimate and the placement's bytes count it
 MAX_BYTES = 1 << 30  # inputs and result of one call
 
 
@@ -87,7 +87,7 @@ def calibrate(
     repeat: int = 5,
     budget: float = 0.2,
     devices: Sequence[str] | None = None,
-    symbolic_size: int = SYMBOLIC_SIZE,
+    dims: Mapping[str, int] | None = None,
     max_bytes: int = MAX_BYTES,
     seed: int = 0,
 ) -> Calibration:
@@ -96,12 +96,15 @@ def calibrate(
     `repeat`: timed calls after the warm-up (the fastest counts); `budget`:
     seconds one distinct call may take on one device, warm-up included
     (a call slower than that is timed once).  `devices` may hold ``"cpu"``
-    and ``"cuda"``; ``"cuda"`` without a GPU is a `ValueError`.
+    and ``"cuda"``; ``"cuda"`` without a GPU is a `ValueError`.  Symbolic
+    dims take the sizes placement gives them (`ir.sizes.Sizes(mod, dims)`), in
+    the inputs and in the work estimates the fallback is fitted to alike.
     """
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     start = time.perf_counter()
-    ops = describe_ops(mod)
+    sizes = Sizes(mod, dims)
+    ops = describe_ops(mod, sizes)
     distinct: dict[str, OpInfo] = {}
     for op in ops:
         if op.registry is None or op.registry.device_rule != "explicit":
@@ -118,13 +121,13 @@ def calibrate(
                     raise Skip("the op registry does not know it")
                 if not op.registry.supports(device):
                     raise Skip(f"the op does not run on {device}")
-                args = make_inputs(op, rng, symbolic_size, max_bytes)
+                args = make_inputs(op, rng, lambda name, f=op.function: sizes.size(name, f), max_bytes)
                 times[device][key] = timer(op, args, repeat, budget)
             except Skip as why:
                 skipped[device][key] = str(why)
     fallback = Roofline.with_defaults({d: _fit(d, times[d], distinct) for d in times})
     model = CostModel.from_table(Table(times, fallback))
-    model.about = _about(mod, timers, repeat, symbolic_size, skipped)
+    model.about = _about(mod, timers, repeat, sizes, skipped)
     result = Calibration(model, len(ops), len(distinct), time.perf_counter() - start)
     result.skipped = {d: s for d, s in skipped.items() if s}
     return result
@@ -167,7 +170,7 @@ def _fit(device: str, times: dict[str, float], ops: dict[str, OpInfo]) -> Roof:
 
 
 def _about(
-    mod: IRModule, timers: dict[str, Timer], repeat: int, symbolic_size: int, skipped: dict[str, dict[str, str]]
+    mod: IRModule, timers: dict[str, Timer], repeat: int, sizes: Sizes, skipped: dict[str, dict[str, str]]
 ) -> dict[str, Any]:
     """The notes the table's JSON keeps: what was measured, on what, how."""
     machine = f"{platform.machine()} {platform.processor() or platform.system()}".strip()
@@ -176,7 +179,7 @@ def _about(
         "module": mod.filename or mod.name,
         "devices": {d: f"{machine}, NumPy {np.__version__}" if d == "cpu" else "CUDA device 0, torch" for d in timers},
         "statistic": f"the fastest of up to {repeat} calls after a warm-up call",
-        "symbolic size": symbolic_size,
+        "dims": sizes.describe(),
         "skipped": [
             f"{device}: {key}: {reason}" for device, reasons in skipped.items() for key, reason in reasons.items()
         ],

@@ -194,17 +194,20 @@ class CopyPlanner:
     `roots` and brackets sequences and blocks in `scopes`); `plan` handles
     one copy op once its input's and result's trees are known; `finish`,
     after the walk, settles what each bound copy op reads, which are dropped,
-    and adds their edges.
+    and adds their edges.  ``settle=False`` keeps every op as its walk-time
+    plan says, with its edge (the cost plan's module, whose copies the cost
+    solver priced).
     """
 
-    __slots__ = ("ex", "vdevices", "roots", "scopes", "pending")
+    __slots__ = ("ex", "vdevices", "roots", "scopes", "pending", "settle")
 
-    def __init__(self, ex: Extraction, vdevices: Sequence[VDevice]) -> None:
+    def __init__(self, ex: Extraction, vdevices: Sequence[VDevice], settle: bool = True) -> None:
         self.ex = ex
         self.vdevices = vdevices
         self.roots = ValueRoots()
         self.scopes = CopyScopes()
         self.pending: list[_Pending] = []
+        self.settle = settle  # False: every copy op as its walk-time plan says, its edge added at once
 
     def plan(
         self,
@@ -236,7 +239,11 @@ class CopyPlanner:
             if at is not None:
                 plan.home = scopes.find((value, HOME))
         self.ex.copy_plans[id(call)] = plan
-        self.pending.append(_Pending(func, call, origin, src, res, at, device, rule, span, plan))
+        if not self.settle:
+            if reuse is None and at != device:
+                self._edge(plan, src, res, at, device, rule, span, origin)
+        else:
+            self.pending.append(_Pending(func, call, origin, src, res, at, device, rule, span, plan))
         var = origin.var
         scopes.add((value, device), var)
         scopes.add((value, physical), var)
@@ -244,17 +251,10 @@ class CopyPlanner:
         if at is None and isinstance(arg, Var):
             scopes.add((value, HOME), arg)
 
-    def finish(self, settle: bool = True) -> None:
+    def finish(self) -> None:
         """Settle every bound copy op, a function at a time: transit inputs read as written, unneeded ops
         dropped (into `Extraction.dropped`, with their aliases), an edge for each op the module keeps.
-        ``settle=False`` keeps every op as its walk-time plan says, with its edge (the cost plan's module,
-        whose copies the cost solver priced)."""
-        if not settle:
-            for rec in self.pending:
-                if rec.plan.reuse is None and rec.at != rec.device:
-                    self._edge(rec.plan, rec.src, rec.res, rec.at, rec.device, rec.rule, rec.span, rec.origin)
-            self.pending = []
-            return
+        (Without `settle` there is nothing left to do: `plan` added every edge.)"""
         by_func: dict[str, list[_Pending]] = {}
         for rec in self.pending:
             by_func.setdefault(rec.func, []).append(rec)

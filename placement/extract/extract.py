@@ -86,11 +86,11 @@ def extract(
     bounds, else `ir.sizes.DEFAULT_DIM`).  ``settle_copies=False`` plans every
     copy op as the walk sees it, none dropped (`copies.CopyPlanner.finish`).
     """
-    return _Extractor(mod, strict_hints, Sizes(mod) if sizes is None else sizes).run(settle_copies)
+    return _Extractor(mod, strict_hints, Sizes(mod) if sizes is None else sizes, settle_copies).run()
 
 
 class _Extractor:
-    def __init__(self, mod: IRModule, strict_hints: bool, sizes: Sizes) -> None:
+    def __init__(self, mod: IRModule, strict_hints: bool, sizes: Sizes, settle_copies: bool = True) -> None:
         self.mod = mod
         self.strict = strict_hints
         self.sizes = sizes
@@ -107,7 +107,7 @@ class _Extractor:
         self.pins: PinTable = self.cs.pins  # type: ignore[assignment]
         self._same_rules: dict[str, Rule] = {}
         self._domains: dict[str, frozenset[int] | None] = {}
-        self.copies = CopyPlanner(self.ex, self.vdevices)
+        self.copies = CopyPlanner(self.ex, self.vdevices, settle_copies)
         self.func = ""
         self.params_of: dict[str, tuple[int, int]] = {}  # each function's parameter and return sites [lo, hi)
         self.own_sites = (0, 0, 0)  # the walked function's: those two bounds, then its body's first site
@@ -153,7 +153,7 @@ class _Extractor:
                 self.tie(x, y, rule, span, origin)
 
     # -- the walk ---------------------------------------------------------------
-    def run(self, settle_copies: bool = True) -> Extraction:
+    def run(self) -> Extraction:
         ex = self.ex
         var_sites = ex.var_sites
         sites = self.sites
@@ -210,7 +210,7 @@ class _Extractor:
             span = result.span or func.ret_span or func.span
             tree = self.expr(result, span, func) if tree is None else self.own(result, tree, span)  # type: ignore[arg-type]
             self.tie(ret, tree, _FUNC_RESULT, span, func)
-        self.copies.finish(settle_copies)
+        self.copies.finish()
         return ex
 
     def starts(self, func: Function) -> None:
