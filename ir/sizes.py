@@ -140,7 +140,7 @@ class Sizes:
         self.bounds: dict[str, dict[str, int]] = {}
         self.lower: dict[str, dict[str, int]] = {}
         self.any_bound: dict[str, int] = {}
-        for fname, func in (mod.functions.items() if mod is not None else ()):
+        for fname, func in mod.functions.items() if mod is not None else ():
             attrs = getattr(func, "attrs", None) or {}
             self.bounds[fname] = _bound_map(attrs.get(UPPER))
             self.lower[fname] = _bound_map(attrs.get(LOWER))

@@ -96,7 +96,7 @@ class Stats:
         self.copies = 0
         self.bytes_copied = 0  # what every copy of the placed module moves across physical devices
         self.starts = 0
-        self.bytes_uploaded = 0  # runtime inputs of entry functions moved off the host: with bytes_copied, the objective
+        self.bytes_uploaded = 0  # entry runtime inputs moved off the host: with bytes_copied, the objective
         self.bytes_loaded: dict[str, int] = {}  # weights of entry functions, per vdevice name
         self.dims: dict[str, int] = {}  # the size each symbolic dim the figures use was taken to be
         self.times: dict[str, float] = {}

@@ -97,7 +97,9 @@ def test_a_returned_tuple_may_hold_fields_on_two_devices():
 def _symbolic(mod: ir.IRModule) -> bool:
     """Whether `main` takes a tensor with a symbolic dim."""
     return any(
-        isinstance(d, str) for p in mod["main"].params for _, leaf in ir.struct_info.tensor_leaves(p.struct_info)
+        isinstance(d, str)
+        for p in mod["main"].params
+        for _, leaf in ir.struct_info.tensor_leaves(p.struct_info)
         for d in leaf.shape or ()
     )
 

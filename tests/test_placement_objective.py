@@ -98,7 +98,8 @@ def test_as_main_the_inputs_arrive_on_the_host_so_the_add_stays_there_with_no_de
 def test_a_replica_only_a_copy_reads_is_read_by_it_when_its_source_is_pinned():
     """`a` pinned to the CPU: TVM copies up and back; bypassing `lv1` (an alias of `lv0` for `lv2`) would
     leave its upload unread."""
-    p = place(_module(RESULT_ON_CPU.replace("FUNC", "foo").replace('a: R.Tensor((5, 7), "float32")', 'a: R.Tensor((5, 7), "float32", "llvm:0")')))
+    free, pinned = 'a: R.Tensor((5, 7), "float32")', 'a: R.Tensor((5, 7), "float32", "llvm:0")'
+    p = place(_module(RESULT_ON_CPU.replace("FUNC", "foo").replace(free, pinned)))
     text = ir.script(p.module)
     assert 'R.to_vdevice(lv0, dst_vdevice="cuda:0:global")' in _binding(text, "lv1")
     assert 'R.to_vdevice(lv1, dst_vdevice="llvm:0:global")' in _binding(text, "lv2")

@@ -35,8 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vdplace.ir.op import NO_WORK, Op, Work
-from vdplace.ir.span import Span
 from vdplace.ir.sizes import Sizes
+from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
 

@@ -42,9 +42,9 @@ from vdplace.ir.expr import (
 from vdplace.ir.module import IRModule
 from vdplace.ir.normalize import hint_target, host_vdevice
 from vdplace.ir.op import Op
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from vdplace.ir.sizes import Sizes
 from vdplace.ir.vdevice import VDevice, describe
 from vdplace.placement.errors import PlacementError, bound_twice
 from vdplace.placement.extract.copies import CopyPlanner

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 from vdplace.ir.expr import Binding, Function, GlobalVar, Var
-from vdplace.ir.span import Span
 from vdplace.ir.sizes import Sizes
+from vdplace.ir.span import Span
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec, built
 
