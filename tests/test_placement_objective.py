@@ -342,3 +342,77 @@ def test_cost_aware_placement_weighs_transfers_at_the_given_dims():
     model = CostModel(lambda op, vdevice: 1.0, copy_time=lambda nbytes, src, dst: nbytes * 1e-9)
     p = place(mod, cost=model, dims={"n": 1000})
     assert [t.nbytes for t in p.cost.transfers] == [16000] and p.stats.dims == {"n": 1000}
+
+
+# -- the command line -----------------------------------------------------------------------------------
+
+
+def _write(tmp_path, body: str) -> str:
+    path = tmp_path / "m.py"
+    path.write_text("@I.ir_module\nclass Module:\n" + TWO + body)
+    return str(path)
+
+
+def test_place_prints_what_moves_and_the_dims_it_assumes(tmp_path, capsys):
+    from vdplace.cli import main
+
+    path = _write(tmp_path, DYNAMIC.replace("        ATTRS\n", ""))
+    assert main(["place", path, "-o", str(tmp_path / "out.py")]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: symbolic dimension 'n' has no size: weighed as {DEFAULT_DIM}" in err
+    assert f"# bytes: {DEFAULT_DIM * 1024} bytes copied; 0 bytes of runtime inputs uploaded (assuming n=4)" in err
+    assert main(["place", path, "--dim", "n=1000", "-o", str(tmp_path / "out.py")]) == 0
+    err = capsys.readouterr().err
+    assert "warning" not in err and "16384 bytes, from a hint (assuming n=1000)" in err
+    assert main(["place", path, "--dim", "n=big"]) == 2
+    assert "--dim 'n=big': write NAME=SIZE" in capsys.readouterr().err
+
+
+def test_place_reports_the_weights_each_vdevice_loads(tmp_path, capsys):
+    from vdplace.cli import main
+
+    path = _write(
+        tmp_path,
+        """
+    @R.function
+    def main(x: R.Tensor((2, 4), "float32"), w: R.Tensor((4, 8), "float32")):
+        R.func_attr({"num_input": 1})
+        y = R.matmul(x, w)
+        g = R.hint_on_device(y, R.device(2, 0))
+        return g
+""",
+    )
+    assert main(["place", path, "-o", str(tmp_path / "out.py")]) == 0
+    err = capsys.readouterr().err
+    assert "# bytes: 0 bytes copied; 32 bytes of runtime inputs uploaded; weights loaded: cuda:0:global 128" in err
+
+
+def test_run_places_at_the_sizes_it_runs(tmp_path, capsys, monkeypatch):
+    """`vdplace run` weighs the placement at the sizes it runs: --dim, else its input arrays', else the random
+    inputs' default, so its figures are the bytes the run moves."""
+    import numpy as np
+
+    from vdplace import placement
+    from vdplace.cli import main
+
+    path = _write(
+        tmp_path,
+        """
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32", "llvm:0")):
+        n = T.int64()
+        y = R.hint_on_device(x, R.device(2, 0))
+        z = R.exp(y)
+        return z
+""",
+    )
+    seen = []
+    real = placement.place
+    monkeypatch.setattr(placement, "place", lambda mod, **kw: seen.append(kw["dims"]) or real(mod, **kw))
+    assert main(["run", path, "--simulate", "--dim", "n=6", "--profile"]) == 0
+    out = capsys.readouterr().out
+    assert "out: shape (6, 4) float32" in out and "cpu -> sim:cuda:0       1   96 B" in out
+    np.savez(tmp_path / "in.npz", x=np.ones((3, 4), "float32"))
+    assert main(["run", path, "--simulate", "--inputs", str(tmp_path / "in.npz")]) == 0
+    assert main(["run", path, "--simulate"]) == 0
+    assert seen == [{"n": 6}, {"n": 3}, {"n": DEFAULT_DIM}]

@@ -32,7 +32,8 @@ realization will move:
    bytes (a replica on d's physical device, or x on it).
 
 So the placed module copies each value at most once per destination vdevice
-in every scope, never copies a value to where it already is visibly, and the
+in every scope, never copies a value to where it already is visibly (but
+for the program's own round trip through a transit replica, below), and the
 objective counts exactly its copies.
 
 No copy is made that nothing reads.  Which copy op reads which replica is
