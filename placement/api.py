@@ -228,13 +228,8 @@ def place(
     if specialize:
         from vdplace.placement.specialize.search import place_specialized
 
-        options = {
-            "strict_hints": strict_hints,
-            "default": default,
-            "backend": backend,
-            "propagate": propagate,
-            "dims": dims,
-        }
+        options = {"strict_hints": strict_hints, "default": default, "backend": backend, "propagate": propagate}
+        options["dims"] = dims
         return place_specialized(mod, lambda m: place(m, timeout_ms=timeout_ms, **options))  # type: ignore[arg-type]
     if default not in POLICIES:
         raise ValueError(f"unknown default policy {default!r}; use one of {', '.join(POLICIES)}")
@@ -261,12 +256,8 @@ def place(
         del classes, solution  # one entry per site: freed before the placed module is built
         with phase("realize"):
             placed, copies = realize(ex, assignment)
-            stats.bytes_uploaded = uploaded_bytes(mod, placed, sizes)
+            _fill_moves(stats, mod, placed, copies, sizes)
             _check_objective(cs, assignment, copies, stats.bytes_uploaded)
-    stats.copies = len(copies)
-    stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
-    stats.bytes_loaded = loaded_bytes(placed, sizes)
-    stats.dims = dict(sizes.assumed)
     return Placement(placed, assignment, cs, copies, stats)
 
 
@@ -291,11 +282,7 @@ def _place_cost(
         stats.times["solve"] = plan.solve_seconds
         stats.times["other"] = time.perf_counter() - start - plan.solve_seconds
         stats.sites, stats.pins, stats.equals = len(cs.sites), len(cs.pins), len(cs.equals)
-        stats.copies = len(copies)
-        stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
-        stats.bytes_uploaded = uploaded_bytes(mod, placed, sizes)
-        stats.bytes_loaded = loaded_bytes(placed, sizes)
-        stats.dims = dict(sizes.assumed)
+        _fill_moves(stats, mod, placed, copies, sizes)
         stats.z3_status = plan.status
         result = Placement(placed, assignment, cs, copies, stats)
         result.cost = plan
@@ -347,6 +334,15 @@ def _check_objective(cs: ConstraintSet, assignment: list[int | None], copies: li
     realized = sum(c.nbytes for c in copies if c.physical) + uploaded
     if solved != realized:
         raise PlacementInternalError(f"the objective counted {solved} bytes but the placed module moves {realized}")
+
+
+def _fill_moves(stats: Stats, mod: IRModule, placed: IRModule, copies: list[Copy], sizes: Sizes) -> None:
+    """What the placed module moves, read from it: copies, uploads, loads, and the dims those figures assume."""
+    stats.copies = len(copies)
+    stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
+    stats.bytes_uploaded = uploaded_bytes(mod, placed, sizes)
+    stats.bytes_loaded = loaded_bytes(placed, sizes)
+    stats.dims = dict(sizes.assumed)
 
 
 def _fill_stats(stats: Stats, cs: ConstraintSet, classes: Classes, solution: ClassSolution) -> None:

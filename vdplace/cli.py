@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from vdplace import cli_figures as figures
 from vdplace import progress
 
 if TYPE_CHECKING:
@@ -44,55 +44,13 @@ def _place(mod: IRModule, args: argparse.Namespace, dims: dict[str, int] | None 
 
     mod = _with_vdevices(mod, args.vdevice)
     model = _cost_model(args)
-    dims = _dims(args) if dims is None else dims
+    dims = figures.dims(args) if dims is None else dims
     with progress.stage("place"):
         if model is not None:
             return placement.place(mod, cost=model, time_limit_s=args.time_limit, dims=dims)
         return placement.place(
             mod, strict_hints=args.strict, default=args.default, specialize=args.specialize, dims=dims
         )
-
-
-def _dims(args: argparse.Namespace) -> dict[str, int]:
-    """``--dim NAME=SIZE`` (repeatable) as a dict; a malformed one is bad input."""
-    from vdplace import ir
-    from vdplace.ir.sizes import parse_dim
-
-    out: dict[str, int] = {}
-    for spec in args.dim:
-        try:
-            name, size = parse_dim(spec)
-        except ValueError as err:
-            raise ir.ParseError(str(err)) from None
-        out[name] = size
-    return out
-
-
-def _run_dims(args: argparse.Namespace, mod: IRModule) -> dict[str, int]:
-    """The sizes `run` runs at (``--dim``, else the input arrays', else the random inputs' default), so the
-    placement's bytes are weighed at the sizes the run moves."""
-    from vdplace.runtime import input_dims
-
-    user = _dims(args)
-    arrays = None if args.inputs == "random" else _load_inputs(args.inputs, mod, args.entry)
-    return input_dims(mod, args.entry, arrays, user)
-
-
-def _summary(result: Placement) -> str:
-    """The stderr line of what the placement moves: bytes copied, uploaded, loaded per vdevice, and the sizes
-    of the symbolic dims those figures assume."""
-    stats = result.stats
-    parts = [f"{stats.bytes_copied} bytes copied", f"{stats.bytes_uploaded} bytes of runtime inputs uploaded"]
-    if stats.bytes_loaded:
-        loaded = ", ".join(f"{name} {nbytes}" for name, nbytes in stats.bytes_loaded.items())
-        parts.append(f"weights loaded: {loaded}")
-    return "# bytes: " + "; ".join(parts) + _assuming(result)
-
-
-def _assuming(result: Placement) -> str:
-    """`` (assuming n=1024)`` when the placement's figures size a symbolic dim, else empty."""
-    dims = result.stats.dims
-    return f" (assuming {', '.join(f'{k}={v}' for k, v in dims.items())})" if dims else ""
 
 
 def _with_vdevices(mod: IRModule, specs: Sequence[str]) -> IRModule:
@@ -233,7 +191,7 @@ def cmd_place(args: argparse.Namespace) -> int:
             _emit(json.dumps(_placement_json(args.file, result), indent=2) + "\n", args.output)
             return EXIT_OK
         placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost
-        summary, assuming = _summary(result), _assuming(result)
+        summary, assuming = figures.summary(result), figures.assuming(result)
         del mod, result  # the input module and the solved constraints: freed before the text is written
         with progress.stage("print"):
             _write_module(placed, args.output)
@@ -326,7 +284,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.entry not in mod:
             raise ir.ParseError(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
         try:
-            result = _place(mod, args, _run_dims(args, mod))
+            result = _place(mod, args, figures.run_dims(args, mod, _load_inputs))
         except PlacementConflict as err:
             return _report_conflict(err, args)
         _report_placement(result, args)
@@ -344,7 +302,7 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace) -> int:
             return _execute_on_ray(executable, mod, args)
         devices = "cpu" if args.cpu else None
         vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate)
-        inputs = _load_inputs(args.inputs, mod, args.entry, dims=_dims(args))
+        inputs = _load_inputs(args.inputs, mod, args.entry, dims=figures.dims(args))
         outputs = vm.run(args.entry, *inputs, profile=args.profile)
     except runtime.VMError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -381,7 +339,7 @@ def _execute_on_ray(executable: Any, mod: IRModule, args: argparse.Namespace) ->
     """`vdplace run --ray`: the run on Ray actors (`runtime.ray.cli`); its errors are reported by `_execute`."""
     from vdplace.runtime.ray.cli import execute
 
-    dims = _dims(args)
+    dims = figures.dims(args)
     outputs, table = execute(executable, lambda j: _load_inputs(args.inputs, mod, args.entry, seed=j, dims=dims), args)
     for line in _summarize(outputs):
         print(line)
@@ -516,25 +474,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _warnings_to_stderr() -> None:
-    """Show the library's warnings (the ``vdplace`` logger: a symbolic dim weighed by the default) on stderr."""
-    logger = logging.getLogger("vdplace")
-    if not any(type(h) is _StderrHandler for h in logger.handlers):
-        logger.addHandler(_StderrHandler(logging.WARNING))
-
-
-class _StderrHandler(logging.Handler):
-    """``warning: MESSAGE`` on `sys.stderr` as it is when the record comes (not when the handler was made)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        print(f"warning: {record.getMessage()}", file=sys.stderr)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command `argv` names (default: ``sys.argv[1:]``); the exit status (module docstring)."""
     from vdplace import ir
 
-    _warnings_to_stderr()
+    figures.warnings_to_stderr()
     args, rest = build_parser().parse_known_args(argv)
     if args.command == "bench":
         args.bench_args = rest

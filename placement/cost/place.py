@@ -151,7 +151,7 @@ def place_cost(
         limits = {vdevice_name(mod.vdevices, v): model.limit(v, mod.vdevices) for v in mod.vdevices}
     except ValueError as err:
         raise PlacementError(str(err)) from None
-    ex = extract(mod, sizes=sizes, settle_copies=False)
+    ex = extract(mod, sizes=sizes, settle=False)
     co = coarsen(ex, model)
     p = co.problem
     stuck = [u for u in range(p.num_units) if all(t is None for t in p.compute[u])]
@@ -163,7 +163,7 @@ def place_cost(
     placed_input, inserted = rewrite(co, solution.plan)
     # The plan's copies are realized as the cost solver priced them, none dropped (issue 30 brings the
     # bytes objective's rule, no copy that nothing reads, to this objective; `extract.copies`).
-    ex2 = extract(placed_input, sizes=sizes, settle_copies=False)
+    ex2 = extract(placed_input, sizes=sizes, settle=False)
     cs2 = ex2.constraints
     known = site_devices(co, solution.plan, ex2.var_sites)
     for site, device in zip(*pin_columns(cs2.pins), strict=True):

@@ -11,6 +11,9 @@ The walk also records which sites belong to which variable and expression
 trees), so that realization can write the solver's answer back without
 walking the constraints again.
 
+Long because: one walk over every construct of the IR, its hot loop (`seq`)
+inlined; the parts that stand alone live beside it (`copies`, `inputs`).
+
 Only annotations the user wrote are pins (`Binding.annotation`, parameter and
 return struct infos); a vdevice the normalizer inferred forward into
 ``var.struct_info`` is a consequence of the pins, not a pin.
@@ -49,6 +52,7 @@ from vdplace.ir.vdevice import VDevice, describe
 from vdplace.placement.errors import PlacementError, bound_twice
 from vdplace.placement.extract.copies import CopyPlanner
 from vdplace.placement.extract.extraction import Extraction, Tree, declared_return, tree_leaves
+from vdplace.placement.extract.inputs import add_starts
 from vdplace.placement.model.constraints import (
     MAX_LINKED_TIES,
     ConstraintSet,
@@ -57,9 +61,7 @@ from vdplace.placement.model.constraints import (
     PinTable,
     Site,
     SiteTable,
-    Start,
 )
-from vdplace.placement.model.entry import is_entry, num_inputs, tensor_leaves
 from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec
 
 _PARAM = Rule.of(RuleKind.PARAM)
@@ -72,28 +74,22 @@ _CONSTANT = Rule.of(RuleKind.CONSTANT)
 _TO_VDEVICE = Rule.of(RuleKind.TO_VDEVICE)
 _HINT_STRICT = Rule.of(RuleKind.HINT_STRICT)
 _HINT = Rule.of(RuleKind.HINT)
-_INPUT = Rule.of(RuleKind.INPUT)
 _CALL_ARG = RuleKind.CALL_ARG  # a call's ties carry a `RuleSpec`: built only if a report asks
 _CALL_RESULT = RuleKind.CALL_RESULT
 
 
 def extract(
-    mod: IRModule, *, strict_hints: bool = False, sizes: Sizes | None = None, settle_copies: bool = True
+    mod: IRModule, *, strict_hints: bool = False, sizes: Sizes | None = None, settle: bool = True
 ) -> Extraction:
-    """Build the constraint set of `mod` (read only; `mod` is not changed).
-
-    `sizes` weighs symbolic dims (`ir.sizes.Sizes`; by default the module's
-    bounds, else `ir.sizes.DEFAULT_DIM`).  ``settle_copies=False`` plans every
-    copy op as the walk sees it, none dropped (`copies.CopyPlanner.finish`).
-    """
-    return _Extractor(mod, strict_hints, Sizes(mod) if sizes is None else sizes, settle_copies).run()
+    """The constraint set of `mod` (read only), dims sized by `sizes` (default ``Sizes(mod)``);
+    ``settle=False``: every copy op kept as the walk plans it (`copies.CopyPlanner`)."""
+    return _Extractor(mod, strict_hints, Sizes(mod) if sizes is None else sizes, settle).run()
 
 
 class _Extractor:
-    def __init__(self, mod: IRModule, strict_hints: bool, sizes: Sizes, settle_copies: bool = True) -> None:
+    def __init__(self, mod: IRModule, strict_hints: bool, sizes: Sizes, settle: bool) -> None:
         self.mod = mod
         self.strict = strict_hints
-        self.sizes = sizes
         self.vdevices: list[VDevice] = list(mod.vdevices)
         self.index: dict[VDevice, int] = {}
         for i, v in enumerate(self.vdevices):
@@ -107,7 +103,7 @@ class _Extractor:
         self.pins: PinTable = self.cs.pins  # type: ignore[assignment]
         self._same_rules: dict[str, Rule] = {}
         self._domains: dict[str, frozenset[int] | None] = {}
-        self.copies = CopyPlanner(self.ex, self.vdevices, settle_copies)
+        self.copies = CopyPlanner(self.ex, self.vdevices, settle)
         self.func = ""
         self.params_of: dict[str, tuple[int, int]] = {}  # each function's parameter and return sites [lo, hi)
         self.own_sites = (0, 0, 0)  # the walked function's: those two bounds, then its body's first site
@@ -117,7 +113,7 @@ class _Extractor:
         if type(sinfo) is TensorStructInfo:
             sites = self.sites
             sid = len(sites)
-            sites.append(Site(sid, self.func, name, path, span, self.sizes.nbytes(sinfo, self.func), kind))
+            sites.append(Site(sid, self.func, name, path, span, self.ex.sizes.nbytes(sinfo, self.func), kind))
             return sid
         if type(sinfo) is TupleStructInfo:
             return tuple(self.new_tree(f, name, span, kind, path + (i,)) for i, f in enumerate(sinfo.fields))
@@ -187,8 +183,7 @@ class _Extractor:
             declared = declared_return(func)
             if declared is not None and (type(declared) is not TensorStructInfo or declared.vdevice is not None):
                 self.pin_tree(declared, tree, _RETURN, ret_span, func)
-            if self.cs.host_devices and is_entry(fname, func):
-                self.starts(func)
+            add_starts(self.cs, fname, func, var_sites, ex.sizes)
         for fname, func in self.mod.functions.items():
             self.func = fname
             sites.enter(fname)
@@ -212,14 +207,6 @@ class _Extractor:
             self.tie(ret, tree, _FUNC_RESULT, span, func)
         self.copies.finish()
         return ex
-
-    def starts(self, func: Function) -> None:
-        """A `Start` for every unannotated tensor leaf of the entry function `func`'s runtime inputs."""
-        var_sites, nbytes = self.ex.var_sites, self.sizes.nbytes
-        for param in func.params[: num_inputs(func)]:
-            for sinfo, leaf in zip(tensor_leaves(param.struct_info), tree_leaves(var_sites[param]), strict=False):
-                if sinfo.vdevice is None:
-                    self.cs.starts.append(Start(leaf, nbytes(sinfo, self.func), _INPUT, param.span, param))
 
     def seq(self, seq: SeqExpr) -> None:
         # The hot loop of the whole pipeline: the common binding (a tensor variable bound to a

@@ -254,7 +254,6 @@ class _Realizer:
         assignment = self.assignment
         devices = self.devices
         shared = self.shared
-        dropped = self.ex.dropped
         last_old = last_sinfo = None
         last_dev: object = _NO_DEVICE  # no struct info made yet
         blocks = []
@@ -301,7 +300,7 @@ class _Realizer:
                         value = Call(op, args, value.attrs, sinfo, value._span)  # `Call.rebuilt`
                     rebuilt = True  # `value` is the old one or has its span
                 else:
-                    if var in dropped:  # a copy op nothing needs, or an alias of one: left out
+                    if var in self.ex.dropped:  # a copy op nothing needs, or an alias of one: left out
                         kept = False
                         continue
                     self.where = (var.name, b.span or var.span)
