@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import numbers
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -51,18 +52,6 @@ def _parse(dim: str) -> ast.expr:
         return ast.parse(dim, mode="eval").body
     except SyntaxError:
         raise DimError(f"cannot read symbolic dimension {dim!r}") from None
-
-
-@lru_cache(maxsize=4096)
-def symbols(dim: str) -> tuple[str, ...]:
-    """The symbol names `dim` uses, in order of first appearance (``T`` of ``T.max`` is not one)."""
-    tree = _parse(dim)
-    heads = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and id(node) not in heads and node.id not in names:
-            names.append(node.id)
-    return tuple(names)
 
 
 def evaluate(dim: int | str, size_of: Callable[[str], int]) -> int:
@@ -106,9 +95,9 @@ def check_dims(dims: Mapping[str, int] | None) -> dict[str, int]:
     for name, size in (dims or {}).items():
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"dims: {name!r} is not a symbol name")
-        if type(size) is not int or size < 1:
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
             raise ValueError(f"dims: {name}={size!r} is not a positive integer")
-        out[name] = size
+        out[name] = int(size)
     return out
 
 
@@ -188,9 +177,7 @@ class Sizes:
             env = self._env[func] = lambda name: self.size(name, func)
         try:
             return max(evaluate(d, env), 0)
-        except DimError:  # a division by zero, an operator outside the grammar: the default, its symbols noted
-            for name in symbols(d):
-                env(name)
+        except DimError:  # unreadable, a division by zero, an operator outside the grammar: the default
             return DEFAULT_DIM
 
     def nbytes(self, sinfo: TensorStructInfo, func: str = "") -> int:

@@ -172,8 +172,13 @@ class Placement:
 
     @property
     def bytes_copied(self) -> int:
-        """Bytes that cross physical devices through every copy of the placed module: what placement minimizes."""
+        """Bytes that cross physical devices through every copy of the placed module."""
         return self.stats.bytes_copied
+
+    @property
+    def bytes_moved(self) -> int:
+        """What placement minimizes: the bytes copied plus the entry runtime inputs uploaded off the host."""
+        return self.stats.bytes_copied + self.stats.bytes_uploaded
 
     def __repr__(self) -> str:
         return f"Placement({len(self.assignment)} sites, {len(self.copies)} copies, {self.stats!r})"

@@ -172,7 +172,7 @@ def _brute_force(functions: list[Function]) -> tuple[int, int] | None:
             placed = place(ir.parse(_module(functions, copies)))
         except PlacementConflict:
             continue
-        key = (sum(len(c) for c in copies.values()), placed.bytes_copied)
+        key = (sum(len(c) for c in copies.values()), placed.bytes_moved)
         best = key if best is None or key < best else best
     return best
 
@@ -192,7 +192,7 @@ def _check(functions: list[Function]) -> None:
     note(text)
     try:
         placed = place(ir.parse(text), specialize=True)
-        got = (len(placed.module.functions), placed.bytes_copied)
+        got = (len(placed.module.functions), placed.bytes_moved)
     except PlacementConflict:
         got = None
     want = _brute_force(functions)

@@ -29,6 +29,7 @@ the op and the vdevice.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -60,7 +61,7 @@ class OpInfo:
     span      where the binding is in the source, or None
     registry  the `ir.op.Op`, or None for an op the registry does not know
     sizes     how big its symbolic dims are taken to be (`ir.sizes.Sizes`), for `work` and
-              `result_bytes`, so that they agree with placement's bytes; None: as the struct infos say
+              `result_bytes`, so that they agree with placement's bytes; None: `default_sizes()`
     """
 
     __slots__ = ("function", "name", "op", "args", "result", "attrs", "span", "registry", "sizes", "_work")
@@ -95,10 +96,8 @@ class OpInfo:
         if self._work is None:
             if self.registry is None:
                 self._work = NO_WORK
-            elif self.sizes is None:
-                self._work = self.registry.work(self.args, self.result, self.attrs)
             else:
-                resolve, f = self.sizes.resolve, self.function
+                resolve, f = (self.sizes or default_sizes()).resolve, self.function
                 args = [resolve(a, f) for a in self.args]
                 self._work = self.registry.work(args, resolve(self.result, f), self.attrs)
         return self._work
@@ -114,9 +113,16 @@ class OpInfo:
 
 def value_bytes(sinfo: StructInfo, sizes: Sizes | None = None, function: str = "") -> int:
     """Bytes of every tensor leaf of `sinfo` in `function`, symbolic dims sized by `sizes` (`ir.sizes.Sizes`;
-    None: the module-less default, `ir.sizes.DEFAULT_DIM`, with its warning)."""
-    nbytes = (Sizes() if sizes is None else sizes).nbytes
+    None: `default_sizes()`)."""
+    nbytes = (sizes or default_sizes()).nbytes
     return sum(nbytes(leaf, function) for _, leaf in tensor_leaves(sinfo))
+
+
+@functools.cache
+def default_sizes() -> Sizes:
+    """The sizes of a figure made with no module at hand: every symbolic dim `ir.sizes.DEFAULT_DIM`, each
+    warned about once per process."""
+    return Sizes()
 
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}

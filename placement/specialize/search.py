@@ -152,7 +152,7 @@ def merge_greedily(forest: Forest, place: PlaceFn) -> Found:
                     break
                 trials += 1
                 got = place_forest(forest.merged(drop, keep), place)
-                if got is not None and (best is None or got[3].bytes_copied < best[3].bytes_copied):
+                if got is not None and (best is None or got[3].bytes_moved < best[3].bytes_moved):
                     best = got
             if best is not None:
                 current = best
@@ -166,7 +166,7 @@ def move_calls(found: Found, place: PlaceFn, max_moves: int) -> Found:
     fewer functions, or as many and fewer bytes copied (a call free of devices that step 4 sent to a
     copy where its value must be copied); until no move improves or `max_moves` placements were spent."""
     forest, live, names, placed = found
-    best = (functions_of(forest, live), placed.bytes_copied)
+    best = (functions_of(forest, live), placed.bytes_moved)
     trials = 0
     improved = True
     while improved:
@@ -186,9 +186,9 @@ def move_calls(found: Found, place: PlaceFn, max_moves: int) -> Found:
             trial = forest.copy()
             trial.instances[caller].targets[key] = other
             got = place_forest(trial, place)
-            if got is not None and (functions_of(trial, got[1]), got[3].bytes_copied) < best:
+            if got is not None and (functions_of(trial, got[1]), got[3].bytes_moved) < best:
                 forest, live, names, placed = got
-                best = (functions_of(forest, live), placed.bytes_copied)
+                best = (functions_of(forest, live), placed.bytes_moved)
                 improved = True
                 break  # the copies changed: list the moves again
     return forest, live, names, placed
