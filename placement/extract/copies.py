@@ -261,7 +261,8 @@ class CopyPlanner:
             by_func.setdefault(rec.func, []).append(rec)
         for fname, recs in by_func.items():
             body = self.ex.module.functions[fname].body
-            self._settle(recs, function_reads(body, {id(rec.call) for rec in recs}))
+            tracked = {rec.var for rec in recs} | {a for rec in recs if isinstance(a := rec.call.args[0], Var)}
+            self._settle(recs, function_reads(body, {id(rec.call) for rec in recs}, tracked))
         self.pending = []
 
     def _settle(self, recs: list[_Pending], reads: Reads) -> None:

@@ -10,6 +10,8 @@ argument, a returned value: all are real reads.
 
 `copies.CopyPlanner.finish` reads these facts to decide, from the program
 alone, which copy op reads which replica and which copy ops nothing needs.
+Only the variables it asks about (copy ops' results and inputs) and their
+aliases are tracked, so the walk is one membership test per argument.
 """
 
 from __future__ import annotations
@@ -40,42 +42,57 @@ class Reads:
         return self.root(var) in self.read
 
 
-def function_reads(body: SeqExpr, copy_calls: Container[int]) -> Reads:
-    """The real reads of a function `body`; `copy_calls` holds ``id(call)`` of its planned copy ops."""
+def function_reads(body: SeqExpr, copy_calls: Container[int], tracked: set[Var]) -> Reads:
+    """The real reads of the `tracked` variables of a function `body` (and of their aliases); `copy_calls` holds
+    ``id(call)`` of its planned copy ops.  A variable not tracked, nor an alias of one, counts as unread."""
     out = Reads()
-    used: set[Var] = set()
-    _seq(body, copy_calls, out.alias_of, used)
-    for var in used:
-        out.read.add(out.root(var))
-    for var in list(out.alias_of):
-        out.members.setdefault(out.root(var), []).append(var)
+    interesting, used = set(tracked), set()
+    _seq(body, copy_calls, out.alias_of, interesting, used)
+    out.read = {out.root(var) for var in used}
+    for var in out.alias_of:
+        if var in interesting:
+            out.members.setdefault(out.root(var), []).append(var)
     return out
 
 
-def _seq(seq: SeqExpr, copy_calls: Container[int], alias_of: dict[Var, Var], used: set[Var]) -> None:
+def _seq(
+    seq: SeqExpr, copy_calls: Container[int], alias_of: dict[Var, Var], interesting: set[Var], used: set[Var]
+) -> None:
     for block in seq.blocks:
         for binding in block.bindings:
             value = binding.value
             t = type(value)
-            if t is Var or t is DataflowVar:
+            if t is Call:
+                if id(value) in copy_calls and isinstance(value.args[0], Var):  # type: ignore[attr-defined]
+                    continue
+                for arg in value.args:  # type: ignore[attr-defined]
+                    ta = type(arg)
+                    if ta is Var or ta is DataflowVar:
+                        if arg in interesting:
+                            used.add(arg)  # type: ignore[arg-type]
+                    else:
+                        _expr(arg, interesting, used)
+            elif t is Var or t is DataflowVar:
                 alias_of[binding.var] = value  # type: ignore[assignment]
-            elif t is Call and id(value) in copy_calls and isinstance(value.args[0], Var):  # type: ignore[attr-defined]
-                continue
+                if value in interesting:
+                    interesting.add(binding.var)
             elif t is If:
-                _expr(value.cond, used)  # type: ignore[attr-defined]
-                _seq(value.true_branch, copy_calls, alias_of, used)  # type: ignore[attr-defined]
-                _seq(value.false_branch, copy_calls, alias_of, used)  # type: ignore[attr-defined]
+                _expr(value.cond, interesting, used)  # type: ignore[attr-defined]
+                _seq(value.true_branch, copy_calls, alias_of, interesting, used)  # type: ignore[attr-defined]
+                _seq(value.false_branch, copy_calls, alias_of, interesting, used)  # type: ignore[attr-defined]
             else:
-                _expr(value, used)
-    _expr(seq.body, used)
+                _expr(value, interesting, used)
+    _expr(seq.body, interesting, used)
 
 
-def _expr(e: Expr, used: set[Var]) -> None:
+def _expr(e: Expr, interesting: set[Var], used: set[Var]) -> None:
+    """Every variable of `interesting` that `e` uses, into `used` (a nested sequence's too)."""
     pending = [e]
     while pending:
         e = pending.pop()
         if isinstance(e, Var):
-            used.add(e)
+            if e in interesting:
+                used.add(e)
         elif type(e) is Call:
             pending.extend(e.args)  # type: ignore[attr-defined]
         elif type(e) is Tuple:
@@ -83,21 +100,7 @@ def _expr(e: Expr, used: set[Var]) -> None:
         elif type(e) is TupleGetItem:
             pending.append(e.tuple_value)  # type: ignore[attr-defined]
         elif type(e) is If:
-            used.update(_free(e))
+            pending += (e.cond, e.true_branch, e.false_branch)  # type: ignore[attr-defined]
         elif type(e) is SeqExpr:
-            used.update(_free(e))
-
-
-def _free(e: Expr) -> set[Var]:
-    """Every variable a nested If or sequence uses (kept conservative: all of them are reads)."""
-    found: set[Var] = set()
-    if type(e) is If:
-        _expr(e.cond, found)  # type: ignore[attr-defined]
-        for branch in (e.true_branch, e.false_branch):  # type: ignore[attr-defined]
-            found |= _free(branch)
-    elif type(e) is SeqExpr:
-        for block in e.blocks:  # type: ignore[attr-defined]
-            for binding in block.bindings:
-                _expr(binding.value, found)
-        _expr(e.body, found)  # type: ignore[attr-defined]
-    return found
+            pending += [b.value for block in e.blocks for b in block.bindings]  # type: ignore[attr-defined]
+            pending.append(e.body)  # type: ignore[attr-defined]
