@@ -38,13 +38,15 @@ objective counts exactly its copies.
 
 No copy is made that nothing reads.  Which copy op reads which replica is
 decided once the whole function is walked (`CopyPlanner.finish`, with the
-real reads of `liveness`): a replica that only copy ops read (a *transit*
-replica: ``lv1 = hint(lv0, gpu); lv2 = hint(lv1, cpu)`` with nothing else
-reading ``lv1``) is read as written, by a plain copy from it (case 4
-without the lookups; no lookup finds it as a nearby replica either), so
-bypassing it can never leave it unread; and a copy op whose result nothing
-needs (no real read of it or its aliases, and no needed copy op reading it)
-is dropped from the placed module with its aliases, and has no edge.  Visibility follows Relax scoping
+real reads of `liveness`), so that it never hangs on the devices the solver
+picks: a replica that only copy ops read (a *transit* replica: ``lv1 =
+hint(lv0, gpu); lv2 = hint(lv1, cpu)`` with nothing else reading ``lv1``)
+is read as written by a copy op that would otherwise alias or copy its home
+where the home ends on the destination (case 4 without the home lookup),
+and a nearby replica that nothing reads for real is not looked up where the
+home may stand in for it; then a copy op whose result nothing needs (no
+real read of it or its aliases, and no kept copy op reading it) is dropped
+from the placed module with its aliases, and has no edge.  Visibility follows Relax scoping
 (`CopyScopes`): a variable bound in a function's body is visible for the
 rest of that body, in an If branch for the rest of the branch, and a
 ``DataflowVar`` only until its dataflow block ends.  A copy op nested inside
@@ -266,16 +268,9 @@ class CopyPlanner:
         self.pending = []
 
     def _settle(self, recs: list[_Pending], reads: Reads) -> None:
-        transit: list[bool] = []
-        for rec in recs:
-            plan, arg = rec.plan, rec.call.args[0]
-            through = rec.at is not None and isinstance(arg, Var) and not reads.is_read(arg)
-            transit.append(through)
-            if through:  # read the replica as written: a copy from it (or its alias, when it is on the destination)
-                plan.reuse = plan.near = plan.home = None
-            elif plan.near is not None and not reads.is_read(plan.near):
-                plan.near = None  # a transit replica is never a source found by lookup
-        wanted: set[Var] = set()  # group roots a needed copy op reads
+        # What each op reads whatever the devices turn out to be (a replica that may be a copy's result), or None.
+        static = [self._static_read(rec, reads) for rec in recs]
+        wanted: set[Var] = set()  # group roots a kept copy op reads
         keep: list[bool] = [False] * len(recs)
         for i in range(len(recs) - 1, -1, -1):
             rec = recs[i]
@@ -285,13 +280,36 @@ class CopyPlanner:
                 self.ex.dropped.update(reads.members.get(root, ()))
                 continue
             keep[i] = True
-            if rec.plan.reuse is not None:
-                wanted.add(reads.root(rec.plan.reuse))
-            elif transit[i]:
-                wanted.add(reads.root(rec.call.args[0]))  # type: ignore[arg-type]
+            if static[i] is not None:
+                wanted.add(reads.root(static[i]))  # type: ignore[arg-type]
         for rec, kept in zip(recs, keep, strict=True):
             if kept and rec.plan.reuse is None and rec.at != rec.device:
                 self._edge(rec.plan, rec.src, rec.res, rec.at, rec.device, rec.rule, rec.span, rec.origin)
+
+    def _static_read(self, rec: _Pending, reads: Reads) -> Var | None:
+        """Settle `rec`'s plan so that whether it reads a replica does not hang on the devices; that replica.
+
+        Realization reads a nearby replica only where the home is not on the destination, and the home
+        instead of the input replica only where the home is (physically) there: a lookup so read that nothing
+        reads for real is dropped from the plan, and an input replica that only copy ops read is read as
+        written (its home is not looked up), so that no replica is left unread by what the solver decides.
+        """
+        plan, arg = rec.plan, rec.call.args[0]
+        x = arg if isinstance(arg, Var) else None
+        if plan.reuse is not None:
+            return plan.reuse
+        if rec.at == rec.device:
+            return x  # an alias of the input
+        if plan.near is not None and (rec.at is None or plan.home is not None) and not reads.is_read(plan.near):
+            plan.near = None
+        if rec.at is None:
+            return None  # the input is at home: no copy's result
+        if plan.home is None:
+            return plan.near if plan.near is not None else x
+        if plan.near is None and x is not None and not reads.is_read(x):
+            plan.home = None
+            return x
+        return None  # the input is read for real, or never (a home or a nearby replica stands in)
 
     def _edge(
         self,
