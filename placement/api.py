@@ -38,9 +38,11 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 
 from vdplace.ir.collector import collector_paused
 from vdplace.ir.module import IRModule
+from vdplace.ir.sizes import Sizes
 from vdplace.placement.bytes_objective import Bytes
 from vdplace.placement.cost.cost_objective import Cost
 from vdplace.placement.cost.model import CostModel
@@ -48,6 +50,7 @@ from vdplace.placement.diagnose import Diagnosis
 from vdplace.placement.errors import PlacementConflict, PlacementInternalError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.model.constraints import ConstraintSet
+from vdplace.placement.model.entry import loaded_bytes, uploaded_bytes
 from vdplace.placement.objective import COMMON_OPTIONS, Decision, Objective, Settings
 from vdplace.placement.result import PHASES, Placement, Stats
 from vdplace.placement.rewrite.module_pass import module_pass
@@ -71,6 +74,7 @@ def place(
     time_limit_s: float | None = None,
     specialize: bool = False,
     cost: CostModel | None = None,
+    dims: Mapping[str, int] | None = None,
 ) -> Placement:
     """Place every tensor of `mod` on a vdevice under `objective`, or raise `PlacementConflict`.
 
@@ -95,6 +99,9 @@ def place(
     specialize    (`Bytes`) `specialize(mod, ...)`: when no placement exists, clone functions per
                   device signature their call sites need (`Placement.clones` lists them)
     cost          a `placement.CostModel`: shorthand for ``objective=Cost(cost)``
+    dims          sizes of symbolic dims, ``{"n": 1024}``: every byte and time figure weighs them so; a dim
+                  not given takes its function's ``tir_var_upper_bound``, else ``ir.sizes.DEFAULT_DIM`` with a
+                  warning naming it (`ir.sizes`); `Stats.dims` says what the figures assumed
 
     An option the objective cannot use is a `ValueError`, never ignored.
     """
@@ -107,6 +114,7 @@ def place(
         time_limit_s=time_limit_s,
         specialize=specialize,
         cost=cost,
+        dims=dims,
     )
     return driver(mod)
 
@@ -120,6 +128,7 @@ def specialize(
     backend: Backend | str | None = None,
     propagate: bool = True,
     time_limit_s: float | None = None,
+    dims: Mapping[str, int] | None = None,
 ) -> Placement:
     """`place(mod, ...)`, or, when `mod` has no placement, `mod` with functions cloned per call-site
     device signature and placed (`Placement.clones`; docs/placement.md, "Specialization").
@@ -136,6 +145,7 @@ def specialize(
         propagate=propagate,
         time_limit_s=time_limit_s,
         specialize=True,
+        dims=dims,
     )
 
 
@@ -149,6 +159,7 @@ def bind(
     time_limit_s: float | None = None,
     specialize: bool = False,
     cost: CostModel | None = None,
+    dims: Mapping[str, int] | None = None,
 ) -> Driver:
     """The driver with `place`'s options checked against the objective and bound (see `place`)."""
     chosen = _objective(objective, cost)
@@ -165,7 +176,8 @@ def bind(
         chosen.default_backend if backend is None else backend, chosen.problem_kind, chosen.backend_noun
     )
     limit = chosen.default_time_limit_s if time_limit_s is None else float(time_limit_s)
-    return Driver(chosen, Settings(strict_hints, default, decider, propagate, limit), specialize=specialize)
+    settings = Settings(strict_hints, default, decider, propagate, limit, None if dims is None else dict(dims))
+    return Driver(chosen, settings, specialize=specialize)
 
 
 class Driver:
@@ -200,8 +212,9 @@ class Driver:
         phase = _Phases(stats.times)
         with collector_paused():
             mod = objective.prepare(mod, settings)
+            sizes = Sizes(mod, settings.dims)
             with phase("extract"):
-                ex = extract(mod, strict_hints=settings.strict_hints)
+                ex = extract(mod, strict_hints=settings.strict_hints, sizes=sizes, settle=objective.settles_copies)
             with phase("collapse"):
                 problem = objective.collapse(ex, settings)
             try:
@@ -221,6 +234,7 @@ class Driver:
                 report = objective.verify(decision, placed, copies)
         _mark_inserted(copies, decision.inserted, objective.name)
         _fill_stats(stats, cs, decision, copies)
+        _fill_moves(stats, mod, placed, sizes)
         return Placement(placed, decision.assignment, cs, copies, stats, objective, report)
 
     def _offer_advice(self, err: PlacementConflict, mod: IRModule, through: frozenset[str]) -> None:
@@ -302,5 +316,14 @@ def _fill_stats(stats: Stats, cs: ConstraintSet, decision: Decision, copies: lis
     stats.variables = decision.variables
     stats.soft = decision.soft
     stats.status = decision.status
+    stats.starts = len(cs.starts)
     stats.copies = len(copies)
     stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
+
+
+def _fill_moves(stats: Stats, mod: IRModule, placed: IRModule, sizes: Sizes) -> None:
+    """What the placed module moves besides its copies, read from it: the entry functions' runtime inputs
+    uploaded off the host, their weights loaded per vdevice, and the dims those figures assume."""
+    stats.bytes_uploaded = uploaded_bytes(mod, placed, sizes)
+    stats.bytes_loaded = loaded_bytes(placed, sizes)
+    stats.dims = dict(sizes.assumed)

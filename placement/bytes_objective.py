@@ -24,10 +24,11 @@ from vdplace.placement.diagnose import conflict_error
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.extract.extraction import Extraction, tree_leaves
 from vdplace.placement.model.classes import Classes, collapse
+from vdplace.placement.model.entry import uploaded_bytes
 from vdplace.placement.objective import Decision, Objective, Settings
 from vdplace.placement.rewrite.realize import Copy
 from vdplace.placement.solve.backend import Problem
-from vdplace.placement.solve.check import copy_bytes
+from vdplace.placement.solve.check import copy_bytes, upload_bytes
 from vdplace.placement.solve.solve import POLICIES, class_facts, solve
 
 
@@ -76,9 +77,9 @@ class Bytes(Objective):
         return frozenset(out)
 
     def verify(self, decision: Decision, placed: IRModule, copies: list[Copy]) -> None:
-        solved = copy_bytes(decision.extraction.constraints, decision.assignment)
-        realized = sum(c.nbytes for c in copies if c.physical)
+        ex = decision.extraction
+        solved = copy_bytes(ex.constraints, decision.assignment) + upload_bytes(ex.constraints, decision.assignment)
+        uploaded = uploaded_bytes(ex.module, placed, ex.sizes)
+        realized = sum(c.nbytes for c in copies if c.physical) + uploaded
         if solved != realized:
-            raise PlacementInternalError(
-                f"the objective counted {solved} bytes but the placed module copies {realized}"
-            )
+            raise PlacementInternalError(f"the objective counted {solved} bytes but the placed module moves {realized}")

@@ -64,6 +64,7 @@ use, `Objective.options`, with a `ValueError`, and never ignores it):
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from vdplace.placement.solve.backend import Backend
@@ -80,16 +81,23 @@ COMMON_OPTIONS = ("backend", "propagate", "time_limit_s")
 class Settings:
     """The driver's options as an objective reads them, checked and resolved (module docstring)."""
 
-    __slots__ = ("strict_hints", "default", "backend", "propagate", "time_limit_s")
+    __slots__ = ("strict_hints", "default", "backend", "propagate", "time_limit_s", "dims")
 
     def __init__(
-        self, strict_hints: bool, default: str, backend: Backend, propagate: bool, time_limit_s: float | None
+        self,
+        strict_hints: bool,
+        default: str,
+        backend: Backend,
+        propagate: bool,
+        time_limit_s: float | None,
+        dims: Mapping[str, int] | None = None,
     ) -> None:
         self.strict_hints = strict_hints
         self.default = default
         self.backend = backend
         self.propagate = propagate
         self.time_limit_s = time_limit_s
+        self.dims = dims  # sizes of symbolic dims (`ir.sizes.Sizes`): every byte and time figure weighs them so
 
 
 class Decision:
@@ -129,6 +137,9 @@ class Objective(ABC):
     default_backend       the registered backend used when ``place(..., backend=None)``
     backend_noun          how an unknown backend is named in the error (``"placement backend"``)
     default_time_limit_s  the time limit when ``place(..., time_limit_s=None)`` (None: no limit)
+    settles_copies        the extraction drops copies nothing reads and computes a hinted value on the hinted
+                          device where bytes tie (`extract.copies`); False keeps every copy op as written, for
+                          objectives that price the copies they write themselves
     """
 
     name: str = ""
@@ -138,6 +149,7 @@ class Objective(ABC):
     default_backend: str = ""
     backend_noun: str = "placement backend"
     default_time_limit_s: float | None = None
+    settles_copies: bool = True
 
     def prepare(self, mod: IRModule, settings: Settings) -> IRModule:
         """The module to extract (`mod` by default); refuses a module this objective cannot place."""

@@ -35,6 +35,10 @@ class Stats:
     status       how the search ended: ``"unused"`` (decided without a backend), ``"sat"`` /
                  ``"optimal"`` (proved best), ``"unknown"`` / ``"time limit"`` (the best found in time)
     copies       the placed module's copies; `bytes_copied` what they move across physical devices
+    starts       runtime inputs of entry functions the constraint set starts on the host
+    bytes_uploaded   what the placement moves of those inputs off the host (with `bytes_copied`: the bytes
+                 objective, `Placement.bytes_moved`); `bytes_loaded` the entry functions' weights per
+                 vdevice name (reported, not minimized); `dims` the size each symbolic dim was taken to be
     """
 
     __slots__ = (
@@ -51,6 +55,10 @@ class Stats:
         "status",
         "copies",
         "bytes_copied",
+        "starts",
+        "bytes_uploaded",
+        "bytes_loaded",
+        "dims",
         "times",
     )
 
@@ -68,6 +76,10 @@ class Stats:
         self.status = "unused"
         self.copies = 0
         self.bytes_copied = 0  # what every copy of the placed module moves across physical devices
+        self.starts = 0
+        self.bytes_uploaded = 0  # entry runtime inputs moved off the host: with bytes_copied, the bytes objective
+        self.bytes_loaded: dict[str, int] = {}  # weights of entry functions, per vdevice name
+        self.dims: dict[str, int] = {}  # the size each symbolic dim the figures use was taken to be
         self.times: dict[str, float] = {}
 
     @property
@@ -76,6 +88,8 @@ class Stats:
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {name: getattr(self, name) for name in self.__slots__ if name != "times"}
+        out["bytes_loaded"] = dict(self.bytes_loaded)
+        out["dims"] = dict(self.dims)
         out["times"] = dict(self.times)
         out["total_time"] = self.total_time
         return out
@@ -208,6 +222,11 @@ class Placement:
     def bytes_copied(self) -> int:
         """Bytes that cross physical devices through every copy of the placed module."""
         return self.stats.bytes_copied
+
+    @property
+    def bytes_moved(self) -> int:
+        """What the bytes objective minimizes: the bytes copied plus the entry inputs uploaded off the host."""
+        return self.stats.bytes_copied + self.stats.bytes_uploaded
 
     def __repr__(self) -> str:
         return f"Placement({len(self.assignment)} sites, {len(self.copies)} copies, {self.stats!r})"

@@ -48,7 +48,7 @@ from .errors import (
     VMError,
 )
 from .executable import CompiledFunction, Executable
-from .inputs import random_inputs
+from .inputs import input_dims, random_inputs
 from .profile import Profile
 from .reference import run_reference
 from .torch_device import CUDA, TorchDevice, available_devices
@@ -90,6 +90,7 @@ __all__ = [
     "available_devices",
     "check_placed",
     "compile",
+    "input_dims",
     "random_inputs",
     "run_reference",
     "tir",

@@ -1,7 +1,9 @@
 """Random inputs for a function's parameters (what ``vdplace run --inputs random`` uses).
 
-Symbolic dimensions get a small size (one size per symbol, so shapes that
-share ``n`` agree); floats are standard normal; integers are small and
+Symbolic dimensions get a small size, `SYMBOLIC_SIZE` unless `dims` names
+one (one size per symbol, so shapes that share ``n`` agree; `input_dims`
+says which sizes a run uses, for placement to weigh its bytes at those
+sizes); floats are standard normal; integers are small and
 positive (1..3: valid as divisors, exponents and indices into small axes);
 bools are fair coin flips.
 
@@ -22,12 +24,14 @@ them), so micro-batch 0 of the batch is the unbatched run's input.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from vdplace.ir.dtype import is_float, to_numpy
 from vdplace.ir.module import IRModule
+from vdplace.ir.sizes import DEFAULT_DIM
 from vdplace.ir.struct_info import PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 
 from . import shapes
@@ -35,7 +39,7 @@ from .batch import declared_num_input, drawn_batched
 from .errors import BatchError, InputError
 from .memory import AVAILABLE, check_fits, resolve_limit
 
-SYMBOLIC_SIZE = 4
+SYMBOLIC_SIZE = DEFAULT_DIM  # the size placement gives a symbol nothing sizes, too
 _CHUNK = 1 << 20  # elements drawn at a time
 
 
@@ -46,9 +50,11 @@ def random_inputs(
     symbolic_size: int = SYMBOLIC_SIZE,
     memory_limit: int | str | None = AVAILABLE,
     microbatches: int = 1,
+    dims: Mapping[str, int] | None = None,
 ) -> list[Any]:
     """One value per parameter of `entry`: NumPy arrays, tuples of them, shapes or scalars.
 
+    A symbolic dim named in `dims` takes that size, any other `symbolic_size`.
     An array over `memory_limit` bytes (`runtime.memory`) raises `DeviceMemoryError` before it is made.
     ``microbatches=K``: a batch of K micro-batches (module docstring); a runtime
     input with no leading axis is a `BatchError`.
@@ -56,6 +62,7 @@ def random_inputs(
     if entry not in module.functions:
         raise InputError(f"no function {entry!r} in the module; it has {', '.join(module.functions) or 'none'}")
     maker = _Maker(np.random.default_rng() if rng is None else rng, symbolic_size, resolve_limit(memory_limit))
+    maker.env.update(dims or {})
     params = module[entry].params
     values = [maker.value(p.struct_info, f"input {p.name}") for p in params]
     if microbatches == 1:
@@ -72,6 +79,33 @@ def random_inputs(
         rest = [maker.value(params[i].struct_info, name) for _ in range(microbatches - 1)]
         values[i] = np.concatenate([first, *rest], axis=0)
     return values
+
+
+def input_dims(
+    module: IRModule,
+    entry: str = "main",
+    inputs: Sequence[Any] | None = None,
+    dims: Mapping[str, int] | None = None,
+    symbolic_size: int = SYMBOLIC_SIZE,
+) -> dict[str, int]:
+    """The size of each symbol that names a whole dim of a tensor parameter of `entry`, as a run binds it:
+    from the arrays `inputs` (one per parameter; the first array to bind a name wins, as the run checks),
+    else as `random_inputs` makes them (`dims`, else `symbolic_size`).  Every name of `dims` is kept; one an
+    array binds takes the array's size."""
+    bound: dict[str, int] = {}
+    for i, param in enumerate(module[entry].params):
+        sinfo = param.struct_info
+        if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
+            continue
+        shape = np.shape(inputs[i]) if inputs is not None and i < len(inputs) else None
+        for axis, d in enumerate(sinfo.shape):
+            if not shapes.is_name(d):
+                continue
+            if shape is not None and axis < len(shape):
+                bound.setdefault(d, int(shape[axis]))  # type: ignore[arg-type]
+            else:
+                bound.setdefault(d, (dims or {}).get(d, symbolic_size))  # type: ignore[arg-type]
+    return {**(dims or {}), **bound}
 
 
 def _dim(d: int | str, env: dict[str, int], size: int) -> int:

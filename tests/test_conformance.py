@@ -16,7 +16,7 @@ CASES = sorted((Path(__file__).parent / "data" / "conformance").glob("*realize*.
 
 
 def test_every_realize_case_is_bundled():
-    assert len(CASES) == 8, [c.name for c in CASES]
+    assert len(CASES) == 9, [c.name for c in CASES]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name.split(".")[0])

@@ -90,19 +90,31 @@ def test_a_dataflow_copy_is_not_reused_after_its_block():
     assert [c.var for c in p.copies] == ["a", "b"] and p.bytes_copied == 64
 
 
-def test_a_copy_goes_to_where_the_fewest_bytes_move():
-    """`a` feeds two copies to cuda:0 (one after dedup) and one hint to llvm: either costs one copy."""
-    p, _ = _place("""
+FEWEST = """
     @R.function
-    def main(x: R.Tensor((8,), "float32")):
+    def FUNC(x: R.Tensor((8,), "float32")):
         a = R.exp(x)
         g1 = R.to_vdevice(a, "cuda:0")
         g2 = R.to_vdevice(a, "cuda:0")
         g3 = R.to_vdevice(a, "cuda:1")
         return (g1, g2, g3)
-""")
+"""
+
+
+def test_a_copy_goes_to_where_the_fewest_bytes_move():
+    """`a` feeds two copies to cuda:0 (one after dedup) and one to cuda:1: on either GPU it copies once."""
+    p, _ = _place(FEWEST.replace("FUNC", "f"))
     # a on cuda:0 or cuda:1 copies once; on llvm it would copy twice.
-    assert p.bytes_copied == 32 and len(p.copies) == 1
+    assert p.bytes_copied == 32 and len(p.copies) == 1 and p.stats.bytes_uploaded == 0
+
+
+def test_an_entry_input_counts_its_upload_so_the_copies_stay_where_the_user_wrote_them():
+    """The same body as `main`: x arrives on the host, so `a` on a GPU uploads x (32 bytes) and copies once
+    (32): the 64 bytes of two copies from the host tie, and the tie keeps the input on the host.  Before
+    entry inputs were counted, x went to cuda:0 and its upload vanished from the figure (issue 29)."""
+    p, text = _place(FEWEST.replace("FUNC", "main"))
+    assert (p.bytes_copied, p.stats.bytes_uploaded, len(p.copies)) == (64, 0, 2)
+    assert 'x: R.Tensor((8,), dtype="float32", vdevice="llvm:0:global")' in text
 
 
 def test_same_physical_replica_is_the_source_of_a_free_copy():

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from vdplace import ir, placement, runtime
+from vdplace.placement.model.entry import num_inputs
 
 MODELS = Path(__file__).resolve().parent / "models"
 NAMES = sorted(p.name for p in MODELS.iterdir() if (p / "params.py").is_file())
@@ -91,3 +92,50 @@ def test_a_returned_tuple_may_hold_fields_on_two_devices():
     ret = placed["main"].ret_struct_info
     assert len({leaf.vdevice.kind for _, leaf in ir.struct_info.tensor_leaves(ret)}) == 2
     _check(_run(placed, folder / "params.npz"), folder)
+
+
+def _symbolic(mod: ir.IRModule) -> bool:
+    """Whether `main` takes a tensor with a symbolic dim."""
+    return any(
+        isinstance(d, str)
+        for p in mod["main"].params
+        for _, leaf in ir.struct_info.tensor_leaves(p.struct_info)
+        for d in leaf.shape or ()
+    )
+
+
+DYNAMIC = [n for n in NAMES if _symbolic(ir.parse((MODELS / n / "params.py").read_text()))]
+
+
+def test_the_corpus_holds_models_with_dynamic_shapes():
+    assert {"mlp_dynamic", "attention_dynamic", "onnx_mlp_dynamic", "onnx_cnn_bn_dynamic"} <= set(DYNAMIC)
+
+
+@pytest.mark.parametrize("name", DYNAMIC)
+@pytest.mark.parametrize("size", [1, 5])
+def test_reported_bytes_are_what_the_run_moves_at_the_sizes_it_runs(name, size):
+    """Issue 29: placed with the run's sizes, the bytes copied are the bytes the runtime's profile counts
+    copying, and the runtime inputs uploaded plus the weights loaded onto a GPU are what it transfers there."""
+    folder = MODELS / name
+    mod = ir.parse((folder / "hinted.py").read_text())
+    main = mod["main"]
+    n = num_inputs(main)
+    with np.load(folder / "params.npz") as data:
+        arrays = {k: data[k] for k in data.files}
+    dims: dict[str, int] = {}
+    inputs = []
+    for p in main.params[:n]:
+        shape = [size if isinstance(d, str) else d for d in p.struct_info.shape]
+        dims.update({d: size for d in p.struct_info.shape if isinstance(d, str)})
+        inputs.append(np.resize(arrays[p.name], shape))  # the example's values, repeated to the size
+    result = placement.place(mod, default="host", dims=dims)
+    vm = runtime.VirtualMachine(runtime.compile(result.module, params=arrays), simulate_missing=True)
+    vm.run("main", *inputs, *[arrays[p.name] for p in main.params[n:]], profile=True)
+    profile = vm.profile
+    assert result.stats.dims == dims
+    assert result.stats.bytes_copied == profile.bytes_copied > 0
+    vdevices = list(result.module.vdevices)
+    gpu = {ir.vdevice_name(vdevices, v) for v in vdevices if v.device_type != "cpu"}
+    loaded = sum(b for where, b in result.stats.bytes_loaded.items() if where in gpu)
+    uploaded = sum(b for (src, _), (_, b) in profile.transfers.items() if src == "host")
+    assert result.stats.bytes_uploaded + loaded == uploaded

@@ -88,6 +88,7 @@ def test_conformance_module_runs_and_matches_reference(path: Path):
 
 COPIES = {
     "printed_tvm_realize_insert_to_vdevice": 1,
+    "tvm_realize_func_result_on_cpu": 1,
     "tvm_realize_insert_to_vdevice": 1,
     "tvm_realize_multi_device": 1,
     "tvm_vm_multi_cpu": 1,  # llvm device 0 -> llvm device 1: two physical CPUs

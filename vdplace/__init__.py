@@ -21,9 +21,14 @@ In a source checkout the sub-packages are the top-level folders ``ir/``,
 those three names to the folders when they are not installed inside this one.
 """
 
+import logging as _logging
 import os as _os
 
 from . import _checkout
+
+# The library warns through the ``vdplace`` logger (e.g. a symbolic dim with no size); it prints nothing
+# unless the application shows the logger (the `vdplace` command does, on stderr).
+_logging.getLogger(__name__).addHandler(_logging.NullHandler())
 
 _checkout.install(_os.path.dirname(_os.path.abspath(__file__)))
 

@@ -34,6 +34,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from vdplace import cli_figures as figures
 from vdplace import progress
 from vdplace.cli_fix import add_fix_options, cmd_fix
 from vdplace.cli_output import COLORS, EXIT_BAD_INPUT, EXIT_OK, Failure, Output, json_text
@@ -114,6 +115,14 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
         default=[],
         metavar="KIND[:ID[:SCOPE]]",
         help="add a vdevice the module does not declare, e.g. cuda:0 (repeatable; frontend output declares none)",
+    )
+    p.add_argument(
+        "--dim",
+        action="append",
+        default=[],
+        metavar="NAME=SIZE",
+        help="the size of a symbolic dim, e.g. n=1024, for every byte and time figure (repeatable; default: the "
+        "function's tir_var_upper_bound, else 4, with a warning; `run` also makes its random inputs so)",
     )
     p.add_argument(
         "--report",
@@ -310,6 +319,7 @@ def _command_of(argv: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command `argv` names (default: ``sys.argv[1:]``); the exit status (`EXIT_STATUSES`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    figures.warnings_to_stderr()
     parser = build_parser()
     out = Output(_command_of(argv), json="--json" in argv, color=_color_of(argv))
     args = None

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from vdplace import cli_figures as figures
 from vdplace import progress
 from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Failure, Output
 
@@ -38,8 +39,9 @@ def _read_module(path: str) -> IRModule:
         return ir.parse(text, filename="<stdin>")
 
 
-def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
-    """Place `mod` with the placement options of the command line; raises `PlacementConflict`.
+def _place(mod: IRModule, args: argparse.Namespace, dims: dict[str, int] | None = None) -> Placement:
+    """Place `mod` with the placement options of the command line, symbolic dims sized by `dims` (default:
+    ``--dim``); raises `PlacementConflict`.
 
     Every option goes to the one driver, whatever the objective: one it cannot use (``--strict``,
     ``--specialize`` or ``--default`` with ``--cost``) is bad input, never ignored.
@@ -57,6 +59,7 @@ def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
             default=default,
             specialize=args.specialize,
             time_limit_s=args.time_limit,
+            dims=figures.dims(args) if dims is None else dims,
         )
     except ValueError as err:
         raise ir.ParseError(f"cannot place with these options: {err}") from None
@@ -89,7 +92,7 @@ def _cost_model(args: argparse.Namespace) -> Any:
     if getattr(args, "cost", None) is None and not getattr(args, "memory", None):
         return None
     from vdplace import ir
-    from vdplace.placement.cost import CostModel, parse_bytes
+    from vdplace.placement.cost import CostModel
 
     try:
         model = CostModel.from_json(args.cost) if args.cost else CostModel.roofline()
@@ -206,13 +209,15 @@ def cmd_place(args: argparse.Namespace, out: Output) -> int:
             out.document(_placement_json(args.file, result))
             return EXIT_OK
         placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost
+        summary, assuming = figures.summary(result), figures.assuming(result)
         del mod, result  # the input module and the solved constraints: freed before the text is written
         with progress.stage("print"):
             _write_module(placed, args.output)
     if plan is not None:  # the plan lists every copy, with its time
         out.diagnostic("".join(f"# {line}\n" for line in plan.describe().splitlines()))
     else:
-        out.diagnostic("".join(f"# copy: {copy.describe(placed.vdevices)}\n" for copy in copies))
+        out.diagnostic("".join(f"# copy: {copy.describe(placed.vdevices)}{assuming}\n" for copy in copies))
+        out.diagnostic(summary)
     out.diagnostic("".join(f"# clone: {clone.describe()}\n" for clone in clones))
     return EXIT_OK
 

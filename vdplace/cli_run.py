@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from vdplace import cli_figures as figures
 from vdplace import progress
 from vdplace.cli_output import EXIT_OK, Failure, Output
 from vdplace.cli_place import _memory_limits, _place, _read_module, _report_conflict, _report_placement
@@ -42,15 +43,18 @@ def _read_npz(path: str, what: str) -> dict[str, Any]:
         raise ir.ParseError(f"{what} {path}: {err}") from None
 
 
-def _load_inputs(spec: str, mod: IRModule, entry: str, microbatches: int = 1) -> list[Any]:
-    """The arguments of `entry`: random (seed 0; a batch of `microbatches`) or one array per parameter from an .npz."""
+def _load_inputs(
+    spec: str, mod: IRModule, entry: str, microbatches: int = 1, dims: dict[str, int] | None = None
+) -> list[Any]:
+    """The arguments of `entry`: random (seed 0; a batch of `microbatches`; symbolic dims sized by `dims`) or one
+    array per parameter from an .npz."""
     import numpy as np
 
     from vdplace import ir
     from vdplace.runtime import random_inputs
 
     if spec == "random":
-        return random_inputs(mod, entry, rng=np.random.default_rng(0), microbatches=microbatches)
+        return random_inputs(mod, entry, rng=np.random.default_rng(0), microbatches=microbatches, dims=dims)
     data = _read_npz(spec, "cannot load --inputs")
     names = [p.name for p in mod[entry].params]
     missing = [n for n in names if n not in data]
@@ -100,7 +104,7 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
         if args.entry not in mod:
             raise Failure(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
         try:
-            result = _place(mod, args)
+            result = _place(mod, args, figures.run_dims(args, mod, _load_inputs))
         except PlacementConflict as err:
             return _report_conflict(err, args, out)
         _report_placement(result, args)
@@ -145,7 +149,7 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace, out: Out
 
 
 def _inputs(args: argparse.Namespace, mod: IRModule, microbatches: int = 1) -> list[Any]:
-    return _load_inputs(args.inputs, mod, args.entry, microbatches=microbatches)
+    return _load_inputs(args.inputs, mod, args.entry, microbatches=microbatches, dims=figures.dims(args))
 
 
 def _missing_constants(err: Any, path: str) -> str:

@@ -12,6 +12,13 @@ import zoo_vision
 from torch import nn
 
 MODELS: dict[str, Callable[[], tuple[nn.Module, tuple]]] = {**zoo_seq.MODELS, **zoo_vision.MODELS, **zoo_llm.MODELS}
+DYNAMIC_SHAPES = zoo_seq.DYNAMIC_SHAPES  # `torch.export`'s dynamic_shapes of the models that have symbolic dims
+
+
+def dynamic_shapes(name: str) -> tuple | None:
+    """The ``dynamic_shapes`` to export model `name` with, or None (every dim static)."""
+    make = DYNAMIC_SHAPES.get(name)
+    return None if make is None else make()
 
 
 def build(name: str) -> tuple[nn.Module, tuple]:

@@ -129,8 +129,25 @@ def index_ops() -> tuple[nn.Module, tuple]:
     return IndexOps(), (torch.randn(2, 8), torch.randint(0, 8, (2, 3)))
 
 
+def mlp_dynamic() -> tuple[nn.Module, tuple]:
+    return Mlp(), (torch.randn(3, 16),)
+
+
+def attention_dynamic() -> tuple[nn.Module, tuple]:
+    return Attention(), (torch.randn(1, 6, 16),)
+
+
+# Exported with these `torch.export` dynamic shapes: TVM prints the dims as symbols with their bounds
+# (``tir_var_lower_bound`` / ``tir_var_upper_bound`` in ``R.func_attr``).
+DYNAMIC_SHAPES = {
+    "mlp_dynamic": lambda: ({0: torch.export.Dim("batch", min=2, max=64)},),
+    "attention_dynamic": lambda: ({1: torch.export.Dim("seq", min=2, max=32)},),
+}
+
 MODELS = {
     "mlp": mlp,
+    "mlp_dynamic": mlp_dynamic,
+    "attention_dynamic": attention_dynamic,
     "attention": attention,
     "transformer_encoder": transformer_encoder,
     "embedding_mean": embedding_mean,

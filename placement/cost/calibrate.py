@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from vdplace.ir.module import IRModule
+from vdplace.ir.sizes import Sizes
 
 from .describe import describe_ops
 from .links import measure_link
@@ -61,7 +62,6 @@ from .timers import Skip, TorchTimer, make_inputs, time_numpy
 Timer = Callable[..., float]
 # op key -> (the arguments the program passes that call, its attributes with symbolic dims resolved)
 Values = Mapping[str, tuple[Sequence[Any], Mapping[str, Any]]]
-SYMBOLIC_SIZE = 1  # a symbolic dim is 1, as the registry's work estimate and the placement's bytes count it
 MAX_BYTES = 1 << 30  # inputs and result of one call
 SMALL_OP_FACTOR = 10  # a rate from a call shorter than this many fastest calls is a lower bound
 MADE_UP = "made up from the struct infos: floats in [0.5, 1.5), integers 0, bools half true"
@@ -137,7 +137,7 @@ def calibrate(
     timers: Mapping[str, Timer] | None = None,
     links: Mapping[tuple[str, str], Link] | None = None,
     values: Values | None = None,
-    symbolic_size: int = SYMBOLIC_SIZE,
+    dims: Mapping[str, int] | None = None,
     max_bytes: int = MAX_BYTES,
     seed: int = 0,
 ) -> Calibration:
@@ -151,12 +151,15 @@ def calibrate(
     other device keys (``"llvm:0"``, ``"cuda:0"``) to their `Timer`; a timer
     may have a ``description`` for the file.  `links`: copy paths measured
     by the caller, by ``(source key, destination key)``.  `values`: the
-    program's arguments per op key.
+    program's arguments per op key.  Symbolic
+    dims take the sizes placement gives them (`ir.sizes.Sizes(mod, dims)`), in
+    the inputs and in the work estimates the fallback is fitted to alike.
     """
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     start = time.perf_counter()
-    ops = describe_ops(mod)
+    sizes = Sizes(mod, dims)
+    ops = describe_ops(mod, sizes)
     distinct: dict[str, OpInfo] = {}
     for op in ops:
         if op.registry is None or op.registry.device_rule != "explicit":
@@ -185,7 +188,8 @@ def calibrate(
                     times[device][key] = timer(op, list(args), repeat, budget, attrs=dict(attrs))
                 else:
                     made_up.add(key)
-                    times[device][key] = timer(op, make_inputs(op, rng, symbolic_size, max_bytes), repeat, budget)
+                    args = make_inputs(op, rng, lambda name, f=op.function: sizes.size(name, f), max_bytes)
+                    times[device][key] = timer(op, args, repeat, budget)
             except Skip as why:
                 skipped[device][key] = str(why)
     fallback, warnings = _fallback(times, distinct, measured)
@@ -196,7 +200,7 @@ def calibrate(
     result.made_up = sorted(made_up) if values is not None else []
     result.warnings = warnings
     result.defaults = _defaults_note(fallback, set(times))
-    model.about = _about(mod, every, repeat, symbolic_size, result)
+    model.about = _about(mod, every, repeat, sizes, result)
     return result
 
 
@@ -318,7 +322,7 @@ def _origin_text(origin: Origin | None) -> str:
     return ", ".join(f"{field} {what}" for field, what in origin.items())
 
 
-def _about(mod: IRModule, timers: dict[str, Timer], repeat: int, symbolic_size: int, result: Calibration) -> dict:
+def _about(mod: IRModule, timers: dict[str, Timer], repeat: int, sizes: Sizes, result: Calibration) -> dict:
     """The notes the table's JSON keeps: what was measured, on what, how, and what was not."""
     machine = f"{platform.machine()} {platform.processor() or platform.system()}".strip()
     described = {
@@ -331,7 +335,7 @@ def _about(mod: IRModule, timers: dict[str, Timer], repeat: int, symbolic_size: 
         "devices": {d: getattr(t, "description", None) or described.get(d, d) for d, t in timers.items()},
         "statistic": f"the fastest of up to {repeat} calls after a warm-up call",
         "values": "the program's: each call's arguments as a reference run computes them" if result.values else MADE_UP,
-        "symbolic size": symbolic_size,
+        "dims": sizes.describe(),
         "skipped": [
             f"{device}: {key}: {reason}"
             for device, reasons in result.skipped.items()

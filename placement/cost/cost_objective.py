@@ -43,7 +43,7 @@ class Cost(UnitObjective):
         return UnitPlan(solution.plan, solution, solution.backend, solution.status)
 
     def verify(self, decision: Decision, placed: IRModule, copies: list[Copy]) -> PlacementCost:
-        ev = evaluate(placed, self.model)
+        ev = evaluate(placed, self.model, decision.extraction.sizes)
         solution: CostSolution = decision.outcome
         _check_cost(solution, ev)
         vdevices = placed.vdevices

@@ -17,21 +17,31 @@ from __future__ import annotations
 
 from vdplace.ir.expr import Binding, Call, Expr, GlobalVar, If, SeqExpr, Tuple, TupleGetItem
 from vdplace.ir.module import IRModule
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo
 
 from .model import OpInfo
 
 
-def describe_ops(mod: IRModule) -> list[OpInfo]:
-    """One `OpInfo` per op call of `mod` (module docstring), function by function in the module's order."""
+def describe_ops(mod: IRModule, sizes: Sizes | None = None) -> list[OpInfo]:
+    """One `OpInfo` per op call of `mod` (module docstring), function by function in the module's order; their
+    symbolic dims sized by `sizes` (default: `Sizes(mod)`, the module's bounds)."""
     found: list[OpInfo] = []
+    sizes = Sizes(mod) if sizes is None else sizes
     for name, func in mod.functions.items():
-        _describe(name, func.body, found)
+        _describe(name, func.body, found, sizes)
     return found
 
 
-def op_info(function: str, name: str, call: Call, span: Span | None = None, result: StructInfo | None = None) -> OpInfo:
+def op_info(
+    function: str,
+    name: str,
+    call: Call,
+    span: Span | None = None,
+    result: StructInfo | None = None,
+    sizes: Sizes | None = None,
+) -> OpInfo:
     """The `OpInfo` of one call of a registered op, in `function`, named `name` (a variable or ``<R.op>``).
 
     `result` is the struct info of what the call makes (default: the call's own).  A binding's call
@@ -44,7 +54,7 @@ def op_info(function: str, name: str, call: Call, span: Span | None = None, resu
         raise ValueError(f"{function}:{name} calls the module function {op.name!r}, not an op")
     args = [arg.struct_info for arg in call.args]
     out = call.struct_info if result is None else result
-    return OpInfo(function, name, op.name, args, out, call.attrs, span or call.span, op)
+    return OpInfo(function, name, op.name, args, out, call.attrs, span or call.span, op, sizes)
 
 
 # Work items: ("expr", node, name, binding) walks a node; ("emit", call, name, binding) describes a call
@@ -53,7 +63,7 @@ def op_info(function: str, name: str, call: Call, span: Span | None = None, resu
 _Item = tuple[str, object, "str | None", "Binding | None"]
 
 
-def _describe(function: str, body: SeqExpr, found: list[OpInfo]) -> None:
+def _describe(function: str, body: SeqExpr, found: list[OpInfo], sizes: Sizes) -> None:
     stack: list[_Item] = [("expr", body, None, None)]
     while stack:
         what, node, name, binding = stack.pop()
@@ -62,7 +72,7 @@ def _describe(function: str, body: SeqExpr, found: list[OpInfo]) -> None:
             span = result = None
             if binding is not None:
                 span, result = binding.span, binding.var.struct_info
-            found.append(op_info(function, name or f"<R.{node.op.name}>", node, span, result))
+            found.append(op_info(function, name or f"<R.{node.op.name}>", node, span, result, sizes))
         elif isinstance(node, SeqExpr):
             items: list[_Item] = [("expr", b.value, b.var.name, b) for block in node.blocks for b in block.bindings]
             items.append(("expr", node.body, None, None))

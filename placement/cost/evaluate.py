@@ -20,7 +20,8 @@ from __future__ import annotations
 from vdplace.ir.expr import Binding, Call, Constant, If, SeqExpr
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
-from vdplace.ir.struct_info import StructInfo, nbytes, tensor_leaves
+from vdplace.ir.sizes import Sizes
+from vdplace.ir.struct_info import StructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.cost.describe import op_info
 from vdplace.placement.cost.model import CostModel
@@ -61,15 +62,17 @@ class Evaluation:
         return self.compute + self.transfer
 
 
-def evaluate(mod: IRModule, model: CostModel) -> Evaluation:
-    """The cost of placed module `mod` under `model` (see the module docstring)."""
-    return _Evaluator(mod, model).run()
+def evaluate(mod: IRModule, model: CostModel, sizes: Sizes | None = None) -> Evaluation:
+    """The cost of placed module `mod` under `model` (see the module docstring), symbolic dims sized by `sizes`
+    (default: `Sizes(mod)`)."""
+    return _Evaluator(mod, model, Sizes(mod) if sizes is None else sizes).run()
 
 
 class _Evaluator:
-    def __init__(self, mod: IRModule, model: CostModel) -> None:
+    def __init__(self, mod: IRModule, model: CostModel, sizes: Sizes) -> None:
         self.mod = mod
         self.model = model
+        self.sizes = sizes
         self.vdevices = list(mod.vdevices)
         self.out = Evaluation()
         self.index: dict[str, int] = {}
@@ -87,7 +90,7 @@ class _Evaluator:
 
     def hold(self, sinfo: StructInfo, where: str) -> None:
         for _, leaf in tensor_leaves(sinfo):
-            self.out.memory[self.name(leaf.vdevice, where)] += nbytes(leaf)
+            self.out.memory[self.name(leaf.vdevice, where)] += self.sizes.nbytes(leaf, self.func)
 
     def run(self) -> Evaluation:
         for fname, func in self.mod.functions.items():
@@ -118,7 +121,7 @@ class _Evaluator:
         if op.name in COPY_OPS:
             src = self.name(call.args[0].struct_info.vdevice, var.name)  # type: ignore[attr-defined]
             dst = self.name(var.struct_info.vdevice, var.name)  # type: ignore[attr-defined]
-            size = nbytes(var.struct_info)  # type: ignore[arg-type]
+            size = self.sizes.nbytes(var.struct_info, self.func)  # type: ignore[arg-type]
             vd = self.vdevices
             seconds = self.model.copy(size, vd[self.index[src]], vd[self.index[dst]], vd)
             out.transfer += seconds
@@ -133,7 +136,7 @@ class _Evaluator:
                 self.hold(arg.struct_info, var.name)
         self.hold(var.struct_info, var.name)
         device = self.name(leaves[0][1].vdevice, var.name)
-        info = op_info(self.func, var.name, call, binding.span, var.struct_info)
+        info = op_info(self.func, var.name, call, binding.span, var.struct_info, self.sizes)
         seconds = self.model.kernel(info, self.vdevices[self.index[device]], self.vdevices)
         if seconds is None:
             raise ValueError(f"{self.func}:{var.name} (R.{op.name}) is placed on {device}, where it cannot run")

@@ -29,14 +29,16 @@ the op and the vdevice.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vdplace.ir.op import NO_WORK, Op, Work
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
-from vdplace.ir.struct_info import StructInfo, nbytes, tensor_leaves
+from vdplace.ir.struct_info import StructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
 
 if TYPE_CHECKING:
@@ -58,9 +60,11 @@ class OpInfo:
     attrs     the call's attributes as written (defaults not filled in)
     span      where the binding is in the source, or None
     registry  the `ir.op.Op`, or None for an op the registry does not know
+    sizes     how big its symbolic dims are taken to be (`ir.sizes.Sizes`), for `work` and
+              `result_bytes`, so that they agree with placement's bytes; None: `default_sizes()`
     """
 
-    __slots__ = ("function", "name", "op", "args", "result", "attrs", "span", "registry", "_work")
+    __slots__ = ("function", "name", "op", "args", "result", "attrs", "span", "registry", "sizes", "_work")
 
     def __init__(
         self,
@@ -72,6 +76,7 @@ class OpInfo:
         attrs: Mapping[str, Any] | None = None,
         span: Span | None = None,
         registry: Op | None = None,
+        sizes: Sizes | None = None,
     ) -> None:
         self.function = function
         self.name = name
@@ -81,27 +86,43 @@ class OpInfo:
         self.attrs = dict(attrs or {})
         self.span = span
         self.registry = registry
+        self.sizes = sizes
         self._work: Work | None = None
 
     @property
     def work(self) -> Work:
-        """FLOPs and bytes read and written, as the op's registry entry estimates them (zero if unknown)."""
+        """FLOPs and bytes read and written, as the op's registry entry estimates them (zero if unknown), at the
+        sizes `sizes` gives symbolic dims."""
         if self._work is None:
-            self._work = NO_WORK if self.registry is None else self.registry.work(self.args, self.result, self.attrs)
+            if self.registry is None:
+                self._work = NO_WORK
+            else:
+                resolve, f = (self.sizes or default_sizes()).resolve, self.function
+                args = [resolve(a, f) for a in self.args]
+                self._work = self.registry.work(args, resolve(self.result, f), self.attrs)
         return self._work
 
     @property
     def result_bytes(self) -> int:
-        """Bytes of every tensor of the result (a tuple's leaves summed)."""
-        return value_bytes(self.result)
+        """Bytes of every tensor of the result (a tuple's leaves summed), at the sizes `sizes` gives."""
+        return value_bytes(self.result, self.sizes, self.function)
 
     def __repr__(self) -> str:
         return f"OpInfo({self.function}:{self.name} = {self.op})"
 
 
-def value_bytes(sinfo: StructInfo) -> int:
-    """Bytes of every tensor leaf of `sinfo`; a symbolic dim counts as 1, as `struct_info.nbytes` does."""
-    return sum(nbytes(leaf) for _, leaf in tensor_leaves(sinfo))
+def value_bytes(sinfo: StructInfo, sizes: Sizes | None = None, function: str = "") -> int:
+    """Bytes of every tensor leaf of `sinfo` in `function`, symbolic dims sized by `sizes` (`ir.sizes.Sizes`;
+    None: `default_sizes()`)."""
+    nbytes = (sizes or default_sizes()).nbytes
+    return sum(nbytes(leaf, function) for _, leaf in tensor_leaves(sinfo))
+
+
+@functools.cache
+def default_sizes() -> Sizes:
+    """The sizes of a figure made with no module at hand: every symbolic dim `ir.sizes.DEFAULT_DIM`, each
+    warned about once per process."""
+    return Sizes()
 
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}

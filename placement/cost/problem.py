@@ -320,7 +320,8 @@ class _Walk:
             return
         self.memory_sites.extend(leaves)
         anchor = leaves[0]
-        self.ops.append((op_info(self.func, binding.var.name, call, binding.span, binding.var.struct_info), anchor))
+        info = op_info(self.func, binding.var.name, call, binding.span, binding.var.struct_info, self.ex.sizes)
+        self.ops.append((info, anchor))
         if op.device_rule == "same" and type(tree) is int:
             for i, arg in enumerate(call.args):
                 self.use(arg, tree, binding, i, tie=True)

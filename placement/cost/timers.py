@@ -4,9 +4,10 @@
 infos: floats uniform in [0.5, 1.5) (no NaN from log or sqrt, no denormals),
 integers 0 (a valid index into any non-empty axis), bools half true, shapes
 and prim values as the module states them.  A symbolic dim that is a plain
-name (``n``) takes `symbolic_size`; an expression (``n * 2``), an unknown
-shape or dtype, or inputs and result over `max_bytes` raise `Skip` with the
-reason, as does a kernel that fails on such inputs.
+name (``n``) takes ``size_of(n)`` (placement's size of it, `ir.sizes.Sizes`);
+an expression (``n * 2``), an unknown shape or dtype, or inputs and result
+over `max_bytes` raise `Skip` with the reason, as does a kernel that fails
+on such inputs.
 
 `time_numpy` runs the op's NumPy kernel, the kernel the runtime's CPU runs;
 `TorchTimer` runs its torch kernel on a torch device (a CUDA GPU), through a
@@ -40,41 +41,41 @@ class Skip(Exception):
     """An op call that cannot be timed; the message says why."""
 
 
-def make_inputs(op: OpInfo, rng: np.random.Generator, symbolic_size: int, max_bytes: int) -> list[Any]:
+def make_inputs(op: OpInfo, rng: np.random.Generator, size_of: Callable[[str], int], max_bytes: int) -> list[Any]:
     """The arguments of `op` (module docstring); `Skip` where they cannot be made."""
-    total = _bytes(op.result, symbolic_size) + sum(_bytes(a, symbolic_size) for a in op.args)
+    total = _bytes(op.result, size_of) + sum(_bytes(a, size_of) for a in op.args)
     if total > max_bytes:
         raise Skip(f"its inputs and result take {total} bytes, over the {max_bytes}-byte limit")
-    return [_value(sinfo, rng, symbolic_size) for sinfo in op.args]
+    return [_value(sinfo, rng, size_of) for sinfo in op.args]
 
 
-def _dim(d: int | str, symbolic_size: int) -> int:
+def _dim(d: int | str, size_of: Callable[[str], int]) -> int:
     if isinstance(d, int):
         return d
     if d.isidentifier():
-        return symbolic_size
+        return size_of(d)
     raise Skip(f"symbolic dim {d!r} is an expression; only plain names take the symbolic size")
 
 
-def _shape(sinfo: TensorStructInfo, symbolic_size: int) -> tuple[int, ...]:
+def _shape(sinfo: TensorStructInfo, size_of: Callable[[str], int]) -> tuple[int, ...]:
     if sinfo.shape is None:
         raise Skip("an argument's shape is unknown")
     if not sinfo.dtype:
         raise Skip("an argument's dtype is unknown")
-    return tuple(_dim(d, symbolic_size) for d in sinfo.shape)
+    return tuple(_dim(d, size_of) for d in sinfo.shape)
 
 
-def _bytes(sinfo: StructInfo, symbolic_size: int) -> int:
+def _bytes(sinfo: StructInfo, size_of: Callable[[str], int]) -> int:
     if isinstance(sinfo, TensorStructInfo) and sinfo.shape is not None:
-        return itemsize(sinfo.dtype) * int(np.prod([_dim(d, symbolic_size) for d in sinfo.shape], dtype=object))
+        return itemsize(sinfo.dtype) * int(np.prod([_dim(d, size_of) for d in sinfo.shape], dtype=object))
     if isinstance(sinfo, TupleStructInfo):
-        return sum(_bytes(f, symbolic_size) for f in sinfo.fields)
+        return sum(_bytes(f, size_of) for f in sinfo.fields)
     return 0
 
 
-def _value(sinfo: StructInfo, rng: np.random.Generator, symbolic_size: int) -> Any:
+def _value(sinfo: StructInfo, rng: np.random.Generator, size_of: Callable[[str], int]) -> Any:
     if isinstance(sinfo, TensorStructInfo):
-        shape, dtype = _shape(sinfo, symbolic_size), sinfo.dtype
+        shape, dtype = _shape(sinfo, size_of), sinfo.dtype
         try:
             np_dtype = to_numpy(dtype)
         except TypeError:
@@ -85,11 +86,11 @@ def _value(sinfo: StructInfo, rng: np.random.Generator, symbolic_size: int) -> A
             return np.asarray(rng.random(shape) < 0.5)
         return np.zeros(shape, np_dtype)
     if isinstance(sinfo, TupleStructInfo):
-        return tuple(_value(f, rng, symbolic_size) for f in sinfo.fields)
+        return tuple(_value(f, rng, size_of) for f in sinfo.fields)
     if isinstance(sinfo, ShapeStructInfo):
         if sinfo.values is None:
             raise Skip("a shape argument's values are unknown")
-        return tuple(_dim(d, symbolic_size) for d in sinfo.values)
+        return tuple(_dim(d, size_of) for d in sinfo.values)
     if isinstance(sinfo, PrimStructInfo) and sinfo.value is not None:
         return np.asarray(sinfo.value, dtype=to_numpy(sinfo.dtype or "int64"))[()]
     raise Skip(f"cannot make an argument of type {sinfo!r}")

@@ -60,6 +60,7 @@ class UnitObjective(Objective):
     """
 
     problem_kind = PlanProblem
+    settles_copies = False
     default_time_limit_s = 60.0
 
     def __init__(self, model: CostModel, memory: Mapping[str, int | str] | None = None) -> None:
@@ -105,7 +106,7 @@ class UnitObjective(Objective):
 def plan_decision(co: Coarsened, plan: list[int]) -> Decision:
     """The `Decision` of a plan: its copies written into the module, that module extracted, every site's device."""
     placed_input, inserted = rewrite(co, plan)
-    ex = extract(placed_input)
+    ex = extract(placed_input, sizes=co.ex.sizes, settle=False)  # the plan's copies as the solver priced them
     cs = ex.constraints
     known = site_devices(co, plan, ex.var_sites)
     for site, device in zip(*pin_columns(cs.pins), strict=True):

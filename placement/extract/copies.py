@@ -32,8 +32,21 @@ realization will move:
    bytes (a replica on d's physical device, or x on it).
 
 So the placed module copies each value at most once per destination vdevice
-in every scope, never copies a value to where it already is visibly, and the
-objective counts exactly its copies.  Visibility follows Relax scoping
+in every scope, never copies a value to where it already is visibly (but
+for the program's own round trip through a transit replica, below), and the
+objective counts exactly its copies.
+
+No copy is made that nothing reads.  Which copy op reads which replica is
+decided once the whole function is walked (`CopyPlanner.finish`, with the
+real reads of `liveness`), so that it never hangs on the devices the solver
+picks: a replica that only copy ops read (a *transit* replica: ``lv1 =
+hint(lv0, gpu); lv2 = hint(lv1, cpu)`` with nothing else reading ``lv1``)
+is read as written by a copy op that would otherwise alias or copy its home
+where the home ends on the destination (case 4 without the home lookup),
+and a nearby replica that nothing reads for real is not looked up where the
+home may stand in for it; then a copy op whose result nothing needs (no
+real read of it or its aliases, and no kept copy op reading it) is dropped
+from the placed module with its aliases, and has no edge.  Visibility follows Relax scoping
 (`CopyScopes`): a variable bound in a function's body is visible for the
 rest of that body, in an If branch for the rest of the branch, and a
 ``DataflowVar`` only until its dataflow block ends.  A copy op nested inside
@@ -49,6 +62,7 @@ from typing import TYPE_CHECKING
 from vdplace.ir.expr import Binding, Call, DataflowVar, Var
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import VDevice
+from vdplace.placement.extract.liveness import Reads, function_reads
 from vdplace.placement.model.constraints import Prefer
 from vdplace.placement.model.rules import Rule
 
@@ -145,26 +159,71 @@ class CopyScopes:
         self.stack[-1].setdefault(key, var)
 
 
+class _Pending:
+    """A bound copy op seen by the walk, waiting for `CopyPlanner.finish` to settle its plan and edge."""
+
+    __slots__ = ("func", "call", "var", "src", "res", "at", "device", "rule", "span", "origin", "plan")
+
+    def __init__(
+        self,
+        func: str,
+        call: Call,
+        origin: Binding,
+        src: int,
+        res: int,
+        at: int | None,
+        device: int,
+        rule: Rule,
+        span: Span | None,
+        plan: CopyPlan,
+    ) -> None:
+        self.func = func
+        self.call = call
+        self.var = origin.var
+        self.src = src
+        self.res = res
+        self.at = at
+        self.device = device
+        self.rule = rule
+        self.span = span
+        self.origin = origin
+        self.plan = plan
+
+
 class CopyPlanner:
     """Extraction's part at each copy op: the value roots, the visible copies, the plan and the soft edge.
 
     `roots` and `scopes` follow the walk (extraction records aliases in
     `roots` and brackets sequences and blocks in `scopes`); `plan` handles
-    one copy op once its input's and result's trees are known.
+    one copy op once its input's and result's trees are known; `finish`,
+    after the walk, settles what each bound copy op reads, which are dropped,
+    and adds their edges.  ``settle=False`` keeps every op as its walk-time
+    plan says, with its edge (the cost plan's module, whose copies the cost
+    solver priced).
     """
 
-    __slots__ = ("ex", "vdevices", "roots", "scopes")
+    __slots__ = ("ex", "vdevices", "roots", "scopes", "pending", "settle")
 
-    def __init__(self, ex: Extraction, vdevices: Sequence[VDevice]) -> None:
+    def __init__(self, ex: Extraction, vdevices: Sequence[VDevice], settle: bool = True) -> None:
         self.ex = ex
         self.vdevices = vdevices
         self.roots = ValueRoots()
         self.scopes = CopyScopes()
+        self.pending: list[_Pending] = []
+        self.settle = settle  # False: every copy op as its walk-time plan says, its edge added at once
 
     def plan(
-        self, call: Call, src: Tree, res: Tree, device: int, rule: Rule, span: Span | None, origin: object
+        self,
+        func: str,
+        call: Call,
+        src: Tree,
+        res: Tree,
+        device: int,
+        rule: Rule,
+        span: Span | None,
+        origin: object,
     ) -> None:
-        """The plan and the soft edge of the copy op `call` (the cases of the module docstring)."""
+        """The plan of the copy op `call` (the cases of the module docstring); a nested one's edge at once."""
         if type(src) is not int or type(res) is not int:
             return  # copy ops take and give one tensor: inference has refused anything else
         roots, cs = self.roots, self.ex.constraints
@@ -182,14 +241,75 @@ class CopyPlanner:
             plan.near = scopes.find((value, physical))
             if at is not None:
                 plan.home = scopes.find((value, HOME))
-            self._edge(plan, src, res, at, device, rule, span, origin)
         self.ex.copy_plans[id(call)] = plan
+        if not self.settle:
+            if reuse is None and at != device:
+                self._edge(plan, src, res, at, device, rule, span, origin)
+        else:
+            self.pending.append(_Pending(func, call, origin, src, res, at, device, rule, span, plan))
         var = origin.var
         scopes.add((value, device), var)
         scopes.add((value, physical), var)
         arg = call.args[0]
         if at is None and isinstance(arg, Var):
             scopes.add((value, HOME), arg)
+
+    def finish(self) -> None:
+        """Settle every bound copy op, a function at a time: transit inputs read as written, unneeded ops
+        dropped (into `Extraction.dropped`, with their aliases), an edge for each op the module keeps.
+        (Without `settle` there is nothing left to do: `plan` added every edge.)"""
+        by_func: dict[str, list[_Pending]] = {}
+        for rec in self.pending:
+            by_func.setdefault(rec.func, []).append(rec)
+        for fname, recs in by_func.items():
+            body = self.ex.module.functions[fname].body
+            tracked = {rec.var for rec in recs} | {a for rec in recs if isinstance(a := rec.call.args[0], Var)}
+            self._settle(recs, function_reads(body, {id(rec.call) for rec in recs}, tracked))
+        self.pending = []
+
+    def _settle(self, recs: list[_Pending], reads: Reads) -> None:
+        # What each op reads whatever the devices turn out to be (a replica that may be a copy's result), or None.
+        static = [self._static_read(rec, reads) for rec in recs]
+        wanted: set[Var] = set()  # group roots a kept copy op reads
+        keep: list[bool] = [False] * len(recs)
+        for i in range(len(recs) - 1, -1, -1):
+            rec = recs[i]
+            root = reads.root(rec.var)
+            if root not in reads.read and root not in wanted:
+                self.ex.dropped.add(rec.var)
+                self.ex.dropped.update(reads.members.get(root, ()))
+                continue
+            keep[i] = True
+            if static[i] is not None:
+                wanted.add(reads.root(static[i]))  # type: ignore[arg-type]
+        for rec, kept in zip(recs, keep, strict=True):
+            if kept and rec.plan.reuse is None and rec.at != rec.device:
+                self._edge(rec.plan, rec.src, rec.res, rec.at, rec.device, rec.rule, rec.span, rec.origin)
+
+    def _static_read(self, rec: _Pending, reads: Reads) -> Var | None:
+        """Settle `rec`'s plan so that whether it reads a replica does not hang on the devices; that replica.
+
+        Realization reads a nearby replica only where the home is not on the destination, and the home
+        instead of the input replica only where the home is (physically) there: a lookup so read that nothing
+        reads for real is dropped from the plan, and an input replica that only copy ops read is read as
+        written (its home is not looked up), so that no replica is left unread by what the solver decides.
+        """
+        plan, arg = rec.plan, rec.call.args[0]
+        x = arg if isinstance(arg, Var) else None
+        if plan.reuse is not None:
+            return plan.reuse
+        if rec.at == rec.device:
+            return x  # an alias of the input
+        if plan.near is not None and (rec.at is None or plan.home is not None) and not reads.is_read(plan.near):
+            plan.near = None
+        if rec.at is None:
+            return None  # the input is at home: no copy's result
+        if plan.home is None:
+            return plan.near if plan.near is not None else x
+        if plan.near is None and x is not None and not reads.is_read(x):
+            plan.home = None
+            return x
+        return None  # the input is read for real, or never (a home or a nearby replica stands in)
 
     def _edge(
         self,

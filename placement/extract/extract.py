@@ -11,6 +11,9 @@ The walk also records which sites belong to which variable and expression
 trees), so that realization can write the solver's answer back without
 walking the constraints again.
 
+Long because: one walk over every construct of the IR, its hot loop (`seq`)
+inlined; the parts that stand alone live beside it (`copies`, `inputs`).
+
 Only annotations the user wrote are pins (`Binding.annotation`, parameter and
 return struct infos); a vdevice the normalizer inferred forward into
 ``var.struct_info`` is a consequence of the pins, not a pin.
@@ -42,13 +45,14 @@ from vdplace.ir.expr import (
 from vdplace.ir.module import IRModule
 from vdplace.ir.normalize import hint_target, host_vdevice
 from vdplace.ir.op import Op
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice, describe
 from vdplace.placement.errors import PlacementError, bound_twice
 from vdplace.placement.extract.copies import CopyPlanner
 from vdplace.placement.extract.extraction import Extraction, Tree, declared_return, tree_leaves
+from vdplace.placement.extract.inputs import add_starts
 from vdplace.placement.model.constraints import (
     MAX_LINKED_TIES,
     ConstraintSet,
@@ -74,13 +78,16 @@ _CALL_ARG = RuleKind.CALL_ARG  # a call's ties carry a `RuleSpec`: built only if
 _CALL_RESULT = RuleKind.CALL_RESULT
 
 
-def extract(mod: IRModule, *, strict_hints: bool = False) -> Extraction:
-    """Build the constraint set of `mod` (read only; `mod` is not changed)."""
-    return _Extractor(mod, strict_hints).run()
+def extract(
+    mod: IRModule, *, strict_hints: bool = False, sizes: Sizes | None = None, settle: bool = True
+) -> Extraction:
+    """The constraint set of `mod` (read only), dims sized by `sizes` (default ``Sizes(mod)``);
+    ``settle=False``: every copy op kept as the walk plans it (`copies.CopyPlanner`)."""
+    return _Extractor(mod, strict_hints, Sizes(mod) if sizes is None else sizes, settle).run()
 
 
 class _Extractor:
-    def __init__(self, mod: IRModule, strict_hints: bool) -> None:
+    def __init__(self, mod: IRModule, strict_hints: bool, sizes: Sizes, settle: bool) -> None:
         self.mod = mod
         self.strict = strict_hints
         self.vdevices: list[VDevice] = list(mod.vdevices)
@@ -89,14 +96,14 @@ class _Extractor:
             self.index.setdefault(v, i)
         host = host_vdevice(self.vdevices)
         self.host = None if host is None else self.index[host]
-        self.cs = ConstraintSet(self.vdevices)
-        self.ex = Extraction(mod, self.cs)
+        self.cs = ConstraintSet(self.vdevices, sizes)
+        self.ex = Extraction(mod, self.cs, sizes)
         self.sites: SiteTable = self.cs.sites  # type: ignore[assignment]
         self.equals: EqualTable = self.cs.equals  # type: ignore[assignment]
         self.pins: PinTable = self.cs.pins  # type: ignore[assignment]
         self._same_rules: dict[str, Rule] = {}
         self._domains: dict[str, frozenset[int] | None] = {}
-        self.copies = CopyPlanner(self.ex, self.vdevices)
+        self.copies = CopyPlanner(self.ex, self.vdevices, settle)
         self.func = ""
         self.params_of: dict[str, tuple[int, int]] = {}  # each function's parameter and return sites [lo, hi)
         self.own_sites = (0, 0, 0)  # the walked function's: those two bounds, then its body's first site
@@ -106,7 +113,7 @@ class _Extractor:
         if type(sinfo) is TensorStructInfo:
             sites = self.sites
             sid = len(sites)
-            sites.append(Site(sid, self.func, name, path, span, tensor_bytes(sinfo), kind))
+            sites.append(Site(sid, self.func, name, path, span, self.ex.sizes.nbytes(sinfo, self.func), kind))
             return sid
         if type(sinfo) is TupleStructInfo:
             return tuple(self.new_tree(f, name, span, kind, path + (i,)) for i, f in enumerate(sinfo.fields))
@@ -176,6 +183,7 @@ class _Extractor:
             declared = declared_return(func)
             if declared is not None and (type(declared) is not TensorStructInfo or declared.vdevice is not None):
                 self.pin_tree(declared, tree, _RETURN, ret_span, func)
+            add_starts(self.cs, fname, func, var_sites, ex.sizes)
         for fname, func in self.mod.functions.items():
             self.func = fname
             sites.enter(fname)
@@ -197,6 +205,7 @@ class _Extractor:
             span = result.span or func.ret_span or func.span
             tree = self.expr(result, span, func) if tree is None else self.own(result, tree, span)  # type: ignore[arg-type]
             self.tie(ret, tree, _FUNC_RESULT, span, func)
+        self.copies.finish()
         return ex
 
     def seq(self, seq: SeqExpr) -> None:
@@ -383,7 +392,7 @@ class _Extractor:
             dst = self.device_index(call.attrs["dst_vdevice"], span)
             for leaf in tree_leaves(res):
                 self.pins.add(leaf, dst, _TO_VDEVICE, span, origin)
-            self.copies.plan(call, src, res, dst, _TO_VDEVICE, span, origin)
+            self.copies.plan(self.func, call, src, res, dst, _TO_VDEVICE, span, origin)
         else:
             raise PlacementError(f"R.{op.name}: unknown explicit device rule", span)
 
@@ -449,7 +458,7 @@ class _Extractor:
             self.tie(src, res, _HINT_STRICT, span, origin)
             self.alias(res, src)
         else:
-            self.copies.plan(call, src, res, device, _HINT, span, origin)
+            self.copies.plan(self.func, call, src, res, device, _HINT, span, origin)
 
     def call_function(self, call: Call, name: str, res: Tree, span: Span | None, origin: object) -> None:
         callee = self.mod.functions.get(name)

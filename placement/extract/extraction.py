@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from vdplace.ir.expr import Function, Var
 from vdplace.ir.module import IRModule
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.struct_info import StructInfo
 from vdplace.placement.extract.copies import CopyPlan
 from vdplace.placement.model.constraints import ConstraintSet
@@ -50,7 +51,10 @@ class Extraction:
     `expr_sites` is keyed by ``id(expr)`` for nested, non-variable tensor
     expressions (their nodes stay alive in the input module, so ids are stable
     while the extraction is in use).  `copy_plans` maps ``id(call)`` of every
-    copy op bound as a binding's whole value to its `copies.CopyPlan`.
+    copy op bound as a binding's whole value to its `copies.CopyPlan`;
+    `dropped` holds the variables of the copy ops nothing needs and of their
+    aliases, which realization leaves out (`copies.CopyPlanner.finish`);
+    `sizes` weighs symbolic dims for every byte figure (`ir.sizes.Sizes`).
 
     Realization spends an extraction: it takes `var_sites` (`take_var_sites`)
     and replaces each variable's tree with its placed counterpart as it goes,
@@ -58,15 +62,17 @@ class Extraction:
     another assignment, extract again.
     """
 
-    __slots__ = ("module", "constraints", "var_sites", "expr_sites", "ret_sites", "copy_plans")
+    __slots__ = ("module", "constraints", "sizes", "var_sites", "expr_sites", "ret_sites", "copy_plans", "dropped")
 
-    def __init__(self, module: IRModule, constraints: ConstraintSet) -> None:
+    def __init__(self, module: IRModule, constraints: ConstraintSet, sizes: Sizes) -> None:
         self.module = module
         self.constraints = constraints
+        self.sizes = sizes
         self.var_sites: dict[Var, Tree] = {}
         self.expr_sites: dict[int, Tree] = {}
         self.ret_sites: dict[str, Tree] = {}
         self.copy_plans: dict[int, CopyPlan] = {}
+        self.dropped: set[Var] = set()
 
     def take_var_sites(self) -> dict[Var, Tree]:
         """`var_sites`, for realization to rewrite in place; a second call is an error."""

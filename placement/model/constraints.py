@@ -24,8 +24,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 from vdplace.ir.expr import Binding, Function, GlobalVar, Var
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
-from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec, built
 
@@ -120,6 +120,27 @@ class Prefer:
         return f"Prefer({self.a}~{self.b}, {self.weight}B)"
 
 
+class Start:
+    """Soft: `site` starts on the host; placing it on a device that is not a CPU uploads `weight` bytes.
+
+    One per unannotated tensor leaf of an entry function's runtime inputs
+    (`placement.model.entry`): the caller hands them over in host memory,
+    which every CPU vdevice shares (as the runtime counts it).
+    """
+
+    __slots__ = ("site", "weight", "rule", "span", "origin")
+
+    def __init__(self, site: int, weight: int, rule: Rule, span: Span | None, origin: object = None) -> None:
+        self.site = site
+        self.weight = weight
+        self.rule = rule
+        self.span = span
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return f"Start({self.site}@host, {self.weight}B)"
+
+
 class Domain:
     """Hard: site's device is one of `allowed` (an op's supported device types)."""
 
@@ -152,13 +173,15 @@ class SiteTable:
     * a parameter `Var`: kind ``"param"``, its span;
     * a `Function`: its return, ``"<ret>"``, kind ``"return"``, the return annotation's span or else the function's;
 
-    each a plain tensor (path ``()``), its bytes from that struct info.
+    each a plain tensor (path ``()``), its bytes from that struct info under
+    `sizes` (`ir.sizes.Sizes`: how big a symbolic dim is taken to be).
     """
 
-    __slots__ = ("records", "_run_starts", "_run_funcs")
+    __slots__ = ("records", "sizes", "_run_starts", "_run_funcs")
 
-    def __init__(self) -> None:
+    def __init__(self, sizes: Sizes | None = None) -> None:
         self.records: list[Site | Binding | Var | Function] = []
+        self.sizes = Sizes() if sizes is None else sizes
         self._run_starts: list[int] = []  # increasing site ids
         self._run_funcs: list[str] = []
 
@@ -192,14 +215,15 @@ class SiteTable:
         if i < 0:
             i += len(self.records)
         func = self.func_of(i)
+        nbytes = self.sizes.nbytes
         if type(record) is Binding:
             var = record.var
-            site = Site(i, func, var.name, (), var.span or record.span, tensor_bytes(var.struct_info), "binding")
+            site = Site(i, func, var.name, (), var.span or record.span, nbytes(var.struct_info, func), "binding")
         elif type(record) is Function:
             span = record.ret_span or record.span
-            site = Site(i, func, "<ret>", (), span, tensor_bytes(record.ret_struct_info), "return")
+            site = Site(i, func, "<ret>", (), span, nbytes(record.ret_struct_info, func), "return")
         else:
-            site = Site(i, func, record.name, (), record.span, tensor_bytes(record.struct_info), "param")
+            site = Site(i, func, record.name, (), record.span, nbytes(record.struct_info, func), "param")
         self.records[i] = site
         return site
 
@@ -393,18 +417,21 @@ class ConstraintSet:
 
     `sites`, `pins` and `equals` are a `SiteTable`, a `PinTable` and an
     `EqualTable` as extraction builds them; a derived set (a fix applied by
-    diagnosis) may hold plain lists.
+    diagnosis) may hold plain lists.  `host_devices` are the indices of the
+    CPU vdevices, where a `Start` costs nothing.
     """
 
-    __slots__ = ("vdevices", "sites", "pins", "equals", "prefers", "domains")
+    __slots__ = ("vdevices", "sites", "pins", "equals", "prefers", "starts", "domains", "host_devices")
 
-    def __init__(self, vdevices: list[VDevice]) -> None:
+    def __init__(self, vdevices: list[VDevice], sizes: Sizes | None = None) -> None:
         self.vdevices = vdevices
-        self.sites: SiteTable | list[Site] = SiteTable()
+        self.sites: SiteTable | list[Site] = SiteTable(sizes)
         self.pins: PinTable | list[Pin] = PinTable()
         self.equals: EqualTable | list[Equal] = EqualTable()
         self.prefers: list[Prefer] = []
+        self.starts: list[Start] = []
         self.domains: list[Domain] = []
+        self.host_devices = frozenset(i for i, v in enumerate(vdevices) if v.device_type == "cpu")
 
     def add_site(self, func: str, name: str, path: tuple[int, ...], span: Span | None, nbytes: int, kind: str) -> int:
         site_id = len(self.sites)
@@ -413,4 +440,4 @@ class ConstraintSet:
 
     @property
     def num_constraints(self) -> int:
-        return len(self.pins) + len(self.equals) + len(self.prefers) + len(self.domains)
+        return len(self.pins) + len(self.equals) + len(self.prefers) + len(self.starts) + len(self.domains)

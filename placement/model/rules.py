@@ -42,6 +42,7 @@ class RuleKind(StrEnum):
     CALL_RESULT = "call_result"  # Equal (result, return): y = cls.f(...); params: func
     IF = "if"  # Equal (If's result, branch result)
     FUNC_RESULT = "func_result"  # Equal (return site, returned value)
+    INPUT = "input"  # Start: an entry function's runtime input arrives on the host
 
     @property
     def input_first(self) -> bool | None:
@@ -165,6 +166,7 @@ _TEXT: dict[RuleKind, str] = {
     RuleKind.CALL_RESULT: "result of cls.{func}",
     RuleKind.IF: "If branches and result share a device",
     RuleKind.FUNC_RESULT: "returned value",
+    RuleKind.INPUT: "runtime input of an entry function, handed over on the host",
 }
 
 

@@ -9,7 +9,9 @@ ends on the hinted vdevice and ``R.to_vdevice`` otherwise; a user's
 A bound copy op follows its `CopyPlan` (`placement.extract.copies`): it
 becomes an alias of a visible copy of the same value on its destination, or
 copies from the visible replica that moves the fewest bytes, so each value
-is copied at most once per destination in every scope.
+is copied at most once per destination in every scope.  A copy op nothing
+needs, and every alias of it (`Extraction.dropped`), is left out: no placed
+module holds a copy whose result nothing reads.
 
 A ``to_vdevice`` between two list entries that are the same physical device
 (`VDevice.physical`: same device type and id, e.g. ``"cuda"`` and
@@ -50,7 +52,6 @@ from vdplace.ir.normalize import join
 from vdplace.ir.op import Op, get_op
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.extract.extraction import Extraction, Tree
 
@@ -299,6 +300,9 @@ class _Realizer:
                         value = Call(op, args, value.attrs, sinfo, value._span)  # `Call.rebuilt`
                     rebuilt = True  # `value` is the old one or has its span
                 else:
+                    if var in self.ex.dropped:  # a copy op nothing needs, or an alias of one: left out
+                        kept = False
+                        continue
                     self.where = (var.name, b.span or var.span)
                     value = self.other_value(value, tree, sinfo)
                     rebuilt = False
@@ -362,23 +366,30 @@ class _Realizer:
 
     def call(self, call: Call, tree: Tree, sinfo: StructInfo) -> Expr:
         op = call.op
-        args = [self.expr(a) for a in call.args]
         if type(op) is Op and op.device_rule == "explicit":
-            return self.copy(call, args, tree, sinfo)
-        return call.rebuilt(args, sinfo)
+            return self.copy(call, tree, sinfo)
+        return call.rebuilt([self.expr(a) for a in call.args], sinfo)
 
-    def copy(self, call: Call, args: list[Expr], tree: Tree, sinfo: StructInfo) -> Expr:
-        """A copy op: an alias, or ``R.to_vdevice`` from the source its `CopyPlan` names (see `extract.copies`)."""
+    def copy(self, call: Call, tree: Tree, sinfo: StructInfo) -> Expr:
+        """A copy op: an alias, or ``R.to_vdevice`` from the source its `CopyPlan` names (see `extract.copies`).
+
+        Its input is realized only where it is the source: one its plan bypasses may have been left out.
+        """
         op = call.op
         dst = self.devices[self.assignment[tree]] if type(tree) is int else None
         if dst is None:  # cannot happen: both rules pin their result
             raise RuntimeError(f"internal error: {op.name} result has no device")  # type: ignore[union-attr]
         plan = self.ex.copy_plans.get(id(call))
-        source = args[0]  # realized: its struct info holds the device its site was given
-        src = _device(source)
+        if plan is not None and plan.reuse is not None:
+            return self.new_var(plan.reuse)
+        arg = call.args[0]
+        placed = self.var_sites.get(arg) if isinstance(arg, Var) else None  # type: ignore[call-overload]
+        if type(placed) is int:  # not realized yet: its site's device
+            source, src = None, self.devices[self.assignment[placed]]
+        else:
+            source = placed if isinstance(placed, Var) else self.expr(arg)
+            src = _device(source)
         if plan is not None:
-            if plan.reuse is not None:
-                return self.new_var(plan.reuse)
             home = None if plan.home is None else _device(self.new_var(plan.home))
             if src != dst and home == dst:
                 return self.new_var(plan.home)  # type: ignore[arg-type]
@@ -387,10 +398,12 @@ class _Realizer:
                 src = _device(source)
             elif src != dst and home is not None and home.physical == dst.physical:
                 source, src = self.new_var(plan.home), home  # type: ignore[arg-type]
+        if source is None:
+            source = self.expr(arg)  # a left-out input read after all is an internal error `new_var` reports
         if src is not None and src == dst:
             return source  # already there: a plain alias
         sinfo_in = call.args[0].struct_info
-        nbytes = tensor_bytes(sinfo_in) if type(sinfo_in) is TensorStructInfo else 0
+        nbytes = self.ex.sizes.nbytes(sinfo_in, self.func) if type(sinfo_in) is TensorStructInfo else 0
         physical = src is None or src.physical != dst.physical
         name, span = self.where
         inserted = op is self.hint_op

@@ -31,20 +31,26 @@ may list the kinds it decides in `problem_kinds` (default: `Problem` only).
   ends of soft edges;
 * `edges`: soft edges between classes, summed per pair of classes, ``a < b``,
   in ascending ``(a, b)`` order.  Keeping an edge's ends on one physical
-  device saves `weight` bytes; `count` hint edges were summed into it.  An
+  device saves `weight` bytes; `count` copy ops were summed into it, `hints`
+  of them ``hint_on_device``.  An
   edge with one end in `classes` has its other end in `classes` or `fixed`.
   An edge with neither end in `classes` has a constant cost and a backend
   ignores it; it is still listed, so that a backend scaling weights by the
   number of edges sees the same numbers however propagation went;
+* `starts[c]`: ``(bytes, count)``: class c holds `count` runtime inputs of
+  entry functions, which arrive on the host: on a device outside `host`
+  (the CPU devices) it uploads `bytes`;
 * `physical[i]`: the physical device of device i: entries with equal values
   share memory, so an edge between them moves no bytes;
 * `timeout_ms`: a limit for the search, or None.
 
-The objective, lexicographic: first the weight of the edges whose ends are
-on different physical devices, then the count of the edges whose ends are on
-different devices (so that a hint still becomes a plain alias where it can).
-With no two devices on one physical device only the first part exists.
-Weights are non-negative.
+The objective, lexicographic: first the bytes moved (the weight of the
+edges whose ends are on different physical devices, plus the bytes of the
+starts off the host), then the hints not honoured (the `hints` of the edges
+whose ends are on different devices: where bytes tie, a hinted expression
+runs on the hinted device), then the runtime inputs moved off the host, then
+the count of the edges whose ends are on different devices (so that a copy
+op still becomes a plain alias where it can).  Weights are non-negative.
 
 Every class's facts have a device in common: `solve` finds the classes
 whose facts do not (classes are independent in every hard fact, so that is
@@ -83,24 +89,26 @@ ResultT = TypeVar("ResultT", covariant=True)
 
 
 class SoftEdge:
-    """A soft edge between classes `a` < `b`: `weight` bytes moved if they end apart, `count` hints summed."""
+    """A soft edge between classes `a` < `b`: `weight` bytes moved if they end apart, `count` copy ops summed,
+    `hints` of them hints."""
 
-    __slots__ = ("a", "b", "weight", "count")
+    __slots__ = ("a", "b", "weight", "count", "hints")
 
-    def __init__(self, a: int, b: int, weight: int, count: int) -> None:
+    def __init__(self, a: int, b: int, weight: int, count: int, hints: int = 0) -> None:
         self.a = a
         self.b = b
         self.weight = weight
         self.count = count
+        self.hints = hints
 
     def __repr__(self) -> str:
-        return f"SoftEdge({self.a}, {self.b}, weight={self.weight}, count={self.count})"
+        return f"SoftEdge({self.a}, {self.b}, weight={self.weight}, count={self.count}, hints={self.hints})"
 
 
 class Problem:
     """What a backend decides; see the module docstring for the meaning of every field."""
 
-    __slots__ = ("classes", "num_devices", "facts", "fixed", "edges", "physical", "timeout_ms")
+    __slots__ = ("classes", "num_devices", "facts", "fixed", "edges", "physical", "timeout_ms", "starts", "host")
 
     def __init__(
         self,
@@ -111,6 +119,8 @@ class Problem:
         edges: Sequence[SoftEdge],
         physical: Sequence[Hashable],
         timeout_ms: int | None = None,
+        starts: Mapping[int, tuple[int, int]] | None = None,
+        host: frozenset[int] = frozenset(),
     ) -> None:
         self.classes = classes
         self.num_devices = num_devices
@@ -119,6 +129,8 @@ class Problem:
         self.edges = edges
         self.physical = physical
         self.timeout_ms = timeout_ms
+        self.starts = starts or {}
+        self.host = host
 
 
 class BackendResult:

@@ -76,3 +76,17 @@ def copy_bytes(cs: ConstraintSet, assignment: Sequence[int | None]) -> int:
         if a != b and (a is None or b is None or physical[a] != physical[b]):
             total += pref.weight
     return total
+
+
+def upload_bytes(cs: ConstraintSet, assignment: Sequence[int | None]) -> int:
+    """The uploads the objective counts: every `Start` whose site is on a device that is not a CPU.
+
+    An unplaced site stays where the caller has it, on the host.
+    """
+    host = cs.host_devices
+    total = 0
+    for start in cs.starts:
+        d = assignment[start.site]
+        if d is not None and d not in host:
+            total += start.weight
+    return total

@@ -18,7 +18,12 @@ they end on different physical devices).  Classes are independent in every
 3. `decide_separable`: a free class whose soft edges all end at pinned
    classes contributes to the objective through its own device only, so it
    takes its cheapest allowed device (exact, linear).  Every copy op pins its
-   result, so this decides every class the current rules produce.
+   result, so this decides every class the current rules produce.  The
+   objective is lexicographic (`backend` has it in full): bytes moved, by
+   copies and by uploads of entry runtime inputs (`starts`) off the host,
+   then hints not honoured, then inputs moved off the host, then copy ops
+   that are not aliases.  A class whose only soft facts are starts keeps
+   its default (the policy decides where nothing else does).
    `propagate_components`: of what is left, a component of classes joined
    by soft edges whose pinned classes all agree on one device that every
    free class allows costs nothing on that device, which no placement can
@@ -40,6 +45,7 @@ from vdplace.ir.normalize import host_vdevice
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.model.classes import Classes
 from vdplace.placement.model.constraints import ConstraintSet, pin_columns
+from vdplace.placement.model.rules import RuleKind
 from vdplace.placement.model.union_find import UnionFind
 from vdplace.placement.solve.backend import Backend, Problem, SoftEdge
 
@@ -108,14 +114,16 @@ def solve(
     edges = soft_edges(cs, classes)
     if not edges and propagate:
         return out
+    starts = start_costs(cs, classes, edges)
     if propagate:
-        coupled = decide_separable(edges, facts, out.devices, [v.physical for v in cs.vdevices])
-        undecided, fixed = propagate_components(coupled, facts, out.devices)
+        physical = [v.physical for v in cs.vdevices]
+        coupled = decide_separable(edges, facts, out.devices, physical, starts, cs.host_devices)
+        undecided, fixed = propagate_components(coupled, facts, out.devices, starts, cs.host_devices)
     else:
         undecided, fixed = constrained_classes(edges, facts, len(classes)), {}
     if not undecided:
         return out
-    problem = decision_problem(cs, undecided, facts, fixed, edges, timeout_ms)
+    problem = decision_problem(cs, undecided, facts, fixed, edges, timeout_ms, starts)
     answer = backend.solve(problem)
     out.variables = answer.variables
     out.soft = answer.soft
@@ -183,7 +191,7 @@ def default_devices(facts: ClassFacts, num_classes: int, policy_device: int | No
 
 
 def soft_edges(cs: ConstraintSet, classes: Classes) -> list[SoftEdge]:
-    """The hint edges between distinct classes, summed per pair, in ascending ``(a, b)`` order."""
+    """The copy ops' edges between distinct classes, summed per pair, in ascending ``(a, b)`` order."""
     of = classes.of
     edges: dict[tuple[int, int], SoftEdge] = {}
     for pref in cs.prefers:
@@ -192,17 +200,38 @@ def soft_edges(cs: ConstraintSet, classes: Classes) -> list[SoftEdge]:
         if ca == cb:
             continue
         key = (ca, cb) if ca < cb else (cb, ca)
+        hint = 1 if pref.rule.kind is RuleKind.HINT else 0
         edge = edges.get(key)
         if edge is None:
-            edges[key] = SoftEdge(key[0], key[1], pref.weight, 1)
+            edges[key] = SoftEdge(key[0], key[1], pref.weight, 1, hint)
         else:
             edge.weight += pref.weight
             edge.count += 1
+            edge.hints += hint
     return [edges[key] for key in sorted(edges)]
 
 
+def start_costs(cs: ConstraintSet, classes: Classes, edges: list[SoftEdge]) -> dict[int, tuple[int, int]]:
+    """Per class on a soft edge: the bytes and the number of its entry runtime inputs (`ConstraintSet.starts`)."""
+    if not cs.starts:
+        return {}
+    on_edges = {c for e in edges for c in (e.a, e.b)}
+    out: dict[int, tuple[int, int]] = {}
+    for start in cs.starts:
+        c = classes.of[start.site]
+        if c in on_edges:
+            nbytes, count = out.get(c, (0, 0))
+            out[c] = (nbytes + start.weight, count + 1)
+    return out
+
+
 def decide_separable(
-    edges: list[SoftEdge], facts: ClassFacts, devices: list[int | None], physical: Sequence[Hashable]
+    edges: list[SoftEdge],
+    facts: ClassFacts,
+    devices: list[int | None],
+    physical: Sequence[Hashable],
+    starts: dict[int, tuple[int, int]] | None = None,
+    host: frozenset[int] = frozenset(),
 ) -> list[SoftEdge]:
     """Decide every free class whose soft edges all end at pinned classes (into `devices`); the edges left.
 
@@ -224,28 +253,38 @@ def decide_separable(
             continue
         ends.setdefault(e.a if free_a else e.b, []).append(e)
     num_devices = len(physical)
+    no_start = (0, 0)
     for c, incident in ends.items():
-        fixed_ends = [(pin[e.b] if e.a == c else pin[e.a], e.weight, e.count) for e in incident]
+        fixed_ends = [(pin[e.b] if e.a == c else pin[e.a], e.weight, e.count, e.hints) for e in incident]
         allowed = facts.allowed.get(c) or range(num_devices)
-        devices[c] = _cheapest(fixed_ends, sorted(allowed), devices[c], physical)
+        start = starts.get(c, no_start) if starts else no_start
+        devices[c] = _cheapest(fixed_ends, sorted(allowed), devices[c], physical, start, host)
     return left
 
 
 def _cheapest(
-    fixed_ends: list[tuple[int | None, int, int]], allowed: list[int], default: int | None, physical: Sequence[Hashable]
+    fixed_ends: list[tuple[int | None, int, int, int]],
+    allowed: list[int],
+    default: int | None,
+    physical: Sequence[Hashable],
+    start: tuple[int, int] = (0, 0),
+    host: frozenset[int] = frozenset(),
 ) -> int:
-    """The allowed device minimizing (bytes moved, edges not aliased); ties: `default`, else the lowest."""
-    best: tuple[int, int, int] | None = None
+    """The allowed device minimizing (bytes moved, hints not honoured, inputs moved off the host, copy ops
+    not aliased); ties: `default`, else the lowest."""
+    best: tuple[int, int, int, int, int] | None = None
     choice = allowed[0]
     for d in allowed:
-        moved = 0
+        moved, inputs = (0, 0) if d in host else start
         apart = 0
-        for end, weight, count in fixed_ends:
+        unhonoured = 0
+        for end, weight, count, hints in fixed_ends:
             if end != d:
                 apart += count
+                unhonoured += hints
                 if physical[end] != physical[d]:  # type: ignore[index]
                     moved += weight
-        key = (moved, apart, 0 if d == default else 1)
+        key = (moved, unhonoured, inputs, apart, 0 if d == default else 1)
         if best is None or key < best:
             best = key
             choice = d
@@ -263,7 +302,11 @@ def soft_components(edges: list[SoftEdge], num_classes: int) -> list[list[int]]:
 
 
 def propagate_components(
-    edges: list[SoftEdge], facts: ClassFacts, devices: list[int | None]
+    edges: list[SoftEdge],
+    facts: ClassFacts,
+    devices: list[int | None],
+    starts: dict[int, tuple[int, int]] | None = None,
+    host: frozenset[int] = frozenset(),
 ) -> tuple[list[int], dict[int, int]]:
     """Decide the components one device settles (into `devices`); the free classes left and their fixed ends."""
     pin = facts.pin
@@ -274,6 +317,8 @@ def propagate_components(
         if not free:
             continue
         d = _agreed_device(members, free, facts)
+        if d is not None and d not in host and starts and any(c in starts for c in free):
+            d = None  # an input would leave the host: not free, so the backend weighs it
         if d is not None:
             for c in free:
                 devices[c] = d
@@ -313,8 +358,10 @@ def decision_problem(
     fixed: dict[int, int],
     edges: list[SoftEdge],
     timeout_ms: int | None,
+    starts: dict[int, tuple[int, int]] | None = None,
 ) -> Problem:
-    """The backend's problem: the undecided classes with their hard facts, the fixed ends, every soft edge."""
+    """The backend's problem: the undecided classes with their hard facts, the fixed ends, every soft edge,
+    the starts of the undecided classes."""
     hard = {c: devs for c in undecided if (devs := facts.hard(c))}
     return Problem(
         classes=undecided,
@@ -324,4 +371,6 @@ def decision_problem(
         edges=edges,
         physical=[v.physical for v in cs.vdevices],
         timeout_ms=timeout_ms,
+        starts={c: starts[c] for c in undecided if c in starts} if starts else {},
+        host=cs.host_devices,
     )

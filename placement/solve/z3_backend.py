@@ -5,9 +5,12 @@ constraints; every soft edge as ``Optimize.add_soft`` (default maxres engine,
 ``random_seed`` 0, classes and edges in ascending order, so the same problem
 always gives the same model).  Edges from a variable to fixed classes are
 summed per (variable, device): one soft constraint per device instead of one
-per edge, with the same objective.  When two devices share a physical
-device, the lexicographic objective becomes one sum: bytes scaled by one
-more than the number of hints, plus the count of edges whose ends differ.
+per edge, with the same objective.  The lexicographic objective is one Z3
+objective per level (``add_soft(..., id=level)``, added in the objective's
+order, which Z3 optimizes lexicographically): bytes, hints apart, inputs
+off the host, copy ops apart (the last only where two devices share a
+physical device, or an edge moves no bytes: elsewhere a copy op apart
+always moves bytes).
 
 Encodings of a device variable (`Z3Backend(encoding=...)`): ``"bv"``,
 bit-vectors of ceil(log2 n) bits with an upper bound when n is not a power of
@@ -129,30 +132,42 @@ def _optimize(problem: Problem, encoding: str) -> BackendResult:
 
 
 def _add_objective(opt: z3.Optimize, enc: _Encoder, variables: dict[int, z3.ExprRef], problem: Problem) -> int:
-    """The soft constraints of every edge with a variable end; returns how many were added."""
+    """The soft constraints of every edge and start with a variable end, one Z3 objective per level of the
+    lexicographic objective (`backend`'s docstring), added in its order; returns how many were added."""
     physical = problem.physical
     shared = len(set(physical)) != len(physical)
-    scale = sum(edge.count for edge in problem.edges) + 1 if shared else 1
     to_fixed, between = _split_edges(problem.edges, variables, problem.fixed)
-    soft = 0
-    for (c, d), (weight, count) in sorted(to_fixed.items()):
+    levels: list[list[tuple[z3.BoolRef, int]]] = [[], [], [], []]  # bytes, hints, inputs, copies not aliased
+    for (c, d), (weight, count, hints) in sorted(to_fixed.items()):
         v = variables[c]
         same_entry = v == enc.values[d]
         same_phys = enc.member(v, _same_physical(physical, d)) if shared else same_entry
-        soft += _add_soft(opt, same_phys, same_entry, weight, count, scale, shared)
+        _levels(levels, same_phys, same_entry, weight, count, hints, shared)
     groups = _physical_groups(physical) if shared else []
     for edge in between:
         va, vb = variables[edge.a], variables[edge.b]
         same_entry = va == vb
         same_phys = z3.Or([z3.And(enc.member(va, g), enc.member(vb, g)) for g in groups]) if shared else same_entry
-        soft += _add_soft(opt, same_phys, same_entry, edge.weight, edge.count, scale, shared)
+        _levels(levels, same_phys, same_entry, edge.weight, edge.count, edge.hints, shared)
+    for c, (nbytes, count) in sorted(problem.starts.items()):
+        if c in variables:
+            on_host = enc.member(variables[c], problem.host)
+            if nbytes > 0:
+                levels[0].append((on_host, nbytes))
+            levels[2].append((on_host, count))
+    soft = 0
+    for name, level in zip(("bytes", "hints", "inputs", "copies"), levels, strict=True):
+        for constraint, weight in level:
+            opt.add_soft(constraint, weight, id=name)
+            soft += 1
     return soft
 
 
 def _split_edges(
     edges: Sequence[SoftEdge], variables: dict[int, z3.ExprRef], fixed: dict[int, int]
 ) -> tuple[dict[tuple[int, int], list[int]], list[SoftEdge]]:
-    """Edges to a fixed class summed per (variable, device), and edges between two variables."""
+    """Edges to a fixed class summed per (variable, device) as [weight, count, hints], and edges between two
+    variables."""
     to_fixed: dict[tuple[int, int], list[int]] = {}
     between: list[SoftEdge] = []
     for edge in edges:
@@ -164,9 +179,10 @@ def _split_edges(
             between.append(edge)
             continue
         key = (edge.a, fixed[edge.b]) if a_free else (edge.b, fixed[edge.a])
-        acc = to_fixed.setdefault(key, [0, 0])
+        acc = to_fixed.setdefault(key, [0, 0, 0])
         acc[0] += edge.weight
         acc[1] += edge.count
+        acc[2] += edge.hints
     return to_fixed, between
 
 
@@ -182,24 +198,23 @@ def _physical_groups(physical: Sequence[Hashable]) -> list[list[int]]:
     return list(by_phys.values())
 
 
-def _add_soft(
-    opt: z3.Optimize,
+def _levels(
+    levels: list[list[tuple[z3.BoolRef, int]]],
     same_phys: z3.BoolRef,
     same_entry: z3.BoolRef,
     weight: int,
     count: int,
-    scale: int,
+    hints: int,
     shared: bool,
-) -> int:
-    """Soft constraints of one (aggregated) edge: bytes across physical devices, then entries differing."""
-    added = 0
+) -> None:
+    """One (aggregated) edge's soft constraints: bytes across physical devices, hints apart, copy ops apart
+    (needed only where entries can differ without moving bytes)."""
     if weight > 0:
-        opt.add_soft(same_phys, weight * scale)
-        added += 1
+        levels[0].append((same_phys, weight))
+    if hints > 0:
+        levels[1].append((same_entry, hints))
     if shared or weight == 0:
-        opt.add_soft(same_entry, count)
-        added += 1
-    return added
+        levels[3].append((same_entry, count))
 
 
 def _model_devices(

@@ -6,7 +6,7 @@ its first copy; what only the others reached dies with them).  Callers come
 first, so a unit's copies are partitioned after its callers' merges decided
 which of them are still live.  `exact_search` lists such modules a function
 count at a time, from the fewest up, and places them; the first count at
-which any places is the fewest, and among those the fewest bytes copied
+which any places is the fewest, and among those the fewest bytes moved
 wins (ties: the first listed, where copies join the earliest copy they can).
 
 Pruning: when two copies cannot be merged on their own (the full
@@ -51,8 +51,9 @@ class Trial:
         self.placement = placement
 
     @property
-    def bytes_copied(self) -> int:
-        return self.placement.bytes_copied
+    def bytes_moved(self) -> int:
+        """What placement minimizes: the bytes copied plus the entry inputs uploaded (`Placement.bytes_moved`)."""
+        return self.placement.bytes_moved
 
     @property
     def functions(self) -> int:
@@ -209,7 +210,7 @@ def exact_search(forest: Forest, place: PlaceFn, budget: int) -> Trial | None:
         best: Trial | None = None
         for candidate in level:
             found = place_forest(candidate, place)
-            if found is not None and (best is None or found.bytes_copied < best.bytes_copied):
+            if found is not None and (best is None or found.bytes_moved < best.bytes_moved):
                 best = found
         if best is not None:
             return best

@@ -148,7 +148,7 @@ def merge_greedily(forest: Forest, place: PlaceFn) -> Trial:
                     break
                 trials += 1
                 got = place_forest(forest.merged(drop, keep), place)
-                if got is not None and (best is None or got.bytes_copied < best.bytes_copied):
+                if got is not None and (best is None or got.bytes_moved < best.bytes_moved):
                     best = got
             if best is not None:
                 current = best
@@ -161,7 +161,7 @@ def move_calls(current: Trial, place: PlaceFn, max_moves: int) -> Trial:
     """Step 6: one call at a time goes to another live copy of its callee, kept when the module then has
     fewer functions, or as many and fewer bytes copied (a call free of devices that step 4 sent to a
     copy where its value must be copied); until no move improves or `max_moves` placements were spent."""
-    best = (current.functions, current.bytes_copied)
+    best = (current.functions, current.bytes_moved)
     trials = 0
     improved = True
     while improved:
@@ -182,9 +182,9 @@ def move_calls(current: Trial, place: PlaceFn, max_moves: int) -> Trial:
             trial = forest.copy()
             trial.instances[caller].targets[key] = other
             got = place_forest(trial, place)
-            if got is not None and (got.functions, got.bytes_copied) < best:
+            if got is not None and (got.functions, got.bytes_moved) < best:
                 current = got
-                best = (got.functions, got.bytes_copied)
+                best = (got.functions, got.bytes_moved)
                 improved = True
                 break  # the copies changed: list the moves again
     return current

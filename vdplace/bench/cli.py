@@ -112,4 +112,3 @@ def run_command(args: argparse.Namespace, out: Output) -> int:
         plot(results, args.plot)
         out.diagnostic(f"wrote {args.plot}")
     return 0
-

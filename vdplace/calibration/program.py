@@ -28,7 +28,7 @@ import numpy as np
 
 from vdplace.ir.bind_constants import ConstantValues
 from vdplace.ir.module import IRModule
-from vdplace.placement.cost.calibrate import MAX_BYTES, SYMBOLIC_SIZE, Calibration, calibrate
+from vdplace.placement.cost.calibrate import MAX_BYTES, Calibration, calibrate
 
 from .values import program_values
 
@@ -46,7 +46,7 @@ def calibrate_program(
     ray_address: str | None = None,
     repeat: int = 5,
     budget: float = 0.2,
-    symbolic_size: int = SYMBOLIC_SIZE,
+    dims: Mapping[str, int] | None = None,
     max_bytes: int = MAX_BYTES,
     inputs_note: str | None = None,
 ) -> Calibration:
@@ -75,7 +75,7 @@ def calibrate_program(
         if inputs is None:
             from vdplace.runtime import random_inputs
 
-            inputs = random_inputs(mod, entry, rng=np.random.default_rng(seed))
+            inputs = random_inputs(mod, entry, rng=np.random.default_rng(seed), dims=dims)
             note = f"drawn by runtime.random_inputs (seed {seed})"
         else:
             note = inputs_note or "given by the caller"
@@ -85,7 +85,7 @@ def calibrate_program(
         "budget": budget,
         "devices": devices,
         "values": found,
-        "symbolic_size": symbolic_size,
+        "dims": dims,
         "max_bytes": max_bytes,
         "seed": seed,
     }

@@ -1,0 +1,33 @@
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+batch = TypeVar("batch")
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((batch, 3, 8, 8), dtype="float32")) -> R.Tensor((batch, 4), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            lv: R.Tensor((batch, 8, 8, 8), dtype="float32") = R.nn.conv2d(x, metadata["ir.GenericConst"][0], strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype=None)
+            lv1: R.Tensor((1, 8, 1, 1), dtype="float32") = R.reshape(metadata["ir.GenericConst"][1], R.shape([1, 8, 1, 1]))
+            lv2: R.Tensor((batch, 8, 8, 8), dtype="float32") = R.add(lv, lv1)
+            lv3: R.Tensor((batch, 8, 8, 8), dtype="float32") = R.nn.relu(lv2)
+            lv4: R.Tensor((batch, 8, 4, 4), dtype="float32") = R.nn.max_pool2d(lv3, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")
+            lv5: R.Tensor((batch, 8, 4, 4), dtype="float32") = R.nn.conv2d(lv4, metadata["ir.GenericConst"][2], strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype=None)
+            lv6: R.Tensor((1, 8, 1, 1), dtype="float32") = R.reshape(metadata["ir.GenericConst"][3], R.shape([1, 8, 1, 1]))
+            lv7: R.Tensor((batch, 8, 4, 4), dtype="float32") = R.add(lv5, lv6)
+            lv8: R.Tensor((batch, 8, 4, 4), dtype="float32") = R.nn.relu(lv7)
+            lv9: R.Tuple(R.Tensor((batch, 8, 4, 4), dtype="float32"), R.Tensor((8,), dtype="float32"), R.Tensor((8,), dtype="float32")) = R.nn.batch_norm(lv8, metadata["ir.GenericConst"][4], metadata["ir.GenericConst"][5], metadata["ir.GenericConst"][6], metadata["ir.GenericConst"][7], axis=1, epsilon=9.9999997473787516e-06, center=True, scale=True, momentum=0.89999997615814209, training=False)
+            lv10: R.Tensor((batch, 8, 4, 4), dtype="float32") = lv9[0]
+            lv11: R.Tensor((8,), dtype="float32") = lv9[1]
+            lv12: R.Tensor((8,), dtype="float32") = lv9[2]
+            lv13: R.Tensor((batch, 8, 1, 1), dtype="float32") = R.mean(lv10, axis=[2, 3], keepdims=True)
+            lv14: R.Tensor((batch, 8), dtype="float32") = R.reshape(lv13, R.shape([batch, 8]))
+            lv15: R.Tensor((8, 4), dtype="float32") = R.permute_dims(metadata["ir.GenericConst"][8], axes=[1, 0])
+            lv16: R.Tensor((batch, 4), dtype="float32") = R.matmul(lv14, lv15, out_dtype=None)
+            gv: R.Tensor((batch, 4), dtype="float32") = R.add(lv16, metadata["ir.GenericConst"][9])
+            R.output(gv)
+        return gv
+
+# Metadata omitted. Use show_meta=True in script() method to show it.
