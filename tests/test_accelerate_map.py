@@ -9,8 +9,8 @@ accelerate = pytest.importorskip("accelerate")
 pytest.importorskip("tvm")
 
 from vdplace import placement  # noqa: E402
-from vdplace.placement import CostModel  # noqa: E402
 from vdplace.ir.vdevice import VDevice  # noqa: E402
+from vdplace.placement import CostModel  # noqa: E402
 from vdplace.tvm import accelerate_map, export_name, from_torch, pin_parameters  # noqa: E402
 
 CUDA, HOST = VDevice("cuda", 0), VDevice("llvm", 0)
