@@ -29,7 +29,7 @@ from vdplace.placement.model.entry import uploaded_bytes
 from vdplace.placement.rewrite.realize import realize
 from vdplace.placement.solve.check import check
 
-from .test_placement_objective import _unread_copies, _vars
+from .test_placement_moves import _unread_copies, _vars
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_BRUTE_SITES = 7
