@@ -172,17 +172,20 @@ class Module:
 """
 
 
-def test_vdplace_run_memory_limits_the_device_the_run_uses(tmp_path, capsys):
-    """The plan sees a symbolic batch; the run holds x, y and z of a million rows (3.8 MiB each) at once."""
+def test_vdplace_run_memory_limits_the_device_the_run_uses(tmp_path, capsys, monkeypatch):
+    """`run --memory` limits the plan (which weighs the symbolic batch at the size the run runs) and the device
+    the run uses: x, y and z of a million rows (3.8 MiB each) live at once."""
     source = tmp_path / "sym.py"
     source.write_text(SYMBOLIC)
     np.savez(tmp_path / "big.npz", x=np.ones((1_000_000, 1), "float32"))
     run = ["run", str(source), "--simulate", "--inputs", str(tmp_path / "big.npz")]
-    assert main([*run, "--memory", "cuda:0=8MiB"]) == 1
+    assert main([*run, "--memory", "cuda:0=8MiB"]) == 1  # the plan sees the 1,000,000 rows: it does not fit
     err = capsys.readouterr().err
-    line = next(x for x in err.splitlines() if x.startswith("error: "))
-    assert "out of memory on sim:cuda:0: instruction main:1 " in line and f"{source}:12:9" in line
-    assert "main:x (3.8 MiB), main:y (3.8 MiB)" in line and "Traceback" not in err
+    assert "memory limit of cuda:0:global exceeded: 12000000 bytes must live there" in err and "Traceback" not in err
+    seen = []
+    real = runtime.VirtualMachine
+    monkeypatch.setattr(runtime, "VirtualMachine", lambda *a, **kw: seen.append(kw["memory"]) or real(*a, **kw))
     assert main([*run, "--memory", "cuda:0=12MiB"]) == 0  # x, y, z: 11.4 MiB
     assert main([*run, "--memory", f"cuda:0={12 * MiB}"]) == 0  # a size in bytes
     assert "shape (1000000, 1)" in capsys.readouterr().out
+    assert seen == [{"cuda:0": 12 * MiB}, {"cuda:0": 12 * MiB}]  # and the run's device holds that budget

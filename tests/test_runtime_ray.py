@@ -433,7 +433,8 @@ def test_vdplace_run_ray_prints_what_the_local_run_prints(capsys):
 
 def test_vdplace_run_ray_microbatches_prints_what_unbatched_runs_of_the_same_batch_print(capsys, tmp_path):
     """Issue 29: micro-batches drew their own weights and flag (out[1] up to 35.66 where softmax rows sum to 1)."""
-    from vdplace.cli import _summarize, main
+    from vdplace.cli import main
+    from vdplace.cli_run import _summarize
     from vdplace.runtime.batch import concat_results
 
     mod = ir.parse(MLP.read_text(), filename=str(MLP))
