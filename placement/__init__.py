@@ -12,6 +12,7 @@ from vdplace.placement.rewrite.annotate import annotate_ops
 from vdplace.placement.rewrite.module_pass import ModulePass
 from vdplace.placement.rewrite.realize import Copy
 from vdplace.placement.rewrite.update import update_vdevice
+from vdplace.placement.schedule.objective import Time
 from vdplace.placement.solve.backend import Backend, BackendResult, Problem, SoftEdge, register_backend
 from vdplace.placement.solve.check import check
 from vdplace.placement.solve.z3_backend import Z3Backend
@@ -35,6 +36,7 @@ __all__ = [
     "Site",
     "SoftEdge",
     "Stats",
+    "Time",
     "Z3Backend",
     "annotate_ops",
     "check",

@@ -40,6 +40,8 @@ from vdplace.placement.specialize.record import Clone
 
 if TYPE_CHECKING:
     from vdplace.placement.cost.place import PlacementCost
+    from vdplace.placement.schedule.events import Schedule
+    from vdplace.placement.schedule.objective import Time
 
 PHASES = ("extract", "collapse", "solve", "check", "realize")
 
@@ -118,9 +120,11 @@ class Placement:
                  made (the copy keeping the original name included); empty otherwise
     cost         ``place(..., cost=model)``: the plan's `placement.cost.place.PlacementCost`
                  (time, memory, proved optimal or lower bound); None otherwise
+    schedule     ``place(..., objective=Time(model))``: the `placement.schedule.Schedule` the plan
+                 predicts (makespan, proved lower bound, events, peak memory); None otherwise
     """
 
-    __slots__ = ("module", "assignment", "constraints", "copies", "stats", "clones", "cost", "_devices")
+    __slots__ = ("module", "assignment", "constraints", "copies", "stats", "clones", "cost", "schedule", "_devices")
 
     def __init__(
         self,
@@ -137,6 +141,7 @@ class Placement:
         self.stats = stats
         self.clones: list[Clone] = []
         self.cost: PlacementCost | None = None
+        self.schedule: Schedule | None = None
         self._devices: dict[str, VDevice | None] | None = None
 
     @property
@@ -171,6 +176,7 @@ def place(
     cost: CostModel | None = None,
     time_limit_s: float = 60.0,
     cost_solver: str = "highs",
+    objective: Time | None = None,
 ) -> Placement:
     """Place every tensor of `mod` on a vdevice, or raise `PlacementConflict`.
 
@@ -195,9 +201,13 @@ def place(
                   "Cost-aware placement"); `Placement.cost` reports the plan
     time_limit_s  the cost solvers' time limit: past it, the best plan found and a proved lower bound
     cost_solver   the exact solver for limits or three vdevices: ``"highs"`` (a MILP) or ``"z3"`` (MaxSAT)
+    objective     ``placement.Time(model, memory=...)``: least makespan of the predicted schedule, memory
+                  peaks within limits (docs/schedule.md); `Placement.schedule` holds the schedule
     """
     if not isinstance(mod, IRModule):
         raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
+    if objective is not None:
+        return _place_time(mod, objective, time_limit_s, strict_hints or specialize or default != "none" or cost)
     if cost is not None:
         other_options = strict_hints or specialize or default != "none"
         return _place_cost(mod, cost, time_limit_s, cost_solver, other_options)
@@ -258,6 +268,30 @@ def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, solver: st
 
     with collector_paused():
         return place_cost(mod, model, time_limit_s, make, solver)  # type: ignore[return-value]
+
+
+def _place_time(mod: IRModule, objective: Time, time_limit_s: float, other_options: object) -> Placement:
+    """`place` with the time objective (`placement.schedule.place`); the other objectives' options do not apply."""
+    if other_options is not None and other_options is not False:
+        raise ValueError("place(..., objective=Time(...)) takes no cost, strict_hints, default or specialize option")
+    from vdplace.placement.schedule.place import place_time
+
+    stats = Stats()
+    start = time.perf_counter()
+
+    def make(placed: IRModule, assignment: list, cs: ConstraintSet, copies: list[Copy], schedule: Schedule) -> Any:
+        stats.times["solve"] = schedule.seconds
+        stats.times["other"] = time.perf_counter() - start - schedule.seconds
+        stats.sites, stats.pins, stats.equals = len(cs.sites), len(cs.pins), len(cs.equals)
+        stats.copies = len(copies)
+        stats.bytes_copied = sum(c.nbytes for c in copies if c.physical)
+        stats.z3_status = schedule.status
+        result = Placement(placed, assignment, cs, copies, stats)
+        result.schedule = schedule
+        return result
+
+    with collector_paused():
+        return place_time(mod, objective, time_limit_s, make)  # type: ignore[return-value]
 
 
 @module_pass("RealizeVDevice")

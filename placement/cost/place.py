@@ -21,13 +21,13 @@ from vdplace.ir.vdevice import vdevice_name
 from vdplace.placement.cost.conflict import memory_conflict, no_device_error
 from vdplace.placement.cost.evaluate import Evaluation, Transfer, evaluate
 from vdplace.placement.cost.model import CostModel
-from vdplace.placement.cost.problem import coarsen
+from vdplace.placement.cost.problem import Coarsened, coarsen
 from vdplace.placement.cost.rewrite import rewrite, site_devices
 from vdplace.placement.cost.solve import SOLVERS, CostSolution, solve_cost
 from vdplace.placement.errors import PlacementError, PlacementInternalError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.model.classes import collapse
-from vdplace.placement.model.constraints import pin_columns
+from vdplace.placement.model.constraints import ConstraintSet, pin_columns
 from vdplace.placement.solve.check import check
 
 # The plan on a terminal lists this many copies, then sums the rest on one line.
@@ -133,6 +133,23 @@ def place_cost(
         raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
     if solver not in SOLVERS:
         raise ValueError(f"unknown cost solver {solver!r}; use one of {', '.join(SOLVERS)}")
+    co, limits = prepare(mod, model)
+    solution = solve_cost(co.problem, time_limit_s, solver)
+    if solution.plan is None:
+        raise memory_conflict(co, mod, proved=solution.infeasible)
+    placed, assignment, cs2, copies, _ = realize_plan(co, solution.plan)
+    ev = evaluate(placed, model)
+    _check_cost(solution, ev)
+    cost = PlacementCost(ev, solution, {k: v for k, v in limits.items() if v is not None})
+    return make(placed, assignment, cs2, copies, cost)
+
+
+def prepare(mod: IRModule, model: CostModel) -> tuple[Coarsened, dict[str, int | None]]:
+    """The coarsened problem of `mod` under `model` and its memory limits by vdevice name.
+
+    `PlacementError` when the module declares no vdevice or a limit names none; a unit that no
+    vdevice can take is reported here (`conflict.no_device_error`).
+    """
     if not mod.vdevices:
         raise PlacementError(
             "cost-aware placement needs the module to declare its vdevices: add "
@@ -149,13 +166,20 @@ def place_cost(
     stuck = [u for u in range(p.num_units) if all(t is None for t in p.compute[u])]
     if stuck:
         raise no_device_error(co, stuck, mod)
-    solution = solve_cost(p, time_limit_s, solver)
-    if solution.plan is None:
-        raise memory_conflict(co, mod, proved=solution.infeasible)
-    placed_input, inserted = rewrite(co, solution.plan)
+    return co, limits
+
+
+def realize_plan(co: Coarsened, plan: list[int]) -> tuple[IRModule, list[int | None], ConstraintSet, list, IRModule]:
+    """`plan` (a vdevice per unit) written into the module: its copies inserted (`rewrite.rewrite`), then
+    extracted, checked and realized as every placement is.
+
+    Returns the placed module, the assignment per site and the constraint set it satisfies, its
+    copies, and the rewritten module before realization (the copies' bindings are named there).
+    """
+    placed_input, inserted = rewrite(co, plan)
     ex2 = extract(placed_input)
     cs2 = ex2.constraints
-    known = site_devices(co, solution.plan, ex2.var_sites)
+    known = site_devices(co, plan, ex2.var_sites)
     for site, device in zip(*pin_columns(cs2.pins), strict=True):
         known.setdefault(site, device)
     classes = collapse(len(cs2.sites), cs2.equals)
@@ -176,10 +200,7 @@ def place_cost(
     for copy in copies:
         if copy.var in inserted:
             copy.inserted, copy.why = True, "chosen by the cost plan"
-    ev = evaluate(placed, model)
-    _check_cost(solution, ev)
-    cost = PlacementCost(ev, solution, {k: v for k, v in limits.items() if v is not None})
-    return make(placed, assignment, cs2, copies, cost)
+    return placed, assignment, cs2, copies, placed_input
 
 
 def _check_cost(solution: CostSolution, ev: Evaluation) -> None:

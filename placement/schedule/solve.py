@@ -1,0 +1,171 @@
+"""The front door of the time objective: a vdevice per unit and the schedule it runs, within a time limit.
+
+1. The task graph (`graph.build_graph`) with the memory limits of the model
+   and of `memory` (the lower of the two where both give one).
+2. Proved lower bounds (`bounds`); a unit that no vdevice can hold under the
+   limits makes them infeasible (proved).
+3. Start plans (`search.start_plans`: HEFT, every unit on each vdevice, and
+   the cost objective's plan when its solver is deterministic: min cut, or
+   proved optimal), improved by group moves (`search.search`), each judged by
+   its list schedule.  The budget: the whole time limit for a large program,
+   a tenth of it when CP-SAT follows.
+4. Programs of at most `cpsat.MAX_OPS` op calls (one vdevice per physical
+   device): CP-SAT (`cpsat.solve_exact`) from the best plan so far, for the
+   rest of the time: proved optimal, or its plan and proved bound.
+
+The result fits every limit, or is None with `infeasible` (proved: CP-SAT
+or the bounds) or not (none found in time); `best` then holds the plan that
+exceeds the limits least, which the conflict report describes.  The same
+module and model give the same plan: the search's budget counts simulated
+op calls, CP-SAT runs one worker under a deterministic time limit; the wall
+clock only stops a machine too slow for those.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Mapping
+
+from vdplace.placement.cost.model import CostModel
+from vdplace.placement.cost.problem import Coarsened
+from vdplace.placement.cost.solve import solve_cost
+from vdplace.placement.schedule import cpsat
+from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lower_bound
+from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
+from vdplace.placement.schedule.graph import TaskGraph, build_graph
+from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, search, start_plans
+from vdplace.placement.schedule.simulate import Timing
+from vdplace.placement.schedule.timeline import to_schedule
+
+# Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plan.
+SEARCH_SHARE = 0.1
+COST_SHARE = 0.1
+# Seconds kept back from CP-SAT for reading its plan back and building the schedule.
+MARGIN_S = 0.25
+
+
+class TimeSolution:
+    """A plan for the time objective: `plan` (vdevice per unit, as `CostSolution.plan`) and its `schedule`.
+
+    graph, timing   the task graph and the plan's timing (for naming copies and re-checking)
+    optimal         proved optimal (within `events.OPTIMAL_TOLERANCE`)
+    lower_bound     seconds no plan beats (proved)
+    method          ``"cp-sat"`` (the exact solver's plan) or ``"list"`` (list scheduling of the search's plan)
+    status          ``"optimal"``, ``"time limit"``, ``"infeasible"`` (proved) or ``"unknown"`` (none found)
+    best            when no plan fits: the `search.Plan` that exceeds the limits least (None if no plan)
+    seconds         wall time spent
+    """
+
+    __slots__ = ("graph", "plan", "timing", "schedule", "optimal", "lower_bound", "method", "status", "best", "seconds")
+
+    def __init__(self, graph: TaskGraph) -> None:
+        self.graph = graph
+        self.plan: list[int] | None = None
+        self.timing: Timing | None = None
+        self.schedule: Schedule | None = None
+        self.optimal = False
+        self.lower_bound = 0.0
+        self.method = ""
+        self.status = "unknown"
+        self.best: Plan | None = None
+        self.seconds = 0.0
+
+    @property
+    def infeasible(self) -> bool:
+        return self.status == "infeasible"
+
+    def make_schedule(self, copy_names: dict[tuple[int, int], str] | None = None) -> Schedule:
+        """The plan's `Schedule`, its copies named by `copy_names` where given."""
+        assert self.timing is not None
+        out = to_schedule(self.graph, self.timing, copy_names)
+        out.lower_bound, out.optimal = self.lower_bound, self.optimal
+        out.method, out.status, out.seconds = self.method, self.status, self.seconds
+        return out
+
+
+def with_limits(g: TaskGraph, memory: Mapping[str, int | str] | None) -> None:
+    """Lower `g.limits` to those of `memory` (vdevice name -> bytes or ``"2GiB"``) where they are lower."""
+    if not memory:
+        return
+    extra = CostModel(memory=memory)
+    for d, v in enumerate(g.vdevices):
+        lim = extra.limit(v, g.vdevices)
+        if lim is not None and (g.limits[d] is None or lim < g.limits[d]):  # type: ignore[operator]
+            g.limits[d] = lim
+
+
+def solve_time(
+    co: Coarsened,
+    model: CostModel,
+    memory: Mapping[str, int | str] | None = None,
+    time_limit_s: float = 60.0,
+    exact: bool = True,
+) -> TimeSolution:
+    """The best plan for the time objective within `time_limit_s` (module docstring).
+
+    `exact=False` skips CP-SAT (the search's plan and the bounds only).  `ValueError` for a limit
+    that names no vdevice of the module.
+    """
+    if not (isinstance(time_limit_s, (int, float)) and math.isfinite(time_limit_s) and time_limit_s > 0):
+        raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
+    start = time.perf_counter()
+    deadline = start + time_limit_s
+    g = build_graph(co, model)
+    with_limits(g, memory)
+    out = TimeSolution(g)
+    allowed = effective_allowed(g)
+    if allowed is None:
+        out.status = "infeasible"
+        out.seconds = time.perf_counter() - start
+        return out
+    lower = lower_bound(g)
+    use_exact = exact and cpsat.applicable(g)
+    share = SEARCH_SHARE if use_exact else 1.0
+    budget = Budget(max(1, int(OPS_PER_SECOND * time_limit_s * share)), start + time_limit_s * share)
+    starts = start_plans(g)
+    cost_plan = _cost_plan(co, g, time_limit_s * COST_SHARE)
+    if cost_plan is not None:
+        starts.append(cost_plan)
+    best = search(g, starts, budget)
+    chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
+    out.method = "list"
+    if use_exact:
+        seconds = max(0.05, deadline - time.perf_counter() - MARGIN_S)
+        hint = (best.placement, best.timing, best.excess == 0)
+        res = cpsat.solve_exact(g, allowed, lower, hint, seconds, heads_tails(g, allowed))
+        if res.status == "infeasible":
+            out.status, out.best = "infeasible", best
+            out.seconds = time.perf_counter() - start
+            return out
+        lower = max(lower, res.bound)
+        if res.timing is not None and (chosen is None or res.timing.makespan <= chosen[1].makespan):
+            chosen = (res.placement, res.timing)  # type: ignore[assignment]
+            out.method = "cp-sat"
+    out.seconds = time.perf_counter() - start
+    if chosen is None:
+        out.best = best
+        return out
+    out.plan, out.timing = chosen
+    makespan = chosen[1].makespan
+    out.lower_bound = min(lower, makespan)
+    out.optimal = makespan - out.lower_bound <= OPTIMAL_TOLERANCE * makespan
+    out.status = "optimal" if out.optimal else "time limit"
+    out.schedule = out.make_schedule()
+    return out
+
+
+def _cost_plan(co: Coarsened, g: TaskGraph, seconds: float) -> list[int] | None:
+    """The cost objective's plan without memory limits, when its solver is deterministic (module docstring)."""
+    p = copy.copy(co.problem)
+    p.limits = [None] * p.num_devices
+    solution = solve_cost(p, max(0.01, seconds))
+    if solution.plan is None or not (solution.optimal or solution.method in ("trivial", "mincut")):
+        return None
+    return list(solution.plan)
+
+
+def evaluate_plan(co: Coarsened, model: CostModel, plan: list[int]) -> Plan:
+    """The list schedule of a given plan (a vdevice per unit), e.g. the cost objective's, as a `search.Plan`."""
+    return evaluate(build_graph(co, model), plan)
