@@ -14,12 +14,15 @@
 * *Critical path*: some op i runs on some d, so the makespan is at least
   ``min over d of head + time + tail`` for every i.
 * *Work over devices*: every op runs on one stream (physical device) for its
-  time there, so for every stream and level θ, the ops there whose head is at
-  least θ end no earlier than θ plus their total time; likewise for tails.  The
-  least makespan of the linear relaxation (each op split over its vdevices) is
-  a bound (`energy_bound`, solved with HiGHS for at most `LP_MAX_OPS` ops; for
-  more, the ops that may run only on a set S of streams share |S| streams:
-  their least times summed over |S|).
+  time there, so for every stream and level θ, if an op j whose head there is
+  θ runs there, the ops there whose head is at least θ end no earlier than θ
+  plus their total time: T >= θ x_j + Σ t_i x_i (x: on that stream), which
+  also holds when j runs elsewhere; likewise for tails.  The least makespan of
+  the linear relaxation (each op split over its vdevices) is a bound
+  (`energy_bound`, solved with HiGHS for at most `LP_MAX_OPS` ops; the value
+  taken is the Lagrangian value of its duals, which holds whatever HiGHS's
+  tolerances).  For more ops: the ops that may run only on a set S of streams
+  share |S| streams: their least times summed over |S|.
 
 Each is a relaxation of the model (devices and links free, placements
 fractional), and memory limits only remove schedules, so each bounds the
@@ -35,8 +38,10 @@ from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
 # Subsets of at most this many streams are enumerated (2^k - 1 subsets); more: singletons and the whole set.
 MAX_SUBSET_STREAMS = 8
 # The linear relaxation of the energy bound is solved for at most this many ops, with at most LEVELS levels.
-LP_MAX_OPS = 5000
+LP_MAX_OPS = 1000
 LEVELS = 64
+# At a level, the constraint is written for at most this many ops whose head (or tail) is the level.
+PER_LEVEL = 8
 INF = float("inf")
 
 
@@ -175,21 +180,26 @@ def energy_bound(g: TaskGraph, allowed: list[list[int]], ht: tuple | None = None
             if len(levels) > LEVELS:
                 levels = [levels[round(j * (len(levels) - 1) / (LEVELS - 1))] for j in range(LEVELS)]
             for theta in levels:
-                members = [k for k in mine if side[columns[k][0]][columns[k][1]] >= theta and columns[k][2] > 0]
-                if not members:
-                    continue
-                for k in members:
+                at = [k for k in mine if side[columns[k][0]][columns[k][1]] >= theta]
+                work = [k for k in at if columns[k][2] > 0]
+                for j in [k for k in at if side[columns[k][0]][columns[k][1]] == theta][:PER_LEVEL]:
+                    # T >= theta * x_j + sum of t x over the level: valid whether or not op j is on the stream
+                    for k in work:
+                        rows.append(row)
+                        cols.append(k)
+                        vals.append(columns[k][2] + (theta if k == j else 0.0))
+                    if j not in work:
+                        rows.append(row)
+                        cols.append(j)
+                        vals.append(theta)
                     rows.append(row)
-                    cols.append(k)
-                    vals.append(columns[k][2])
-                rows.append(row)
-                cols.append(t_col)
-                vals.append(-1.0)
-                rhs.append(-theta)
-                row += 1
+                    cols.append(t_col)
+                    vals.append(-1.0)
+                    rhs.append(0.0)
+                    row += 1
     if not row:
         return 0.0
-    scale = max(max(abs(x) for x in vals), max(abs(x) for x in rhs), 1e-300)
+    scale = max(max(abs(x) for x in vals), 1e-300)
     a_ub = coo_matrix((np.array(vals) / scale, (rows, cols)), shape=(row, t_col + 1)).tocsr()
     a_ub[:, t_col] = -1.0
     b_ub = np.array(rhs) / scale

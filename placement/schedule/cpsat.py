@@ -10,8 +10,10 @@ and the links' intervals do not overlap; a runtime input placed off the host
 has an upload the same way.  An op starts after each operand is at its home
 and, when it reads a copy, after the copy.  With a memory limit on a vdevice,
 every value's stay there (`liveness`: from its producer's, copy's or upload's
-start to an end at or after each reader's end) is an optional interval of
-its bytes, and their cumulative use stays within the limit.
+start to an end at or after each reader's end) adds its bytes to a reservoir
+at its start and takes them back at its end, and the reservoir stays within
+the limit (a cumulative constraint over the stays as intervals said the same,
+but CP-SAT proved far less with it: seconds against milliseconds on 4 ops).
 
 Exactness.  CP-SAT works in integers: the time unit `q` is a power of two
 seconds, so that every ``k * q`` is exact in floating point, and every
@@ -32,10 +34,12 @@ duration is rounded *up* to whole units, ``D = ceil(d / q)``.  So:
 
 `q` is chosen so that (N + 1) * q is at most a quarter of the optimality
 tolerance (`events.OPTIMAL_TOLERANCE`) times the best known lower bound,
-unless the horizon would pass 2^50 units; then the gap is reported and
-optimality is claimed only when the real makespan is within tolerance of
-the bound.  The search is deterministic (interleaved workers, a
-deterministic time limit); the wall-clock limit is a safety net.
+unless the horizon would pass `MAX_UNITS` (2^30) units: larger coefficients
+made CP-SAT's presolve lose the optimum.  The discretization error
+`ExactResult.slack` = (N + 1) * q is then what optimality is claimed up to
+(`Schedule.tolerance`); on the models of tests/models it is about 1e-6 of the
+makespan.  The search is deterministic (one worker, a deterministic time
+limit); the wall-clock limit is a safety net.
 """
 
 from __future__ import annotations
@@ -49,11 +53,13 @@ from vdplace.placement.schedule.simulate import Timing, required_copies, run_ord
 
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
 MAX_OPS = 300
-MAX_UNITS = 2**50
-# CP-SAT's search: two workers interleaved in one thread (deterministic), stopped by CP-SAT's deterministic
-# clock at this many units per second of the time limit (on the shared 2-core CI box CP-SAT does 0.07-0.1
-# units a second on these models, so the deterministic limit, not the wall clock, ends a search).
-WORKERS = 2
+# The horizon in units stays below this: CP-SAT's presolve lost the optimum of a 5-op program once its
+# horizon reached 2e10 units with the redundant constraints in (tests/test_schedule.py found it).
+MAX_UNITS = 2**30
+# CP-SAT's search: one worker (deterministic; interleaved workers, deterministic too, sometimes ran on to the
+# time limit after proving the optimum in OR-Tools 9.15), stopped by CP-SAT's deterministic clock at this many
+# units per second of the time limit: on the shared 2-core CI box CP-SAT does 0.07-0.1 units a second on
+# these models, so the deterministic limit, not the wall clock, ends a search.
 DETERMINISTIC_PER_SECOND = 0.05
 # Head levels per vdevice in the redundant work constraints.
 LEVELS = 16
@@ -64,6 +70,11 @@ class ExactResult:
     the plan (`placement`, real `timing`) when one was found, and the proved lower `bound` in seconds."""
 
     __slots__ = ("status", "placement", "timing", "bound", "unit", "tasks")
+
+    @property
+    def slack(self) -> float:
+        """The discretization error: the real optimum is within this many seconds of CP-SAT's, times the unit."""
+        return (self.tasks + 1) * self.unit
 
     def __init__(self, status: str, bound: float, unit: float, tasks: int) -> None:
         self.status = status
@@ -101,8 +112,7 @@ def solve_exact(
         model.redundant(*heads_tails)
     solver = cp_model.CpSolver()
     params = solver.parameters
-    params.num_workers = WORKERS
-    params.interleave_search = True  # the workers take turns in one thread: deterministic
+    params.num_workers = 1
     params.random_seed = 0
     params.max_time_in_seconds = max(0.05, seconds)
     params.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)
@@ -142,6 +152,7 @@ class _Model:
         self.x = [{d: m.new_bool_var(f"x{u}_{d}") for d in allowed[u]} for u in range(g.num_units)]
         for row in self.x:
             m.add_exactly_one(row.values())
+        self.true: Any = None
         self.dev_iv: dict[int, list[Any]] = {d: [] for d in range(g.num_devices)}
         self.link_iv: dict[tuple[int, int], list[Any]] = {}
         self._ops()
@@ -279,7 +290,9 @@ class _Model:
     # -- memory ----------------------------------------------------------------
     def _memory(self) -> None:
         g = self.g
-        stays: dict[int, list[tuple[Any, int]]] = {d: [] for d, lim in enumerate(g.limits) if lim is not None}
+        stays: dict[int, list[tuple[tuple[Any, Any, Any], int]]] = {
+            d: [] for d, lim in enumerate(g.limits) if lim is not None
+        }
         for v in range(g.num_values):
             if not g.val_bytes[v]:
                 continue
@@ -293,11 +306,21 @@ class _Model:
                     stays[d].append((self._copy_stay(v, d, y), g.val_bytes[v]))
         for d, items in stays.items():
             if items:
-                self.m.add_cumulative([iv for iv, _ in items], [b for _, b in items], g.limits[d])
+                self._limit(d, items)
 
-    def _stay(self, name: str, start: Any, present: Any, ends: list[tuple[Any, list[Any]]]) -> Any:
-        """An interval (optional unless `present` is None) from `start` to a variable end at or after
-        each (end, when literals)."""
+    def _limit(self, d: int, items: list[tuple[tuple[Any, Any, Any], int]]) -> None:
+        """The stays on d ((start, end, presence), bytes) within d's limit, as a reservoir: a stay adds its
+        bytes at its start and takes them back at its end (both at one instant: nothing)."""
+        times, changes, actives = [], [], []
+        for (start, end, present), nbytes in items:
+            times += [start, end]
+            changes += [nbytes, -nbytes]
+            actives += [present, present]
+        self.m.add_reservoir_constraint_with_active(times, changes, actives, 0, self.g.limits[d])
+
+    def _stay(self, name: str, start: Any, present: Any, ends: list[tuple[Any, list[Any]]]) -> tuple[Any, Any, Any]:
+        """(start, end, presence) of a stay from `start` to a variable end at or after each (end, when
+        literals); `present` None: always."""
         m = self.m
         end = m.new_int_var(0, self.horizon, f"{name}_end")
         m.add(end >= start)
@@ -306,10 +329,12 @@ class _Model:
                 m.add(end >= at).only_enforce_if(when)
             else:
                 m.add(end >= at)
-        size = m.new_int_var(0, self.horizon, f"{name}_size")
         if present is None:
-            return m.new_interval_var(start, size, end, name)
-        return m.new_optional_interval_var(start, size, end, present, name)
+            if self.true is None:
+                self.true = m.new_bool_var("true")
+                m.add(self.true == 1)
+            present = self.true
+        return start, end, present
 
     def _home_stay(self, v: int, d: int) -> Any:
         g = self.g
@@ -372,8 +397,12 @@ class _Model:
             if len(levels) > LEVELS:
                 levels = [levels[round(j * (len(levels) - 1) / (LEVELS - 1))] for j in range(LEVELS)]
             for theta in levels:
-                work = [(size, self.x[g.op_unit[i]][d]) for h, size, i in items if h >= theta and size]
-                m.add(self.makespan >= theta + sum(size * lit for size, lit in work))
+                at = [(size, self.x[g.op_unit[i]][d]) for h, size, i in items if h >= theta]
+                some = m.new_bool_var(f"on{d}_{theta}")  # true when an op of the level runs on d
+                for _, lit in at:
+                    m.add_implication(lit, some)
+                work = sum(size * lit for size, lit in at if size)
+                m.add(self.makespan >= theta + work).only_enforce_if(some)
 
     # -- hint and plan ---------------------------------------------------------
     def _hint(self, placement: list[int], timing: Timing) -> None:
@@ -420,10 +449,13 @@ def _ceil(seconds: float, q: float) -> int:
 
 
 def _unit(total: float, lower: float, tasks: int) -> float:
-    """The time unit: a power of two with (tasks + 1) * q <= tolerance / 4 * lower, and the horizon <= 2^50."""
+    """The time unit: a power of two with (tasks + 1) * q <= tolerance / 4 * lower, unless the horizon
+    would pass `MAX_UNITS`: then the least power of two that keeps it below."""
     if total <= 0:
         return 1.0
     base = lower if lower > 0 else total / max(1, tasks)
     q = OPTIMAL_TOLERANCE / 4 * base / (tasks + 1)
-    q = max(q, total / MAX_UNITS)
-    return 2.0 ** math.floor(math.log2(q))
+    q = 2.0 ** math.floor(math.log2(q))
+    while total / q > MAX_UNITS:
+        q *= 2
+    return q

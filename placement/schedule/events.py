@@ -8,8 +8,9 @@ the solver proved about it:
 * `makespan`: the end of the last event (seconds);
 * `lower_bound`: seconds that no placement and order under the model beats
   (proved; `placement.schedule.bounds` and the exact solver);
-* `optimal`: the makespan is within the solver's tolerance of the lower bound
-  (relative 1e-9, the time unit of the exact solver included: docs/schedule.md);
+* `optimal`: the makespan is within `tolerance` seconds of the lower bound:
+  relative 1e-9, or the exact solver's discretization error where that is
+  larger (`cpsat`, docs/schedule.md);
 * `peak_memory`: bytes per vdevice name at that vdevice's worst moment, by
   liveness (`placement.schedule.liveness`);
 * `peaks`: the `Peak` of every vdevice (when, what runs then, what is live).
@@ -114,10 +115,10 @@ class Peak:
 class Schedule:
     """Every event of one run, its makespan, proved lower bound, optimality and memory peaks (module docstring).
 
-    `vdevices` names the vdevices in the module's order; `links` the physical links copies used,
-    as ``(src, dst)`` vdevice-name pairs; `limits` the memory limits (bytes per vdevice name);
-    `lives` every value's stay on a vdevice (`Live`), for pictures; `method` / `status` say how it
-    was found (``"cp-sat"``, ``"list"``, ...; ``"optimal"``, ``"time limit"``, ...).
+    `vdevices` names the vdevices in the module's order; `limits` the memory limits (bytes per
+    vdevice name); `lives` every value's stay on a vdevice (`Live`), for pictures; `tolerance` the
+    seconds that `optimal` allows between makespan and lower bound; `method` / `status` say how it
+    was found (``"cp-sat"``, ``"list"``; ``"optimal"``, ``"time limit"``).
     """
 
     def __init__(
@@ -136,6 +137,7 @@ class Schedule:
         self.makespan = max((e.end for e in events), default=0.0)
         self.lower_bound = 0.0
         self.optimal = False
+        self.tolerance = 0.0
         self.method = ""
         self.status = ""
         self.seconds = 0.0
@@ -182,6 +184,7 @@ class Schedule:
             "makespan": self.makespan,
             "lower_bound": self.lower_bound,
             "optimal": self.optimal,
+            "tolerance": self.tolerance,
             "gap": self.gap,
             "peak_memory": self.peak_memory,
             "limits": dict(self.limits),

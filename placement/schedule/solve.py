@@ -50,15 +50,28 @@ class TimeSolution:
     """A plan for the time objective: `plan` (vdevice per unit, as `CostSolution.plan`) and its `schedule`.
 
     graph, timing   the task graph and the plan's timing (for naming copies and re-checking)
-    optimal         proved optimal (within `events.OPTIMAL_TOLERANCE`)
+    optimal         proved optimal: makespan - lower_bound <= tolerance
     lower_bound     seconds no plan beats (proved)
+    tolerance       `events.OPTIMAL_TOLERANCE` times the makespan, or CP-SAT's discretization error if larger
     method          ``"cp-sat"`` (the exact solver's plan) or ``"list"`` (list scheduling of the search's plan)
     status          ``"optimal"``, ``"time limit"``, ``"infeasible"`` (proved) or ``"unknown"`` (none found)
     best            when no plan fits: the `search.Plan` that exceeds the limits least (None if no plan)
     seconds         wall time spent
     """
 
-    __slots__ = ("graph", "plan", "timing", "schedule", "optimal", "lower_bound", "method", "status", "best", "seconds")
+    __slots__ = (
+        "graph",
+        "plan",
+        "timing",
+        "schedule",
+        "optimal",
+        "lower_bound",
+        "tolerance",
+        "method",
+        "status",
+        "best",
+        "seconds",
+    )
 
     def __init__(self, graph: TaskGraph) -> None:
         self.graph = graph
@@ -67,6 +80,7 @@ class TimeSolution:
         self.schedule: Schedule | None = None
         self.optimal = False
         self.lower_bound = 0.0
+        self.tolerance = 0.0
         self.method = ""
         self.status = "unknown"
         self.best: Plan | None = None
@@ -80,7 +94,7 @@ class TimeSolution:
         """The plan's `Schedule`, its copies named by `copy_names` where given."""
         assert self.timing is not None
         out = to_schedule(self.graph, self.timing, copy_names)
-        out.lower_bound, out.optimal = self.lower_bound, self.optimal
+        out.lower_bound, out.optimal, out.tolerance = self.lower_bound, self.optimal, self.tolerance
         out.method, out.status, out.seconds = self.method, self.status, self.seconds
         return out
 
@@ -131,6 +145,7 @@ def solve_time(
     best = search(g, starts, budget)
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"
+    slack = 0.0
     if use_exact:
         seconds = max(0.05, deadline - time.perf_counter() - MARGIN_S)
         hint = (best.placement, best.timing, best.excess == 0)
@@ -140,6 +155,7 @@ def solve_time(
             out.seconds = time.perf_counter() - start
             return out
         lower = max(lower, res.bound)
+        slack = res.slack
         if res.timing is not None and (chosen is None or res.timing.makespan <= chosen[1].makespan):
             chosen = (res.placement, res.timing)  # type: ignore[assignment]
             out.method = "cp-sat"
@@ -150,7 +166,8 @@ def solve_time(
     out.plan, out.timing = chosen
     makespan = chosen[1].makespan
     out.lower_bound = min(lower, makespan)
-    out.optimal = makespan - out.lower_bound <= OPTIMAL_TOLERANCE * makespan
+    out.tolerance = max(OPTIMAL_TOLERANCE * makespan, slack)
+    out.optimal = makespan - out.lower_bound <= out.tolerance
     out.status = "optimal" if out.optimal else "time limit"
     out.schedule = out.make_schedule()
     return out
