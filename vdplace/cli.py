@@ -43,6 +43,10 @@ def _place(mod: IRModule, args: argparse.Namespace) -> Placement:
     mod = _with_vdevices(mod, args.vdevice)
     model = _cost_model(args)
     with progress.stage("place"):
+        if getattr(args, "objective", None) == "time":
+            from vdplace.placement import Time
+
+            return placement.place(mod, objective=Time(model), time_limit_s=args.time_limit)
         if model is not None:
             return placement.place(mod, cost=model, time_limit_s=args.time_limit)
         return placement.place(mod, strict_hints=args.strict, default=args.default, specialize=args.specialize)
@@ -71,12 +75,13 @@ def _cost_model(args: argparse.Namespace) -> Any:
     ``--memory`` without ``--cost`` limits the default roofline model (`CostModel.roofline`).
     """
     if getattr(args, "cost", None) is None and not getattr(args, "memory", None):
-        return None
+        if getattr(args, "objective", None) != "time":
+            return None
     from vdplace import ir
     from vdplace.placement.cost import CostModel, parse_bytes
 
     try:
-        model = CostModel.from_json(args.cost) if args.cost else CostModel.roofline()
+        model = CostModel.from_json(args.cost) if args.cost and args.cost != "roofline" else CostModel.roofline()
         for spec in args.memory or ():
             name, sep, size = spec.partition("=")
             if not sep or not name.strip():
@@ -99,6 +104,7 @@ def _placement_json(path: str, result: Placement) -> dict[str, Any]:
         "stats": result.stats.as_dict(),
         "clones": [clone.as_dict() for clone in result.clones],
         "cost": None if result.cost is None else result.cost.as_dict(),
+        "schedule": None if result.schedule is None else result.schedule.as_dict(),
     }
 
 
@@ -185,11 +191,11 @@ def cmd_place(args: argparse.Namespace) -> int:
         if args.json:
             _emit(json.dumps(_placement_json(args.file, result), indent=2) + "\n", args.output)
             return EXIT_OK
-        placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost
+        placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost or result.schedule
         del mod, result  # the input module and the solved constraints: freed before the text is written
         with progress.stage("print"):
             _write_module(placed, args.output)
-    if plan is not None:  # the plan lists every copy, with its time
+    if plan is not None:  # the plan lists every copy, with its time; the schedule its makespan, bound, devices
         print("".join(f"# {line}\n" for line in plan.describe().splitlines()), end="", file=sys.stderr)
     else:
         for copy in copies:
@@ -201,7 +207,12 @@ def cmd_place(args: argparse.Namespace) -> int:
 
 def _report_placement(result: Placement, args: argparse.Namespace) -> None:
     """``--report OUT.html`` for a module that places: the placement page (devices, copies, bytes)."""
-    if args.report:
+    if args.report and result.schedule is not None:
+        from vdplace.placement.schedule.gantt import gantt_html
+
+        with progress.stage("write the report"):
+            _write_file(args.report, gantt_html(result.schedule, args.file))
+    elif args.report:
         from vdplace.placement.report.placed_html import placement_html
 
         with progress.stage("write the report"):
@@ -379,8 +390,18 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
 
 
 def _cost_options(p: argparse.ArgumentParser) -> None:
-    """``--cost``, ``--memory`` and ``--time-limit``: cost-aware placement (`_cost_model`)."""
-    p.add_argument("--cost", metavar="COSTS.json", help="place by estimated time with this model (docs/cost.md)")
+    """``--cost``, ``--memory``, ``--time-limit`` and ``--objective``: cost-aware placement (`_cost_model`)."""
+    p.add_argument(
+        "--cost",
+        metavar="roofline|COSTS.json",
+        help="place by estimated time with this model (docs/cost.md); 'roofline': the default roofline",
+    )
+    p.add_argument(
+        "--objective",
+        choices=("time",),
+        help="time: least makespan of the predicted schedule, memory by liveness (docs/schedule.md); "
+        "--report then draws the schedule",
+    )
     p.add_argument(
         "--memory",
         action="append",

@@ -56,11 +56,11 @@ def schedule_conflict(sol: TimeSolution, co: Coarsened, mod: IRModule) -> Placem
     proved = "the limits admit no plan (proved)" if sol.infeasible else "no plan that fits was found in time"
     running = "no op runs there then"
     if peak.running is not None:
-        running = f"{peak.running.function}:{peak.running.name} runs there then ({_where(mod, peak.running.span)})"
+        running = f"while {peak.running.function}:{peak.running.name} runs there ({_where(mod, peak.running.span)})"
     head = (
         f"memory limit of {name} exceeded: {proved}; in the plan that comes closest, {name} peaks at "
         f"{format_bytes(peak.bytes)} ({peak.bytes} bytes, limit {g.limits[d]}) at {peak.at * 1e3:.4f} ms, "
-        f"when {running}; the largest values live then:"
+        f"{running}; the largest values live then:"
     )
     items = [
         _item(mod, s.label, s.span, s.nbytes, f"live {s.start * 1e3:.4f}..{s.end * 1e3:.4f} ms") for s in peak.live

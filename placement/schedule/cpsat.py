@@ -38,8 +38,8 @@ unless the horizon would pass `MAX_UNITS` (2^30) units: larger coefficients
 made CP-SAT's presolve lose the optimum.  The discretization error
 `ExactResult.slack` = (N + 1) * q is then what optimality is claimed up to
 (`Schedule.tolerance`); on the models of tests/models it is about 1e-6 of the
-makespan.  The search is deterministic (one worker, a deterministic time
-limit); the wall-clock limit is a safety net.
+makespan.  The search is deterministic (interleaved workers, a
+deterministic time limit); the wall-clock limit is a safety net.
 """
 
 from __future__ import annotations
@@ -56,11 +56,12 @@ MAX_OPS = 300
 # The horizon in units stays below this: CP-SAT's presolve lost the optimum of a 5-op program once its
 # horizon reached 2e10 units with the redundant constraints in (tests/test_schedule.py found it).
 MAX_UNITS = 2**30
-# CP-SAT's search: one worker (deterministic; interleaved workers, deterministic too, sometimes ran on to the
-# time limit after proving the optimum in OR-Tools 9.15), stopped by CP-SAT's deterministic clock at this many
-# units per second of the time limit: on the shared 2-core CI box CP-SAT does 0.07-0.1 units a second on
-# these models, so the deterministic limit, not the wall clock, ends a search.
-DETERMINISTIC_PER_SECOND = 0.05
+# CP-SAT's search: two workers taking turns in one thread, one task at a time (deterministic; with the default
+# batch, OR-Tools 9.15 sometimes ran on to the time limit after proving the optimum), stopped by CP-SAT's
+# deterministic clock at this many units per second of the time limit: on the shared 2-core CI box CP-SAT
+# does 0.1-0.2 units a second on these models, so the deterministic limit, not the wall clock, ends a search.
+WORKERS = 2
+DETERMINISTIC_PER_SECOND = 0.1
 # Head levels per vdevice in the redundant work constraints.
 LEVELS = 16
 
@@ -112,7 +113,9 @@ def solve_exact(
         model.redundant(*heads_tails)
     solver = cp_model.CpSolver()
     params = solver.parameters
-    params.num_workers = 1
+    params.num_workers = WORKERS
+    params.interleave_search = True  # the workers take turns in one thread: deterministic
+    params.interleave_batch_size = 1
     params.random_seed = 0
     params.max_time_in_seconds = max(0.05, seconds)
     params.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)

@@ -11,7 +11,10 @@
    a tenth of it when CP-SAT follows.
 4. Programs of at most `cpsat.MAX_OPS` op calls (one vdevice per physical
    device): CP-SAT (`cpsat.solve_exact`) from the best plan so far, for the
-   rest of the time: proved optimal, or its plan and proved bound.
+   rest of the time: proved optimal, or its plan and proved bound.  With
+   memory limits, a third of that time goes first to the program without
+   them: its optimum bounds the limited one, and its plan is optimal when it
+   fits the limits.
 
 The result fits every limit, or is None with `infeasible` (proved: CP-SAT
 or the bounds) or not (none found in time); `best` then holds the plan that
@@ -42,6 +45,8 @@ from vdplace.placement.schedule.timeline import to_schedule
 # Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plan.
 SEARCH_SHARE = 0.1
 COST_SHARE = 0.1
+# Share of CP-SAT's time for the program without its memory limits, when it has any.
+FREE_SHARE = 1 / 3
 # Seconds kept back from CP-SAT for reading its plan back and building the schedule.
 MARGIN_S = 0.25
 
@@ -147,14 +152,11 @@ def solve_time(
     out.method = "list"
     slack = 0.0
     if use_exact:
-        seconds = max(0.05, deadline - time.perf_counter() - MARGIN_S)
-        hint = (best.placement, best.timing, best.excess == 0)
-        res = cpsat.solve_exact(g, allowed, lower, hint, seconds, heads_tails(g, allowed))
+        res, lower = _exact(g, allowed, lower, best, deadline)
         if res.status == "infeasible":
             out.status, out.best = "infeasible", best
             out.seconds = time.perf_counter() - start
             return out
-        lower = max(lower, res.bound)
         slack = res.slack
         if res.timing is not None and (chosen is None or res.timing.makespan <= chosen[1].makespan):
             chosen = (res.placement, res.timing)  # type: ignore[assignment]
@@ -171,6 +173,34 @@ def solve_time(
     out.status = "optimal" if out.optimal else "time limit"
     out.schedule = out.make_schedule()
     return out
+
+
+def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, deadline: float) -> tuple:
+    """CP-SAT's result and the best lower bound (module docstring, step 4); with limits, first without them.
+
+    The program without its limits is a relaxation: its optimum bounds the limited one, and when
+    its optimal plan fits the limits it is optimal with them.
+    """
+    if any(lim is not None for lim in g.limits):
+        free = copy.copy(g)
+        free.limits = [None] * g.num_devices
+        free_allowed = [list(a) for a in free.allowed]
+        seconds = max(0.05, (deadline - time.perf_counter() - MARGIN_S) * FREE_SHARE)
+        hint = (best.placement, best.timing, True)
+        res = cpsat.solve_exact(free, free_allowed, lower_bound(free), hint, seconds, heads_tails(free, free_allowed))
+        lower = max(lower, res.bound)
+        if res.timing is not None:
+            relaxed = Plan(g, res.placement, res.timing)  # type: ignore[arg-type]
+            if relaxed.excess == 0 and res.status == "optimal":
+                res.bound = lower
+                return res, lower
+            if relaxed.better_than(best):
+                best = relaxed
+    seconds = max(0.05, deadline - time.perf_counter() - MARGIN_S)
+    res = cpsat.solve_exact(
+        g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, heads_tails(g, allowed)
+    )
+    return res, max(lower, res.bound)
 
 
 def _cost_plan(co: Coarsened, g: TaskGraph, seconds: float) -> list[int] | None:
