@@ -10,7 +10,8 @@
   vdevice, plus the copy (or upload) to d when it is made elsewhere, every
   device and link free; ``tail[i][d]``, the least time from op i's end on d
   to the end of the run: for every reader of what it makes, the least over
-  the reader's vdevices of copy + its time + its tail.
+  the reader's vdevices of copy + its time + its tail (0 for programs of
+  more than `LP_MAX_OPS` ops: heads alone already bound the critical path).
 * *Critical path*: some op i runs on some d, so the makespan is at least
   ``min over d of head + time + tail`` for every i.
 * *Work over devices*: every op runs on one stream (physical device) for its
@@ -65,8 +66,11 @@ def _over(g: TaskGraph, i: int, d: int, need: int) -> bool:
     return limit is not None and need > limit and t is not None and t > 0
 
 
-def heads_tails(g: TaskGraph, allowed: list[list[int]]) -> tuple[list[dict[int, float]], list[dict[int, float]]]:
-    """``head[i][d]`` and ``tail[i][d]`` for every op i and vdevice d it may run on (module docstring)."""
+def heads_tails(
+    g: TaskGraph, allowed: list[list[int]], tails: bool = True
+) -> tuple[list[dict[int, float]], list[dict[int, float]]]:
+    """``head[i][d]`` and ``tail[i][d]`` for every op i and vdevice d it may run on (module docstring);
+    every tail 0 when not `tails`."""
     n = g.num_ops
     head: list[dict[int, float]] = [{} for _ in range(n)]
     end: list[dict[int, float]] = [{} for _ in range(n)]
@@ -80,8 +84,8 @@ def heads_tails(g: TaskGraph, allowed: list[list[int]]) -> tuple[list[dict[int, 
                 start = max(start, min(_ready(g, allowed, end, v, h) for h in allowed[g.val_unit[v]]))
             head[i][d] = start
             end[i][d] = start + (g.op_time[i][d] or 0.0)
-    tail: list[dict[int, float]] = [{} for _ in range(n)]
-    for i in range(n - 1, -1, -1):
+    tail: list[dict[int, float]] = [dict.fromkeys(h, 0.0) for h in head]
+    for i in range(n - 1 if tails else -1, -1, -1):
         u = g.op_unit[i]
         for d in allowed[u]:
             after = 0.0
@@ -228,7 +232,7 @@ def lower_bound(g: TaskGraph) -> float:
     allowed = effective_allowed(g)
     if allowed is None:
         return INF
-    ht = heads_tails(g, allowed)
+    ht = heads_tails(g, allowed, tails=g.num_ops <= LP_MAX_OPS)
     best = max(critical_path(g, allowed, ht), subset_bound(g, allowed))
     if g.num_ops <= LP_MAX_OPS:
         best = max(best, energy_bound(g, allowed, ht))

@@ -29,6 +29,32 @@ from vdplace.placement.schedule.simulate import Timing
 
 def lives(g: TaskGraph, t: Timing) -> list[Live]:
     """Every value's stay on every vdevice it is on (module docstring)."""
+    names, labels, nbytes, spans = g.names, g.val_label, g.val_bytes, g.val_span
+    return [Live(labels[v], names[d], nbytes[v], start, end, spans[v]) for v, d, start, end in stays(g, t)]
+
+
+def peak_bytes(g: TaskGraph, t: Timing) -> list[int]:
+    """Each vdevice's peak of live bytes, by vdevice index (what `peaks` reports, without the details)."""
+    points: list[list[tuple[float, int]]] = [[] for _ in g.names]
+    nbytes = g.val_bytes
+    for v, d, start, end in stays(g, t):
+        if end > start and nbytes[v]:
+            points[d].append((start, nbytes[v]))
+            points[d].append((end, -nbytes[v]))
+    out = []
+    for pts in points:
+        pts.sort()  # at one instant the negative (ends) come first
+        best = current = 0
+        for _, delta in pts:
+            current += delta
+            if current > best:
+                best = current
+        out.append(best)
+    return out
+
+
+def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
+    """``(value, vdevice, start, end)`` of every stay (module docstring)."""
     placement = t.placement
     makespan = t.makespan
     ends: dict[tuple[int, int], float] = {}  # (value, vdevice) -> the end of its last reader there
@@ -59,7 +85,7 @@ def lives(g: TaskGraph, t: Timing) -> list[Live]:
             extend((v, placement[op_unit[i]]), op_end[i])
         for i in g.val_home_readers[v]:
             extend((v, home), op_end[i])
-    out: list[Live] = []
+    out: list[tuple[int, int, float, float]] = []
     host_stays: list[tuple[int, float]] = []
     for (v, d), (start, end) in t.copies.items():
         home = placement[g.val_unit[v]]
@@ -72,10 +98,10 @@ def lives(g: TaskGraph, t: Timing) -> list[Live]:
     for v, unit in g.outputs:
         extend((v, placement[unit]), makespan)
     for (v, d), start in starts.items():
-        out.append(Live(g.val_label[v], g.names[d], g.val_bytes[v], start, ends.get((v, d), start), g.val_span[v]))
+        out.append((v, d, start, ends.get((v, d), start)))
     host = g.host
     for v, end in host_stays:
-        out.append(Live(g.val_label[v], g.names[host], g.val_bytes[v], 0.0, end, g.val_span[v]))  # type: ignore
+        out.append((v, host, 0.0, end))  # type: ignore[arg-type]
     return out
 
 

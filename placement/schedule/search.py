@@ -23,11 +23,12 @@ import time
 
 from vdplace.placement.schedule.graph import TaskGraph
 from vdplace.placement.schedule.list_scheduler import heft, list_schedule
-from vdplace.placement.schedule.liveness import lives
+from vdplace.placement.schedule.liveness import peak_bytes
 from vdplace.placement.schedule.simulate import Timing
 
-# Simulated op calls per second of time limit: about what a list schedule does on the shared 2-core CI box.
-OPS_PER_SECOND = 150_000
+# Simulated op calls per second of time limit: a list schedule and its memory peaks run about 40-60 thousand
+# op calls a second on the shared 2-core CI box (100k bindings), so the budget, not the clock, ends a search.
+OPS_PER_SECOND = 30_000
 REL_EPS = 1e-12
 
 
@@ -71,27 +72,6 @@ class Plan:
         if self.excess != other.excess:
             return self.excess < other.excess
         return self.makespan < other.makespan * (1 - REL_EPS)
-
-
-def peak_bytes(g: TaskGraph, timing: Timing) -> list[int]:
-    """Each vdevice's peak of live bytes (`liveness`), as a list by vdevice index."""
-    index = {name: d for d, name in enumerate(g.names)}
-    points: list[list[tuple[float, int, int]]] = [[] for _ in g.names]
-    for s in lives(g, timing):
-        if s.end > s.start and s.nbytes:
-            d = index[s.vdevice]
-            points[d].append((s.start, 1, s.nbytes))
-            points[d].append((s.end, 0, -s.nbytes))
-    out = []
-    for pts in points:
-        pts.sort()
-        best = current = 0
-        for _, _, delta in pts:
-            current += delta
-            if current > best:
-                best = current
-        out.append(best)
-    return out
 
 
 def evaluate(g: TaskGraph, placement: list[int], budget: Budget | None = None) -> Plan:
@@ -144,6 +124,8 @@ def search(g: TaskGraph, starts: list[list[int]], budget: Budget) -> Plan:
     """The best plan found from `starts` and group moves within `budget` (module docstring)."""
     best: Plan | None = None
     for placement in starts:
+        if best is not None and not budget.left:
+            return best
         plan = evaluate(g, placement, budget)
         if best is None or plan.better_than(best):
             best = plan

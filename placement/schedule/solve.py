@@ -4,9 +4,9 @@
    and of `memory` (the lower of the two where both give one).
 2. Proved lower bounds (`bounds`); a unit that no vdevice can hold under the
    limits makes them infeasible (proved).
-3. Start plans (`search.start_plans`: HEFT, every unit on each vdevice, and
-   the cost objective's plan when its solver is deterministic: min cut, or
-   proved optimal), improved by group moves (`search.search`), each judged by
+3. Start plans (the cost objective's plan when its solver is deterministic:
+   min cut, or proved optimal; then `search.start_plans`: HEFT, every unit on
+   each vdevice), improved by group moves (`search.search`), each judged by
    its list schedule.  The budget: the whole time limit for a large program,
    a tenth of it when CP-SAT follows.
 4. Programs of at most `cpsat.MAX_OPS` op calls (one vdevice per physical
@@ -47,8 +47,10 @@ SEARCH_SHARE = 0.1
 COST_SHARE = 0.1
 # Share of CP-SAT's time for the program without its memory limits, when it has any.
 FREE_SHARE = 1 / 3
-# Seconds kept back from CP-SAT for reading its plan back and building the schedule.
+# Seconds kept back from CP-SAT for reading its plan back, and from the search for building the final
+# schedule: a margin plus a time per op and value (about what `timeline.to_schedule` takes on the CI box).
 MARGIN_S = 0.25
+RESERVE_PER_TASK = 2e-5
 
 
 class TimeSolution:
@@ -140,13 +142,13 @@ def solve_time(
         out.seconds = time.perf_counter() - start
         return out
     lower = lower_bound(g)
+    # what building the final schedule takes: kept back from the search
+    end = deadline - RESERVE_PER_TASK * (g.num_ops + g.num_values) - MARGIN_S
     use_exact = exact and cpsat.applicable(g)
     share = SEARCH_SHARE if use_exact else 1.0
-    budget = Budget(max(1, int(OPS_PER_SECOND * time_limit_s * share)), start + time_limit_s * share)
-    starts = start_plans(g)
-    cost_plan = _cost_plan(co, g, time_limit_s * COST_SHARE)
-    if cost_plan is not None:
-        starts.append(cost_plan)
+    budget = Budget(max(1, int(OPS_PER_SECOND * time_limit_s * share)), min(end, start + time_limit_s * share))
+    cost_plan = _cost_plan(co, min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4))
+    starts = ([] if cost_plan is None else [cost_plan]) + start_plans(g)
     best = search(g, starts, budget)
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"
@@ -203,8 +205,10 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
     return res, max(lower, res.bound)
 
 
-def _cost_plan(co: Coarsened, g: TaskGraph, seconds: float) -> list[int] | None:
+def _cost_plan(co: Coarsened, seconds: float) -> list[int] | None:
     """The cost objective's plan without memory limits, when its solver is deterministic (module docstring)."""
+    if seconds <= 0:
+        return None
     p = copy.copy(co.problem)
     p.limits = [None] * p.num_devices
     solution = solve_cost(p, max(0.01, seconds))
