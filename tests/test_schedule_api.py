@@ -238,3 +238,23 @@ def test_gantt_page_renders_in_headless_chromium(tmp_path) -> None:
         return sum(row[i : i + 3] == colour for row in rows for i in range(0, len(row), 3))
 
     assert count(blue) > 20 and count(orange) > 20
+
+
+def test_the_readme_schedule_is_what_the_example_gives(capsys, monkeypatch, tmp_path) -> None:
+    """The README's schedule for examples/schedule_branches.py is the command's stderr (the solve time aside)."""
+    import os
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    readme = (root / "README.md").read_text()
+    command = "vdplace place examples/schedule_branches.py --objective time --cost roofline --memory cuda:0=13MiB"
+    assert command in readme
+    block = readme.split(command, 1)[1].split("```\n", 2)[1]
+    report = tmp_path / "out.html"
+    assert main(command.split()[1:] + ["-o", os.devnull, "--report", str(report)]) == 0
+    shown = re.sub(r"\d+\.\d+ s\)", "S s)", block)
+    printed = re.sub(r"\d+\.\d+ s\)", "S s)", capsys.readouterr().err)
+    assert shown.strip() and shown == printed
+    assert report.read_text().count("<svg") == 1

@@ -175,6 +175,7 @@ class _Model:
                 m.add_no_overlap(ivs)
         if any(lim is not None for lim in g.limits):
             self._memory()
+        self._symmetry()
         m.minimize(self.makespan)
         if hint is not None:
             self._hint(hint[0], hint[1])
@@ -394,6 +395,21 @@ class _Model:
                 ends.append((self.makespan, [y, self.x[o][d]]))
         return self._stay(f"copy_live{v}_{d}", self.c[v, d], y, ends)
 
+    # -- symmetry ----------------------------------------------------------------
+    def _symmetry(self) -> None:
+        """Of two interchangeable vdevices (`_interchangeable`), the first unit that may go on both does not go
+        on the second: swapping the two in any plan gives a plan as good."""
+        g = self.g
+        for d1 in range(g.num_devices):
+            for d2 in range(d1 + 1, g.num_devices):
+                if not _interchangeable(g, self.allowed, d1, d2):
+                    continue
+                for i in range(g.num_ops):
+                    row = self.x[g.op_unit[i]]
+                    if d1 in row and d2 in row:
+                        self.m.add(row[d2] == 0)
+                        break
+
     # -- redundant constraints -------------------------------------------------
     def redundant(self, head: list[dict[int, float]], tail: list[dict[int, float]]) -> None:
         """Heads, tails and head-level work per stream (`bounds`), in whole units rounded down."""
@@ -452,6 +468,28 @@ class _Model:
         if any(lim is not None for lim in g.limits):
             release = {t[3]: t[0] * q for t in tasks}
         return placement, run_order(g, placement, order, release)
+
+
+def _interchangeable(g: TaskGraph, allowed: list[list[int]], d1: int, d2: int) -> bool:
+    """Swapping vdevices d1 and d2 maps every plan to one with the same times and memory: the same limit,
+    every unit may go on both or neither, the same op, copy and upload times."""
+    if g.limits[d1] != g.limits[d2] or d1 == g.host or d2 == g.host:
+        return False
+    if any((d1 in a) != (d2 in a) for a in allowed):
+        return False
+    if any(row[d1] != row[d2] for row in g.op_time):
+        return False
+    swap = {d1: d2, d2: d1}
+    for v in range(g.num_values):
+        table, up = g.val_copy[v], g.val_upload[v]
+        if up is not None and up[d1] != up[d2]:
+            return False
+        if table is None:
+            continue
+        k = g.num_devices
+        if any(table[h][d] != table[swap.get(h, h)][swap.get(d, d)] for h in range(k) for d in range(k)):
+            return False
+    return True
 
 
 def _ceil(seconds: float, q: float) -> int:
