@@ -5,7 +5,8 @@ decides a vdevice per unit and the schedule; `events` holds what it
 predicts (`Schedule`, `Event`).  One job per module: `graph` (the task graph
 of a coarsened program), `simulate` (the exact float simulator),
 `liveness` (memory), `list_scheduler` (HEFT), `search` (placement search),
-`bounds` (proved lower bounds), `cpsat` (the exact solver), `conflict`
+`bounds` (proved lower bounds), `cpsat` and `cpsat_memory` (the exact
+solver), `conflict`
 (limits no plan fits), `place` (the pipeline and its check), `gantt` (the
 HTML picture).  docs/schedule.md describes the model.
 """

@@ -8,12 +8,7 @@ some reader's unit is on that vdevice and the home is not); the copy is one
 optional interval per possible source (the home's vdevice) on that link,
 and the links' intervals do not overlap; a runtime input placed off the host
 has an upload the same way.  An op starts after each operand is at its home
-and, when it reads a copy, after the copy.  With a memory limit on a vdevice,
-every value's stay there (`liveness`: from its producer's, copy's or upload's
-start to an end at or after each reader's end) adds its bytes to a reservoir
-at its start and takes them back at its end, and the reservoir stays within
-the limit (a cumulative constraint over the stays as intervals said the same,
-but CP-SAT proved far less with it: seconds against milliseconds on 4 ops).
+and, when it reads a copy, after the copy.  Memory limits: `cpsat_memory`.
 
 Exactness.  CP-SAT works in integers: the time unit `q` is a power of two
 seconds, so that every ``k * q`` is exact in floating point, and every
@@ -47,8 +42,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from vdplace.placement.schedule.cpsat_memory import add_memory
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
-from vdplace.placement.schedule.graph import CONST, INPUT, OP, WEIGHT, TaskGraph
+from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
 from vdplace.placement.schedule.simulate import Timing, required_copies, run_order
 
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
@@ -174,7 +170,7 @@ class _Model:
             if len(ivs) > 1:
                 m.add_no_overlap(ivs)
         if any(lim is not None for lim in g.limits):
-            self._memory()
+            add_memory(self)
         self._symmetry()
         m.minimize(self.makespan)
         if hint is not None:
@@ -297,103 +293,6 @@ class _Model:
             end = end + size * z
         self.y[v, d], self.c[v, d], self.ce[v, d] = y, start, start + end
         m.add(self.makespan >= start + end)
-
-    # -- memory ----------------------------------------------------------------
-    def _memory(self) -> None:
-        g = self.g
-        stays: dict[int, list[tuple[tuple[Any, Any, Any], int]]] = {
-            d: [] for d, lim in enumerate(g.limits) if lim is not None
-        }
-        for v in range(g.num_values):
-            if not g.val_bytes[v]:
-                continue
-            for d in self.x[g.val_unit[v]]:
-                if d in stays:
-                    stays[d].append((self._home_stay(v, d), g.val_bytes[v]))
-            if v in self.up and g.host in stays:
-                stays[g.host].append((self._host_stay(v), g.val_bytes[v]))  # type: ignore[index]
-            for (w, d), y in self.y.items():
-                if w == v and d in stays:
-                    stays[d].append((self._copy_stay(v, d, y), g.val_bytes[v]))
-        for d, items in stays.items():
-            if items:
-                self._limit(d, items)
-
-    def _limit(self, d: int, items: list[tuple[tuple[Any, Any, Any], int]]) -> None:
-        """The stays on d ((start, end, presence), bytes) within d's limit, as a reservoir: a stay adds its
-        bytes at its start and takes them back at its end (both at one instant: nothing)."""
-        times, changes, actives = [], [], []
-        self.events += 2 * len(items)
-        for (start, end, present), nbytes in items:
-            times += [start, end]
-            changes += [nbytes, -nbytes]
-            actives += [present, present]
-        self.m.add_reservoir_constraint_with_active(times, changes, actives, 0, self.g.limits[d])
-
-    def _stay(self, name: str, start: Any, present: Any, ends: list[tuple[Any, list[Any]]]) -> tuple[Any, Any, Any]:
-        """(start, end, presence) of a stay from `start` to a variable end at or after each (end, when
-        literals); `present` None: always."""
-        m = self.m
-        end = m.new_int_var(0, self.horizon, f"{name}_end")
-        m.add(end >= start)
-        for at, when in ends:
-            if when:
-                m.add(end >= at).only_enforce_if(when)
-            else:
-                m.add(end >= at)
-        if present is None:
-            if self.true is None:
-                self.true = m.new_bool_var("true")
-                m.add(self.true == 1)
-            present = self.true
-        return start, end, present
-
-    def _home_stay(self, v: int, d: int) -> Any:
-        g = self.g
-        h = g.val_unit[v]
-        here = self.x[h][d]
-        kind = g.val_kind[v]
-        if kind == OP:
-            start: Any = self.s[g.val_producer[v]]
-        elif kind == INPUT and v in self.up and d != g.host:
-            start = self.up[v]
-        else:
-            start = 0
-        ends: list[tuple[Any, list[Any]]] = [(self.ready[v], [here])]
-        if kind in (WEIGHT, CONST):
-            ends.append((self.makespan, [here]))
-        for i in g.val_readers[v]:
-            c = g.op_unit[i]
-            if c == h:
-                ends.append((self.e[i], [here]))
-            elif d in self.x[c]:
-                ends.append((self.e[i], [here, self.x[c][d]]))
-        ends.extend((self.e[i], [here]) for i in g.val_home_readers[v])
-        for (w, dst), y in self.y.items():
-            if w == v:
-                ends.append((self.ce[v, dst], [here, y]))
-        for w, o in g.outputs:
-            if w == v and (o == h or d in self.x[o]):
-                ends.append((self.makespan, [here] if o == h else [here, self.x[o][d]]))
-        return self._stay(f"live{v}_{d}", start, here, ends)
-
-    def _host_stay(self, v: int) -> Any:
-        g = self.g
-        at_host = self.x[g.val_unit[v]].get(g.host)  # type: ignore[arg-type]
-        present = None if at_host is None else at_host.Not()
-        return self._stay(f"host{v}", 0, present, [(self.ready[v], [])])
-
-    def _copy_stay(self, v: int, d: int, y: Any) -> Any:
-        g = self.g
-        ends: list[tuple[Any, list[Any]]] = [(self.ce[v, d], [y])]
-        for i in g.val_readers[v]:
-            c = g.op_unit[i]
-            if d in self.x[c]:
-                ends.append((self.e[i], [y, self.x[c][d]]))
-        for w, o in g.outputs:
-            if w == v and d in self.x[o]:
-                ends.append((self.makespan, [y, self.x[o][d]]))
-        return self._stay(f"copy_live{v}_{d}", self.c[v, d], y, ends)
 
     # -- symmetry ----------------------------------------------------------------
     def _symmetry(self) -> None:
