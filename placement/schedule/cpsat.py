@@ -39,9 +39,11 @@ deterministic time limit); the wall-clock limit is a safety net.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
+from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.cpsat_memory import add_memory
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
@@ -223,6 +225,7 @@ class _Model:
         self.y: dict[tuple[int, int], Any] = {}
         self.c: dict[tuple[int, int], Any] = {}
         self.ce: dict[tuple[int, int], Any] = {}
+        self.z: dict[tuple[int, int, int], Any] = {}  # copy of v from h to d (where more than one h is possible)
         for v in range(g.num_values):
             self.ready.append(self._ready(v))
             for d in dests[v]:
@@ -284,7 +287,7 @@ class _Model:
             if len(home) - (d in home) == 1:
                 z = y
             else:
-                z = m.new_bool_var(f"z{v}_{h}_{d}")
+                z = self.z[v, h, d] = m.new_bool_var(f"z{v}_{h}_{d}")
                 m.add_bool_and([lit, y]).only_enforce_if(z)
                 m.add_bool_or([lit.Not(), y.Not(), z])
             size = self.dur(table[h][d])
@@ -332,14 +335,26 @@ class _Model:
 
     # -- hint and plan ---------------------------------------------------------
     def _hint(self, placement: list[int], timing: Timing) -> None:
-        m, q = self.m, self.q
+        """A whole solution to start from: `placement` run in `timing`'s order with the durations in units."""
+        m, g = self.m, self.g
         for u, row in enumerate(self.x):
             for d, lit in row.items():
                 m.add_hint(lit, placement[u] == d)
+        try:
+            whole = run_order(_in_units(g, self), placement, list(timing.order), None)
+        except PlacementInternalError:
+            return  # an order that is not this model's (it cannot be here): the placement alone is a hint
         for i, s in enumerate(self.s):
-            start = timing.op_start[i]
-            if start == start:
-                m.add_hint(s, min(self.horizon, int(start / q)))
+            m.add_hint(s, min(self.horizon, int(whole.op_start[i])))
+        for (v, d), y in self.y.items():
+            m.add_hint(y, (v, d) in whole.copies)
+        for (v, h, d), z in self.z.items():
+            m.add_hint(z, (v, d) in whole.copies and placement[g.val_unit[v]] == h)
+        for (v, d), (start, _) in whole.copies.items():
+            var = self.up.get(v) if d == placement[g.val_unit[v]] else self.c.get((v, d))
+            if var is not None:
+                m.add_hint(var, min(self.horizon, int(start)))
+        m.add_hint(self.makespan, min(self.horizon, int(whole.makespan)))
 
     def plan(self, solver: Any) -> tuple[list[int], Timing]:
         """The placement and the real timing of the solution (module docstring)."""
@@ -367,6 +382,15 @@ class _Model:
         if any(lim is not None for lim in g.limits):
             release = {t[3]: t[0] * q for t in tasks}
         return placement, run_order(g, placement, order, release)
+
+
+def _in_units(g: TaskGraph, model: _Model) -> TaskGraph:
+    """`g` with every op, copy and upload time in whole units of the model (exact integers as floats)."""
+    out = copy.copy(g)
+    out.op_time = [[None if t is None else float(model.dur(t)) for t in row] for row in g.op_time]
+    out.val_copy = [None if t is None else [[float(model.dur(x)) for x in r] for r in t] for t in g.val_copy]
+    out.val_upload = [None if t is None else [float(model.dur(x)) for x in t] for t in g.val_upload]
+    return out
 
 
 def _interchangeable(g: TaskGraph, allowed: list[list[int]], d1: int, d2: int) -> bool:
