@@ -69,11 +69,25 @@ def test_schedule_of_the_example() -> None:
 
 
 def test_runtime_inputs_start_on_the_host_and_weights_where_placed() -> None:
-    mod = parse()
-    s = place(mod, objective=Time(MODEL)).schedule
-    placed_x = next(e for e in s.events if e.name == "x")
-    assert placed_x.device == ("llvm:0:global", "cuda:0:global") and placed_x.start == 0.0
+    text = f"""
+@I.ir_module
+class M:
+    I.module_global_infos({DEVICES})
+    @R.function
+    def main(
+        x: R.Tensor((64, 64), "float32", "cuda:0"), w: R.Tensor((64, 64), "float32", "cuda:0")
+    ) -> R.Tensor((64, 64), "float32"):
+        R.func_attr({{"num_input": 1}})
+        a = R.matmul(x, w)
+        return a
+"""
+    s = place(ir.parse(text, filename="m.py"), objective=Time(MODEL)).schedule
+    upload = next(e for e in s.events if e.name == "x")
+    assert upload.kind == "copy" and upload.device == ("llvm:0:global", "cuda:0:global") and upload.start == 0.0
+    assert upload.nbytes == 64 * 64 * 4
     assert not any(e.name == "w" for e in s.events)  # a weight is where it is placed when the run starts
+    a = next(e for e in s.events if e.name == "a")
+    assert a.start >= upload.end
 
 
 def test_the_schedule_is_checked_against_the_placed_module() -> None:
@@ -159,11 +173,12 @@ def test_an_op_too_big_for_every_device_is_proved_at_once() -> None:
 
 
 def test_the_same_module_and_model_give_the_same_plan() -> None:
-    mod = build_transformer(120)
     model = CostModel.roofline({"cpu": {"flops": 5e10, "bandwidth": 2e10, "overhead": 5e-6}})
-    first = place(mod, objective=Time(model), time_limit_s=2).schedule
-    second = place(mod, objective=Time(model), time_limit_s=2).schedule
-    assert [(e.name, e.device, e.start) for e in first.events] == [(e.name, e.device, e.start) for e in second.events]
+    for mod, exact in ((build_transformer(36), True), (build_transformer(600), False)):
+        runs = [place(mod, objective=Time(model, exact=exact), time_limit_s=3).schedule for _ in range(2)]
+        assert runs[0].method == ("cp-sat" if exact else "list")
+        first, second = ([(e.name, e.device, e.start) for e in s.events] for s in runs)
+        assert first == second
 
 
 def test_a_large_program_gets_a_plan_within_the_time_limit_and_its_gap() -> None:
