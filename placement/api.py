@@ -207,7 +207,7 @@ def place(
     if not isinstance(mod, IRModule):
         raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
     if objective is not None:
-        return _place_time(mod, objective, time_limit_s, strict_hints or specialize or default != "none" or cost)
+        return _place_time(mod, objective, time_limit_s, (strict_hints, specialize, default != "none", cost))
     if cost is not None:
         other_options = strict_hints or specialize or default != "none"
         return _place_cost(mod, cost, time_limit_s, cost_solver, other_options)
@@ -270,9 +270,9 @@ def _place_cost(mod: IRModule, model: CostModel, time_limit_s: float, solver: st
         return place_cost(mod, model, time_limit_s, make, solver)  # type: ignore[return-value]
 
 
-def _place_time(mod: IRModule, objective: Time, time_limit_s: float, other_options: object) -> Placement:
+def _place_time(mod: IRModule, objective: Time, time_limit_s: float, other_options: tuple) -> Placement:
     """`place` with the time objective (`placement.schedule.place`); the other objectives' options do not apply."""
-    if other_options is not None and other_options is not False:
+    if any(option not in (False, None) for option in other_options):
         raise ValueError("place(..., objective=Time(...)) takes no cost, strict_hints, default or specialize option")
     from vdplace.placement.schedule.place import place_time
 
