@@ -47,8 +47,8 @@ from vdplace.ir.module import IRModule  # noqa: E402
 from vdplace.ir.vdevice import VDevice  # noqa: E402
 from vdplace.placement.cost.objective import plan_cost  # noqa: E402
 from vdplace.placement.cost.problem import coarsen  # noqa: E402
-from vdplace.placement.extract.extract import extract  # noqa: E402
 from vdplace.placement.cost.solve import solve_cost  # noqa: E402
+from vdplace.placement.extract.extract import extract  # noqa: E402
 from vdplace.placement.schedule.search import Plan, evaluate  # noqa: E402
 from vdplace.placement.schedule.solve import solve_time  # noqa: E402
 

@@ -207,6 +207,34 @@ def test_time_takes_a_cost_model_and_no_other_objectives_options() -> None:
         Time(MODEL, memory={"cuda:0": "lots"})
 
 
+@pytest.mark.parametrize("option", [{"specialize": True}, {"default": "host"}, {"cost": MODEL}])
+def test_the_driver_refuses_what_time_cannot_use(option) -> None:
+    with pytest.raises(ValueError, match="takes no|not both"):
+        place(parse(), objective=Time(MODEL), **option)
+
+
+def test_time_runs_through_the_one_driver() -> None:
+    result = place(parse(), objective=Time(MODEL), time_limit_s=10)
+    assert result.objective.name == "time" and result.report is result.schedule and result.cost is None
+    assert result.stats.status == result.schedule.status == "optimal"
+    assert set(result.stats.times) >= {"extract", "collapse", "solve", "check", "realize", "verify"}
+    # backend and propagate are the cost plan's the search starts from: the same optimum either way
+    other = place(parse(), objective=Time(MODEL), backend="z3", propagate=False, time_limit_s=10).schedule
+    assert other.makespan == pytest.approx(result.schedule.makespan, rel=1e-9)
+    with pytest.raises(ValueError, match="cost solver"):
+        place(parse(), objective=Time(MODEL), backend="no-such-solver")
+    with pytest.raises(PlacementError, match="rocm"):
+        place(parse(), objective=Time(MODEL, memory={"rocm:0": "1GiB"}))
+
+
+def test_cli_refuses_options_time_cannot_use(tmp_path, capsys) -> None:
+    src = tmp_path / "m.py"
+    src.write_text(EXAMPLE)
+    assert main(["place", str(src), "--objective", "time", "--strict"]) == 2
+    assert "time objective takes no strict_hints option" in capsys.readouterr().err
+    assert main(["place", str(src), "--objective", "time", "--memory", "rocm:0=1GiB"]) == 2
+
+
 def test_cli_prints_makespan_bound_gap_and_devices(tmp_path, capsys) -> None:
     src = tmp_path / "m.py"
     src.write_text(EXAMPLE)
