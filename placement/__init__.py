@@ -19,6 +19,7 @@ from vdplace.placement.rewrite.annotate import annotate_ops
 from vdplace.placement.rewrite.module_pass import ModulePass
 from vdplace.placement.rewrite.realize import Copy
 from vdplace.placement.rewrite.update import update_vdevice
+from vdplace.placement.schedule.objective import Time
 from vdplace.placement.solve.backend import (
     Backend,
     BackendResult,
@@ -56,6 +57,7 @@ __all__ = [
     "Site",
     "SoftEdge",
     "Stats",
+    "Time",
     "Z3Backend",
     "annotate_ops",
     "backend_names",

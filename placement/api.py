@@ -79,17 +79,19 @@ def place(
     """Place every tensor of `mod` on a vdevice under `objective`, or raise `PlacementConflict`.
 
     objective     what to minimize: ``Bytes()`` (the default: the bytes copies move),
-                  ``Cost(model, memory=...)`` (estimated time within memory limits), or any
+                  ``Cost(model, memory=...)`` (estimated time within memory limits),
+                  ``Time(model, memory=...)`` (the makespan of a schedule, docs/schedule.md), or any
                   `placement.objective.Objective`; `Placement.report` is what it reports
     backend       what decides what the objective's own exact steps leave: a
                   `placement.solve.backend.Backend` or a registered name deciding the
                   objective's problems (``"z3"``, ``"z3-enum"``, ``"z3-bv"`` under `Bytes`;
-                  ``"highs"``, ``"z3"``, ``"mincut"`` under `Cost`); None: the objective's default
+                  ``"highs"``, ``"z3"``, ``"mincut"`` under `Cost`, and under `Time` for the cost
+                  plan its search starts from); None: the objective's default
     propagate     run the objective's exact steps first (False: the backend decides everything
                   constrained; the same answer, slower)
     time_limit_s  a limit for the backend's search, past which its best answer so far is used
                   (it still satisfies every hard constraint); None: the objective's default
-                  (no limit under `Bytes`, 60 s under `Cost`)
+                  (no limit under `Bytes`, 60 s under `Cost` and `Time`)
     strict_hints  (`Bytes`) make every ``hint_on_device`` a hard equality (no copy allowed)
     default       (`Bytes`) ``"none"`` leaves sites nothing constrains unplaced (TVM),
                   ``"first"`` puts them on the first vdevice,

@@ -132,8 +132,18 @@ def _placement_options(p: argparse.ArgumentParser, default_policy: str) -> None:
 
 
 def _cost_options(p: argparse.ArgumentParser) -> None:
-    """``--cost``, ``--memory`` and ``--time-limit``: cost-aware placement (`_cost_model`)."""
-    p.add_argument("--cost", metavar="COSTS.json", help="place by estimated time with this model (docs/cost.md)")
+    """``--cost``, ``--memory``, ``--time-limit`` and ``--objective``: cost-aware placement (`_cost_model`)."""
+    p.add_argument(
+        "--cost",
+        metavar="roofline|COSTS.json",
+        help="place by estimated time with this model (docs/cost.md); 'roofline': the default roofline",
+    )
+    p.add_argument(
+        "--objective",
+        choices=("time",),
+        help="time: least makespan of the predicted schedule, memory by liveness (docs/schedule.md); "
+        "--report then draws the schedule",
+    )
     p.add_argument(
         "--memory",
         action="append",

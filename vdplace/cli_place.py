@@ -49,8 +49,12 @@ def _place(mod: IRModule, args: argparse.Namespace, dims: dict[str, int] | None 
     from vdplace import ir, placement
 
     mod = _with_vdevices(mod, args.vdevice)
+    time_objective = getattr(args, "objective", None) == "time"
     model = _cost_model(args)
-    objective = None if model is None else placement.Cost(model)
+    if time_objective:  # --memory: the schedule's limits by liveness (`placement.Time`)
+        objective = placement.Time(model, memory=_memory_limits(args))
+    else:
+        objective = None if model is None else placement.Cost(model)
     default = args.default if args.default is not None else ("none" if model is not None else args.default_policy)
     try:
         driver = placement.api.bind(
@@ -87,16 +91,21 @@ def _with_vdevices(mod: IRModule, specs: Sequence[str]) -> IRModule:
 def _cost_model(args: argparse.Namespace) -> Any:
     """``--cost FILE`` / ``--memory VDEV=SIZE``: the `CostModel` to place with, or None (the bytes objective).
 
-    ``--memory`` without ``--cost`` limits the default roofline model (`CostModel.roofline`).
+    ``--memory`` without ``--cost`` limits the default roofline model (`CostModel.roofline`), as does
+    ``--cost roofline``; ``--objective time`` always places with a model (the roofline without ``--cost``),
+    its ``--memory`` limits given to `placement.Time`, not to the model.
     """
-    if getattr(args, "cost", None) is None and not getattr(args, "memory", None):
+    time_objective = getattr(args, "objective", None) == "time"
+    if getattr(args, "cost", None) is None and not getattr(args, "memory", None) and not time_objective:
         return None
     from vdplace import ir
     from vdplace.placement.cost import CostModel
 
     try:
-        model = CostModel.from_json(args.cost) if args.cost else CostModel.roofline()
-        model.memory.update(_memory_limits(args))
+        model = CostModel.from_json(args.cost) if args.cost and args.cost != "roofline" else CostModel.roofline()
+        limits = _memory_limits(args)
+        if not time_objective:
+            model.memory.update(limits)
     except (OSError, ValueError) as err:
         raise ir.ParseError(f"cannot use the cost model: {err}") from None
     return model
@@ -128,6 +137,7 @@ def _placement_json(path: str, result: Placement) -> dict[str, Any]:
         "stats": result.stats.as_dict(),
         "clones": [clone.as_dict() for clone in result.clones],
         "cost": None if result.cost is None else result.cost.as_dict(),
+        "schedule": None if result.schedule is None else result.schedule.as_dict(),
     }
 
 
@@ -208,12 +218,12 @@ def cmd_place(args: argparse.Namespace, out: Output) -> int:
         if args.json:
             out.document(_placement_json(args.file, result))
             return EXIT_OK
-        placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost
+        placed, copies, clones, plan = result.module, result.copies, result.clones, result.cost or result.schedule
         summary, assuming = figures.summary(result), figures.assuming(result)
         del mod, result  # the input module and the solved constraints: freed before the text is written
         with progress.stage("print"):
             _write_module(placed, args.output)
-    if plan is not None:  # the plan lists every copy, with its time
+    if plan is not None:  # the plan lists every copy, with its time; the schedule its makespan, bound, devices
         out.diagnostic("".join(f"# {line}\n" for line in plan.describe().splitlines()))
     else:
         out.diagnostic("".join(f"# copy: {copy.describe(placed.vdevices)}{assuming}\n" for copy in copies))
@@ -223,8 +233,14 @@ def cmd_place(args: argparse.Namespace, out: Output) -> int:
 
 
 def _report_placement(result: Placement, args: argparse.Namespace) -> None:
-    """``--report OUT.html`` for a module that places: the placement page (graph, devices, copies, bytes)."""
-    if args.report:
+    """``--report OUT.html`` for a module that places: the placement page (graph, devices, copies, bytes), or
+    under ``--objective time`` the schedule's Gantt chart (`placement.schedule.gantt`)."""
+    if args.report and result.schedule is not None:
+        from vdplace.placement.schedule.gantt import gantt_html
+
+        with progress.stage("write the report"):
+            _write_file(args.report, gantt_html(result.schedule, args.file))
+    elif args.report:
         from vdplace.placement.report.placed_html import placement_html
 
         with progress.stage("write the report"):

@@ -1,0 +1,433 @@
+"""The exact solver: placement and order together, as one OR-Tools CP-SAT model.
+
+Every unit has one Boolean per vdevice it may go on (exactly one true).
+Every op is an optional interval on each of those vdevices, with one start
+variable; each vdevice's intervals do not overlap.  A value read on a
+vdevice other than its home has a copy there (a Boolean true exactly when
+some reader's unit is on that vdevice and the home is not); the copy is one
+optional interval per possible source (the home's vdevice) on that link,
+and the links' intervals do not overlap; a runtime input placed off the host
+has an upload the same way.  An op starts after each operand is at its home
+and, when it reads a copy, after the copy.  Memory limits: `cpsat_memory`.
+
+Exactness.  CP-SAT works in integers: the time unit `q` is a power of two
+seconds, so that every ``k * q`` is exact in floating point, and every
+duration is rounded *up* to whole units, ``D = ceil(d / q)``.  So:
+
+* the plan is feasible in real time: started where CP-SAT starts them, tasks
+  end no later than CP-SAT's ends, every stay shrinks, and no limit breaks.
+  Without limits the plan is then re-timed in floats, in CP-SAT's order per
+  vdevice and link (`simulate.run_order`), which only moves tasks earlier;
+* CP-SAT's proved bound `B` (its optimum when it proves one) bounds the real
+  optimum: T* >= (B - N - 1) * q, N the number of tasks.  Any real schedule
+  maps to an integer one whose makespan is at most T*/q + N + 1 (start each
+  task at ``ceil(s / q)`` plus the number of positive-length tasks on the
+  longest chain of "must follow" relations ending at it: each positive task
+  gains at most one unit from rounding; stays that are disjoint stay
+  disjoint, so by Helly's property for intervals every set of stays live at
+  one integer time was live at one real time).
+
+`q` is chosen so that (N + 1) * q is at most a quarter of the optimality
+tolerance (`events.OPTIMAL_TOLERANCE`) times the best known lower bound,
+unless the horizon would pass `MAX_UNITS` (2^30) units: larger coefficients
+made CP-SAT's presolve lose the optimum.  The discretization error
+`ExactResult.slack` = (N + 1) * q is then what optimality is claimed up to
+(`Schedule.tolerance`); on the models of tests/models it is about 1e-6 of the
+makespan.  The search is deterministic (interleaved workers, a
+deterministic time limit); the wall-clock limit is a safety net.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+from vdplace.placement.errors import PlacementInternalError
+from vdplace.placement.schedule.cpsat_memory import add_memory
+from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
+from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
+from vdplace.placement.schedule.simulate import Timing, required_copies, run_order
+
+# Programs with more op calls than this are left to the placement search (docs/schedule.md).
+MAX_OPS = 300
+# The horizon in units stays below this: CP-SAT's presolve lost the optimum of a 5-op program once its
+# horizon reached 2e10 units with the redundant constraints in (tests/test_schedule.py found it).
+MAX_UNITS = 2**30
+# CP-SAT's search: two workers taking turns in one thread, one task at a time (deterministic; with the default
+# batch, OR-Tools 9.15 sometimes ran on to the time limit after proving the optimum), stopped by CP-SAT's
+# deterministic clock at this many units per second of the time limit: on the shared 2-core CI box CP-SAT
+# does 0.1-0.2 units a second on these models, so the deterministic limit, not the wall clock, ends a search.
+WORKERS = 2
+DETERMINISTIC_PER_SECOND = 0.1
+# Reservoirs of at most this many events in all are expanded into Booleans (see solve_exact).
+EXPAND_EVENTS = 40
+# Head levels per vdevice in the redundant work constraints.
+LEVELS = 16
+
+
+class ExactResult:
+    """CP-SAT's answer: `status` (``"optimal"``, ``"feasible"``, ``"infeasible"``, ``"unknown"``),
+    the plan (`placement`, real `timing`) when one was found, and the proved lower `bound` in seconds."""
+
+    __slots__ = ("status", "placement", "timing", "bound", "unit", "tasks")
+
+    @property
+    def slack(self) -> float:
+        """The discretization error: the real optimum is within this many seconds of CP-SAT's, times the unit."""
+        return (self.tasks + 1) * self.unit
+
+    def __init__(self, status: str, bound: float, unit: float, tasks: int) -> None:
+        self.status = status
+        self.placement: list[int] | None = None
+        self.timing: Timing | None = None
+        self.bound = bound
+        self.unit = unit
+        self.tasks = tasks
+
+
+def applicable(g: TaskGraph) -> bool:
+    """CP-SAT is used for at most `MAX_OPS` op calls and one vdevice per physical device."""
+    return g.num_ops <= MAX_OPS and len(set(g.physical)) == g.num_devices
+
+
+def solve_exact(
+    g: TaskGraph,
+    allowed: list[list[int]],
+    lower: float,
+    hint: tuple[list[int], Timing, bool] | None,
+    seconds: float,
+    heads_tails: tuple[list[dict[int, float]], list[dict[int, float]]] | None = None,
+) -> ExactResult:
+    """The best plan and proved bound CP-SAT finds within `seconds` (module docstring).
+
+    `allowed`: the vdevices per unit (`bounds.effective_allowed`); `lower`: a proved lower bound in
+    seconds; `hint`: (placement, timing, fits the limits) of a plan to start from; `heads_tails`:
+    `bounds.heads_tails`, added as redundant constraints (each op's start and what follows its end,
+    and every stream's work past each head level).
+    """
+    from ortools.sat.python import cp_model
+
+    model = _Model(g, allowed, lower, hint)
+    if heads_tails is not None:
+        model.redundant(*heads_tails)
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = WORKERS
+    params.interleave_search = True  # the workers take turns in one thread: deterministic
+    params.interleave_batch_size = 1
+    params.random_seed = 0
+    # Memory: CP-SAT's own reservoir propagator, unless the reservoirs are small.  Expanded into a Boolean per
+    # pair of events, an 11-op model took CP-SAT's whole time in presolve; not expanded, CP-SAT proved far less
+    # on 2-op programs (10 s against 0.1 s).
+    params.expand_reservoir_constraints = model.events <= EXPAND_EVENTS
+    params.max_time_in_seconds = max(0.05, seconds)
+    params.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)
+    status = solver.solve(model.m)
+    q, n = model.q, model.n_tasks
+    if status == cp_model.INFEASIBLE:
+        return ExactResult("infeasible", math.inf, q, n)
+    bound = max(0.0, (solver.best_objective_bound - n - 1) * q)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return ExactResult("unknown", bound, q, n)
+    out = ExactResult("optimal" if status == cp_model.OPTIMAL else "feasible", bound, q, n)
+    out.placement, out.timing = model.plan(solver)
+    return out
+
+
+class _Model:
+    """The CP-SAT model of one task graph (module docstring), and the plan read back from a solution."""
+
+    def __init__(self, g: TaskGraph, allowed: list[list[int]], lower: float, hint: Any) -> None:
+        from ortools.sat.python import cp_model
+
+        self.g = g
+        self.allowed = allowed
+        self.m = m = cp_model.CpModel()
+        dests = [self._dests(v) for v in range(g.num_values)]
+        self.n_tasks = g.num_ops + sum(len(d) for d in dests) + g.num_values
+        total = self._serial_total(dests)
+        self.q = q = _unit(total, lower, self.n_tasks)
+        fits = hint is not None and hint[2]
+        horizon = _ceil(total, q) + self.n_tasks + 2
+        if fits:
+            horizon = min(horizon, _ceil(hint[1].makespan, q) + self.n_tasks + 2)
+        self.horizon = horizon
+        # The real optimum is at least `lower`, so CP-SAT's is at least lower / q, less the rounding margin.
+        floor = min(horizon, max(0, _ceil(lower, q) - self.n_tasks - 1)) if math.isfinite(lower) else 0
+        self.makespan = m.new_int_var(floor, horizon, "M")
+        self.x = [{d: m.new_bool_var(f"x{u}_{d}") for d in allowed[u]} for u in range(g.num_units)]
+        for row in self.x:
+            m.add_exactly_one(row.values())
+        self.true: Any = None
+        self.events = 0  # reservoir events
+        self.dev_iv: dict[int, list[Any]] = {d: [] for d in range(g.num_devices)}
+        self.link_iv: dict[tuple[int, int], list[Any]] = {}
+        self._ops()
+        self._values(dests)
+        for ivs in self.dev_iv.values():
+            if len(ivs) > 1:
+                m.add_no_overlap(ivs)
+        for ivs in self.link_iv.values():
+            if len(ivs) > 1:
+                m.add_no_overlap(ivs)
+        if any(lim is not None for lim in g.limits):
+            add_memory(self)
+        self._symmetry()
+        m.minimize(self.makespan)
+        if hint is not None:
+            self._hint(hint[0], hint[1])
+
+    # -- sizes -----------------------------------------------------------------
+    def _dests(self, v: int) -> list[int]:
+        """The vdevices value v may be copied to: where a user (or an output's unit) may go."""
+        g = self.g
+        units = set(g.val_users[v]) | {o for w, o in g.outputs if w == v and o != g.val_unit[v]}
+        return sorted({d for u in units for d in self.allowed[u]})
+
+    def _serial_total(self, dests: list[list[int]]) -> float:
+        """Every op and every possible copy and upload at its slowest, one after another."""
+        g, total = self.g, 0.0
+        for i in range(g.num_ops):
+            total += max((g.op_time[i][d] or 0.0) for d in self.allowed[g.op_unit[i]])
+        for v in range(g.num_values):
+            table, homes = g.val_copy[v], self.allowed[g.val_unit[v]]
+            if table is not None:
+                total += sum(max(table[h][d] for h in homes) for d in dests[v])
+            if g.val_upload[v] is not None:
+                total += max(g.val_upload[v][h] for h in homes)  # type: ignore[index]
+        return total
+
+    def dur(self, seconds: float | None) -> int:
+        return _ceil(seconds or 0.0, self.q)
+
+    # -- ops and values --------------------------------------------------------
+    def _ops(self) -> None:
+        g, m = self.g, self.m
+        self.s = []
+        self.e = []
+        for i in range(g.num_ops):
+            u = g.op_unit[i]
+            s = m.new_int_var(0, self.horizon, f"s{i}")
+            end = 0
+            for d, lit in self.x[u].items():
+                size = self.dur(g.op_time[i][d])
+                self.dev_iv[d].append(m.new_optional_fixed_size_interval_var(s, size, lit, f"op{i}_{d}"))
+                end = end + size * lit
+            self.s.append(s)
+            self.e.append(s + end)
+            m.add(self.makespan >= s + end)
+
+    def _values(self, dests: list[list[int]]) -> None:
+        g, m = self.g, self.m
+        self.ready: list[Any] = []  # when each value is at its home
+        self.up: dict[int, Any] = {}
+        self.y: dict[tuple[int, int], Any] = {}
+        self.c: dict[tuple[int, int], Any] = {}
+        self.ce: dict[tuple[int, int], Any] = {}
+        self.z: dict[tuple[int, int, int], Any] = {}  # copy of v from h to d (where more than one h is possible)
+        for v in range(g.num_values):
+            self.ready.append(self._ready(v))
+            for d in dests[v]:
+                self._copy(v, d)
+        for i in range(g.num_ops):
+            c = g.op_unit[i]
+            for v in g.op_local[i]:
+                m.add(self.s[i] >= self.ready[v])
+                if c == g.val_unit[v]:
+                    continue
+                for d, lit in self.x[c].items():
+                    if (v, d) in self.y:
+                        m.add(self.s[i] >= self.ce[v, d]).only_enforce_if([lit, self.y[v, d]])
+            for v in g.op_home[i]:
+                m.add(self.s[i] >= self.ready[v])
+
+    def _ready(self, v: int) -> Any:
+        g, m = self.g, self.m
+        kind = g.val_kind[v]
+        if kind == OP:
+            return self.e[g.val_producer[v]]
+        if kind != INPUT or g.host is None or g.val_upload[v] is None:
+            return 0
+        home = self.x[g.val_unit[v]]
+        start = m.new_int_var(0, self.horizon, f"up{v}")
+        end = 0
+        for d, lit in home.items():
+            if d == g.host:
+                m.add(start == 0).only_enforce_if(lit)
+                continue
+            size = self.dur(g.val_upload[v][d])  # type: ignore[index]
+            iv = m.new_optional_fixed_size_interval_var(start, size, lit, f"up{v}_{d}")
+            self.link_iv.setdefault((g.host, d), []).append(iv)
+            end = end + size * lit
+        self.up[v] = start
+        m.add(self.makespan >= start + end)
+        return start + end
+
+    def _copy(self, v: int, d: int) -> None:
+        g, m = self.g, self.m
+        home = self.x[g.val_unit[v]]
+        users = set(g.val_users[v]) | {o for w, o in g.outputs if w == v and o != g.val_unit[v]}
+        lits = [self.x[u][d] for u in sorted(users) if d in self.x[u]]
+        y = m.new_bool_var(f"y{v}_{d}")
+        at_home = home.get(d)
+        for lit in lits:
+            m.add_bool_or([lit.Not(), y] if at_home is None else [lit.Not(), at_home, y])
+        m.add_bool_or(lits).only_enforce_if(y)
+        if at_home is not None:
+            m.add_implication(y, at_home.Not())
+        table = g.val_copy[v]
+        assert table is not None
+        start = m.new_int_var(0, self.horizon, f"c{v}_{d}")
+        m.add(start >= self.ready[v])
+        end = 0
+        for h, lit in home.items():
+            if h == d:
+                continue
+            if len(home) - (d in home) == 1:
+                z = y
+            else:
+                z = self.z[v, h, d] = m.new_bool_var(f"z{v}_{h}_{d}")
+                m.add_bool_and([lit, y]).only_enforce_if(z)
+                m.add_bool_or([lit.Not(), y.Not(), z])
+            size = self.dur(table[h][d])
+            iv = m.new_optional_fixed_size_interval_var(start, size, z, f"copy{v}_{h}_{d}")
+            self.link_iv.setdefault((h, d), []).append(iv)
+            end = end + size * z
+        self.y[v, d], self.c[v, d], self.ce[v, d] = y, start, start + end
+        m.add(self.makespan >= start + end)
+
+    # -- symmetry ----------------------------------------------------------------
+    def _symmetry(self) -> None:
+        """Of two interchangeable vdevices (`_interchangeable`), the first unit that may go on both does not go
+        on the second: swapping the two in any plan gives a plan as good."""
+        g = self.g
+        for d1 in range(g.num_devices):
+            for d2 in range(d1 + 1, g.num_devices):
+                if not _interchangeable(g, self.allowed, d1, d2):
+                    continue
+                for i in range(g.num_ops):
+                    row = self.x[g.op_unit[i]]
+                    if d1 in row and d2 in row:
+                        self.m.add(row[d2] == 0)
+                        break
+
+    # -- redundant constraints -------------------------------------------------
+    def redundant(self, head: list[dict[int, float]], tail: list[dict[int, float]]) -> None:
+        """Heads, tails and head-level work per stream (`bounds`), in whole units rounded down."""
+        g, m, q = self.g, self.m, self.q
+        for i in range(g.num_ops):
+            row = self.x[g.op_unit[i]]
+            m.add(self.s[i] >= sum(int(head[i][d] / q) * lit for d, lit in row.items()))
+            m.add(self.makespan >= self.e[i] + sum(int(tail[i][d] / q) * lit for d, lit in row.items()))
+        for d in range(g.num_devices):
+            items = [(int(head[i][d] / q), self.dur(g.op_time[i][d]), i) for i in range(g.num_ops) if d in head[i]]
+            levels = sorted({h for h, size, _ in items if size})
+            if len(levels) > LEVELS:
+                levels = [levels[round(j * (len(levels) - 1) / (LEVELS - 1))] for j in range(LEVELS)]
+            for theta in levels:
+                at = [(size, self.x[g.op_unit[i]][d]) for h, size, i in items if h >= theta]
+                some = m.new_bool_var(f"on{d}_{theta}")  # true when an op of the level runs on d
+                for _, lit in at:
+                    m.add_implication(lit, some)
+                work = sum(size * lit for size, lit in at if size)
+                m.add(self.makespan >= theta + work).only_enforce_if(some)
+
+    # -- hint and plan ---------------------------------------------------------
+    def _hint(self, placement: list[int], timing: Timing) -> None:
+        """A whole solution to start from: `placement` run in `timing`'s order with the durations in units."""
+        m, g = self.m, self.g
+        for u, row in enumerate(self.x):
+            for d, lit in row.items():
+                m.add_hint(lit, placement[u] == d)
+        try:
+            whole = run_order(_in_units(g, self), placement, list(timing.order), None)
+        except PlacementInternalError:
+            return  # an order that is not this model's (it cannot be here): the placement alone is a hint
+        for i, s in enumerate(self.s):
+            m.add_hint(s, min(self.horizon, int(whole.op_start[i])))
+        for (v, d), y in self.y.items():
+            m.add_hint(y, (v, d) in whole.copies)
+        for (v, h, d), z in self.z.items():
+            m.add_hint(z, (v, d) in whole.copies and placement[g.val_unit[v]] == h)
+        for (v, d), (start, _) in whole.copies.items():
+            var = self.up.get(v) if d == placement[g.val_unit[v]] else self.c.get((v, d))
+            if var is not None:
+                m.add_hint(var, min(self.horizon, int(start)))
+        m.add_hint(self.makespan, min(self.horizon, int(whole.makespan)))
+
+    def plan(self, solver: Any) -> tuple[list[int], Timing]:
+        """The placement and the real timing of the solution (module docstring)."""
+        g, q = self.g, self.q
+        placement = []
+        for row in self.x:
+            placement.append(next(d for d, lit in row.items() if solver.boolean_value(lit)))
+        tasks: list[tuple[int, int, float, tuple[str, object]]] = []
+        for i in range(g.num_ops):
+            start = solver.value(self.s[i])
+            tasks.append((start, solver.value(self.e[i]), float(i), ("op", i)))
+        for v, d in required_copies(g, placement):
+            home = placement[g.val_unit[v]]
+            if d == home:
+                start, end = solver.value(self.up[v]), solver.value(self.ready[v])
+                key = -1.0
+            else:
+                start, end = solver.value(self.c[v, d]), solver.value(self.ce[v, d])
+                p = g.val_producer[v]
+                key = p + 0.5 if p >= 0 else -0.5
+            tasks.append((start, end, key, ("copy", (v, d))))
+        tasks.sort(key=lambda t: t[:3])
+        order = [t[3] for t in tasks]
+        release = None
+        if any(lim is not None for lim in g.limits):
+            release = {t[3]: t[0] * q for t in tasks}
+        return placement, run_order(g, placement, order, release)
+
+
+def _in_units(g: TaskGraph, model: _Model) -> TaskGraph:
+    """`g` with every op, copy and upload time in whole units of the model (exact integers as floats)."""
+    out = copy.copy(g)
+    out.op_time = [[None if t is None else float(model.dur(t)) for t in row] for row in g.op_time]
+    out.val_copy = [None if t is None else [[float(model.dur(x)) for x in r] for r in t] for t in g.val_copy]
+    out.val_upload = [None if t is None else [float(model.dur(x)) for x in t] for t in g.val_upload]
+    return out
+
+
+def _interchangeable(g: TaskGraph, allowed: list[list[int]], d1: int, d2: int) -> bool:
+    """Swapping vdevices d1 and d2 maps every plan to one with the same times and memory: the same limit,
+    every unit may go on both or neither, the same op, copy and upload times."""
+    if g.limits[d1] != g.limits[d2] or d1 == g.host or d2 == g.host:
+        return False
+    if any((d1 in a) != (d2 in a) for a in allowed):
+        return False
+    if any(row[d1] != row[d2] for row in g.op_time):
+        return False
+    swap = {d1: d2, d2: d1}
+    for v in range(g.num_values):
+        table, up = g.val_copy[v], g.val_upload[v]
+        if up is not None and up[d1] != up[d2]:
+            return False
+        if table is None:
+            continue
+        k = g.num_devices
+        if any(table[h][d] != table[swap.get(h, h)][swap.get(d, d)] for h in range(k) for d in range(k)):
+            return False
+    return True
+
+
+def _ceil(seconds: float, q: float) -> int:
+    """Whole units of q (a power of two) covering `seconds`: exact, since seconds / q is."""
+    return int(math.ceil(seconds / q))
+
+
+def _unit(total: float, lower: float, tasks: int) -> float:
+    """The time unit: a power of two with (tasks + 1) * q <= tolerance / 4 * lower, unless the horizon
+    would pass `MAX_UNITS`: then the least power of two that keeps it below."""
+    if total <= 0:
+        return 1.0
+    base = lower if lower > 0 else total / max(1, tasks)
+    q = OPTIMAL_TOLERANCE / 4 * base / (tasks + 1)
+    q = 2.0 ** math.floor(math.log2(q))
+    while total / q > MAX_UNITS:
+        q *= 2
+    return q

@@ -1,0 +1,121 @@
+"""Memory limits in the CP-SAT model (`cpsat`): every value's stays, within each limited vdevice's reservoir.
+
+A stay (`liveness`) on a vdevice starts at its producer's, copy's or upload's
+start and ends at or after the end of each reader there (each bound holds
+when the literals that put the reader and the value there hold); weights,
+constants and outputs stay to the makespan.  On every vdevice with a limit,
+each stay adds its bytes to a reservoir at its start and takes them back at
+its end, and the reservoir stays within the limit (a cumulative constraint
+over the stays as intervals said the same, but CP-SAT proved far less with
+it: seconds against milliseconds on 4 ops).  `model` is the
+`cpsat_model.Model` being built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vdplace.placement.schedule.graph import CONST, INPUT, OP, WEIGHT
+
+
+def add_memory(model: Any) -> None:
+    """The stays of every value with bytes on every limited vdevice it may be on, within the limit."""
+    g = model.g
+    stays: dict[int, list[tuple[tuple[Any, Any, Any], int]]] = {
+        d: [] for d, lim in enumerate(g.limits) if lim is not None
+    }
+    for v in range(g.num_values):
+        if not g.val_bytes[v]:
+            continue
+        for d in model.x[g.val_unit[v]]:
+            if d in stays:
+                stays[d].append((_home_stay(model, v, d), g.val_bytes[v]))
+        if v in model.up and g.host in stays:
+            stays[g.host].append((_host_stay(model, v), g.val_bytes[v]))  # type: ignore[index]
+        for (w, d), y in model.y.items():
+            if w == v and d in stays:
+                stays[d].append((_copy_stay(model, v, d, y), g.val_bytes[v]))
+    for d, items in stays.items():
+        if items:
+            _limit(model, d, items)
+
+
+def _limit(model: Any, d: int, items: list[tuple[tuple[Any, Any, Any], int]]) -> None:
+    """The stays on d ((start, end, presence), bytes) within d's limit, as a reservoir: a stay adds its
+    bytes at its start and takes them back at its end (both at one instant: nothing)."""
+    times, changes, actives = [], [], []
+    model.events += 2 * len(items)
+    for (start, end, present), nbytes in items:
+        times += [start, end]
+        changes += [nbytes, -nbytes]
+        actives += [present, present]
+    model.m.add_reservoir_constraint_with_active(times, changes, actives, 0, model.g.limits[d])
+
+
+def _stay(model: Any, name: str, start: Any, present: Any, ends: list[tuple[Any, list[Any]]]) -> tuple[Any, Any, Any]:
+    """(start, end, presence) of a stay from `start` to a variable end at or after each (end, when
+    literals); `present` None: always."""
+    m = model.m
+    end = m.new_int_var(0, model.horizon, f"{name}_end")
+    m.add(end >= start)
+    for at, when in ends:
+        if when:
+            m.add(end >= at).only_enforce_if(when)
+        else:
+            m.add(end >= at)
+    if present is None:
+        if model.true is None:
+            model.true = m.new_bool_var("true")
+            m.add(model.true == 1)
+        present = model.true
+    return start, end, present
+
+
+def _home_stay(model: Any, v: int, d: int) -> Any:
+    g = model.g
+    h = g.val_unit[v]
+    here = model.x[h][d]
+    kind = g.val_kind[v]
+    if kind == OP:
+        start: Any = model.s[g.val_producer[v]]
+    elif kind == INPUT and v in model.up and d != g.host:
+        start = model.up[v]
+    else:
+        start = 0
+    ends: list[tuple[Any, list[Any]]] = [(model.ready[v], [here])]
+    if kind in (WEIGHT, CONST):
+        ends.append((model.makespan, [here]))
+    for i in g.val_readers[v]:
+        c = g.op_unit[i]
+        if c == h:
+            ends.append((model.e[i], [here]))
+        elif d in model.x[c]:
+            ends.append((model.e[i], [here, model.x[c][d]]))
+    ends.extend((model.e[i], [here]) for i in g.val_home_readers[v])
+    for (w, dst), y in model.y.items():
+        if w == v:
+            ends.append((model.ce[v, dst], [here, y]))
+    for w, o in g.outputs:
+        if w == v and (o == h or d in model.x[o]):
+            ends.append((model.makespan, [here] if o == h else [here, model.x[o][d]]))
+    return _stay(model, f"live{v}_{d}", start, here, ends)
+
+
+def _host_stay(model: Any, v: int) -> Any:
+    g = model.g
+    at_host = model.x[g.val_unit[v]].get(g.host)  # type: ignore[arg-type]
+    present = None if at_host is None else at_host.Not()
+    return _stay(model, f"host{v}", 0, present, [(model.ready[v], [])])
+
+
+def _copy_stay(model: Any, v: int, d: int, y: Any) -> Any:
+    g = model.g
+    ends: list[tuple[Any, list[Any]]] = [(model.ce[v, d], [y])]
+    for i in g.val_readers[v]:
+        c = g.op_unit[i]
+        if d in model.x[c]:
+            ends.append((model.e[i], [y, model.x[c][d]]))
+    for w, o in g.outputs:
+        if w == v and d in model.x[o]:
+            ends.append((model.makespan, [y, model.x[o][d]]))
+    return _stay(model, f"copy_live{v}_{d}", model.c[v, d], y, ends)

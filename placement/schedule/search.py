@@ -1,0 +1,154 @@
+"""Placement search for large programs: start plans, then moves of groups of units, each list-scheduled.
+
+A plan is judged by its list schedule (`list_scheduler.list_schedule`):
+first by how many bytes its memory peaks exceed the limits by (0 fits),
+then by its makespan.  The start plans are HEFT's (`list_scheduler.heft`),
+every unit on each vdevice in turn where it may go (else on its fastest),
+and whatever the caller adds (the cost objective's plan).  The best is then
+improved by moving *groups*: the units of consecutive op calls in program
+order, with the weights, constants and inputs that only they read, to
+another vdevice where every one of them may go; a move is kept when it
+makes the plan better.  Groups start at a quarter of the ops and halve
+until single units, as long as the budget lasts.
+
+The budget is counted in simulated op calls (`Budget`), so the same module
+and model give the same plan on any machine; the wall-clock deadline is a
+safety net that stops the search early on a machine too slow for the
+budget (the result then says so).
+"""
+
+from __future__ import annotations
+
+import time
+
+from vdplace.placement.schedule.graph import TaskGraph
+from vdplace.placement.schedule.list_scheduler import heft, list_schedule
+from vdplace.placement.schedule.liveness import peak_bytes
+from vdplace.placement.schedule.simulate import Timing
+
+# Simulated op calls per second of time limit: a list schedule and its memory peaks run about 30-60 thousand
+# op calls a second on the shared 2-core CI box, so the budget, not the clock, ends a search.
+OPS_PER_SECOND = 15_000
+REL_EPS = 1e-12
+
+
+class Budget:
+    """Simulated op calls left (`ops`) and a wall-clock `deadline` (``time.perf_counter()``)."""
+
+    def __init__(self, ops: int, deadline: float) -> None:
+        self.ops = ops
+        self.deadline = deadline
+        self.cut_by_clock = False
+
+    def spend(self, ops: int) -> None:
+        self.ops -= ops
+
+    @property
+    def left(self) -> bool:
+        if self.ops <= 0:
+            return False
+        if time.perf_counter() >= self.deadline:
+            self.cut_by_clock = True
+            return False
+        return True
+
+
+class Plan:
+    """A placement with its list schedule, memory peaks (bytes per vdevice) and `excess` over the limits."""
+
+    __slots__ = ("placement", "timing", "peaks", "excess", "makespan")
+
+    def __init__(self, g: TaskGraph, placement: list[int], timing: Timing) -> None:
+        self.placement = placement
+        self.timing = timing
+        self.peaks = peak_bytes(g, timing)
+        self.excess = sum(max(0, p - lim) for p, lim in zip(self.peaks, g.limits, strict=True) if lim is not None)
+        self.makespan = timing.makespan
+
+    def key(self) -> tuple[int, float]:
+        return (self.excess, self.makespan)
+
+    def better_than(self, other: Plan) -> bool:
+        if self.excess != other.excess:
+            return self.excess < other.excess
+        return self.makespan < other.makespan * (1 - REL_EPS)
+
+
+def evaluate(g: TaskGraph, placement: list[int], budget: Budget | None = None) -> Plan:
+    """The list schedule of `placement` as a `Plan`; its op calls are spent from `budget`."""
+    if budget is not None:
+        budget.spend(max(1, g.num_ops))
+    return Plan(g, placement, list_schedule(g, placement))
+
+
+def start_plans(g: TaskGraph) -> list[list[int]]:
+    """HEFT's plan, then every unit on each vdevice in turn (its fastest where it may not go there)."""
+    plans = [heft(g)]
+    fastest = [_fastest(g, u) for u in range(g.num_units)]
+    for d in range(g.num_devices):
+        plans.append([d if d in g.allowed[u] else fastest[u] for u in range(g.num_units)])
+    return plans
+
+
+def _fastest(g: TaskGraph, u: int) -> int:
+    total = {d: 0.0 for d in g.allowed[u]}
+    for i in g.unit_ops.get(u, ()):
+        for d in total:
+            total[d] += g.op_time[i][d] or 0.0
+    return min(total, key=lambda d: (total[d], d))
+
+
+def groups_in_order(g: TaskGraph) -> list[list[int]]:
+    """Units in program order of their first op, each with the op-less units only it reads (module docstring)."""
+    order: list[int] = []
+    seen: set[int] = set()
+    for u in g.op_unit:
+        if u not in seen:
+            seen.add(u)
+            order.append(u)
+    readers: dict[int, set[int]] = {}
+    for v in range(g.num_values):
+        u = g.val_unit[v]
+        if u in seen:
+            continue
+        for i in g.val_readers[v] + g.val_home_readers[v]:
+            readers.setdefault(u, set()).add(g.op_unit[i])
+    attached: dict[int, list[int]] = {}
+    for u, who in sorted(readers.items()):
+        if len(who) == 1:
+            attached.setdefault(next(iter(who)), []).append(u)
+    return [[u, *attached.get(u, ())] for u in order]
+
+
+def search(g: TaskGraph, starts: list[list[int]], budget: Budget) -> Plan:
+    """The best plan found from `starts` and group moves within `budget` (module docstring)."""
+    best: Plan | None = None
+    for placement in starts:
+        if best is not None and not budget.left:
+            return best
+        plan = evaluate(g, placement, budget)
+        if best is None or plan.better_than(best):
+            best = plan
+    assert best is not None
+    units = groups_in_order(g)
+    size = max(1, len(units) // 4)
+    while budget.left and units:
+        improved = False
+        for first in range(0, len(units), size):
+            block = [u for group in units[first : first + size] for u in group]
+            for d in range(g.num_devices):
+                moved = list(best.placement)
+                for u in block:
+                    if d in g.allowed[u]:
+                        moved[u] = d
+                if moved == best.placement:
+                    continue
+                if not budget.left:
+                    return best
+                plan = evaluate(g, moved, budget)
+                if plan.better_than(best):
+                    best, improved = plan, True
+        if size == 1 and not improved:
+            break
+        size = max(1, size // 2)
+    return best

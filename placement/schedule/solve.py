@@ -1,0 +1,227 @@
+"""The front door of the time objective: a vdevice per unit and the schedule it runs, within a time limit.
+
+1. The task graph (`graph.build_graph`) with the memory limits of the model
+   and of `memory` (the lower of the two where both give one).
+2. Proved lower bounds (`bounds`); a unit that no vdevice can hold under the
+   limits makes them infeasible (proved).
+3. Start plans (the cost objective's plan, by `backend`, when its solver is deterministic:
+   min cut, or proved optimal; then `search.start_plans`: HEFT, every unit on
+   each vdevice), improved by group moves (`search.search`), each judged by
+   its list schedule.  The budget: the whole time limit for a large program,
+   a tenth of it when CP-SAT follows.
+4. Programs of at most `cpsat.MAX_OPS` op calls (one vdevice per physical
+   device): CP-SAT (`cpsat.solve_exact`) from the best plan so far, for the
+   rest of the time: proved optimal, or its plan and proved bound.  With
+   memory limits, a third of that time goes first to the program without
+   them: its optimum bounds the limited one, and its plan is optimal when it
+   fits the limits.
+
+The result fits every limit, or is None with `infeasible` (proved: CP-SAT
+or the bounds) or not (none found in time); `best` then holds the plan that
+exceeds the limits least, which the conflict report describes.  The same
+module and model give the same plan: the search's budget counts simulated
+op calls, CP-SAT runs one worker under a deterministic time limit; the wall
+clock only stops a machine too slow for those.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Mapping
+
+from vdplace.placement.cost.model import CostModel
+from vdplace.placement.cost.problem import Coarsened
+from vdplace.placement.cost.solve import PlanBackend, solve_cost
+from vdplace.placement.schedule import cpsat
+from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lower_bound
+from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
+from vdplace.placement.schedule.graph import TaskGraph, build_graph
+from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, search, start_plans
+from vdplace.placement.schedule.simulate import Timing
+from vdplace.placement.schedule.timeline import to_schedule
+
+# Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plan.
+SEARCH_SHARE = 0.1
+COST_SHARE = 0.1
+# Share of CP-SAT's time for the program without its memory limits, when it has any.
+FREE_SHARE = 1 / 3
+# Seconds kept back from CP-SAT for reading its plan back, and from the search for building the final
+# schedule: a margin plus a time per op and value (about what `timeline.to_schedule` takes on the CI box).
+MARGIN_S = 0.25
+RESERVE_PER_TASK = 2e-5
+
+
+class TimeSolution:
+    """A plan for the time objective: `plan` (vdevice per unit, as `CostSolution.plan`) and its `schedule`.
+
+    graph, timing   the task graph and the plan's timing (for naming copies and re-checking)
+    optimal         proved optimal: makespan - lower_bound <= tolerance
+    lower_bound     seconds no plan beats (proved)
+    tolerance       `events.OPTIMAL_TOLERANCE` times the makespan, or CP-SAT's discretization error if larger
+    method          ``"cp-sat"`` (the exact solver's plan) or ``"list"`` (list scheduling of the search's plan)
+    status          ``"optimal"``, ``"time limit"``, ``"infeasible"`` (proved) or ``"unknown"`` (none found)
+    best            when no plan fits: the `search.Plan` that exceeds the limits least (None if no plan)
+    seconds         wall time spent
+    """
+
+    __slots__ = (
+        "graph",
+        "plan",
+        "timing",
+        "schedule",
+        "optimal",
+        "lower_bound",
+        "tolerance",
+        "method",
+        "status",
+        "best",
+        "seconds",
+    )
+
+    def __init__(self, graph: TaskGraph) -> None:
+        self.graph = graph
+        self.plan: list[int] | None = None
+        self.timing: Timing | None = None
+        self.schedule: Schedule | None = None
+        self.optimal = False
+        self.lower_bound = 0.0
+        self.tolerance = 0.0
+        self.method = ""
+        self.status = "unknown"
+        self.best: Plan | None = None
+        self.seconds = 0.0
+
+    @property
+    def infeasible(self) -> bool:
+        return self.status == "infeasible"
+
+    def make_schedule(self, copy_names: dict[tuple[int, int], str] | None = None) -> Schedule:
+        """The plan's `Schedule`, its copies named by `copy_names` where given."""
+        assert self.timing is not None
+        out = to_schedule(self.graph, self.timing, copy_names)
+        out.lower_bound, out.optimal, out.tolerance = self.lower_bound, self.optimal, self.tolerance
+        out.method, out.status, out.seconds = self.method, self.status, self.seconds
+        return out
+
+
+def with_limits(g: TaskGraph, memory: Mapping[str, int | str] | None) -> None:
+    """Lower `g.limits` to those of `memory` (vdevice name -> bytes or ``"2GiB"``) where they are lower."""
+    if not memory:
+        return
+    extra = CostModel(memory=memory)
+    for d, v in enumerate(g.vdevices):
+        lim = extra.limit(v, g.vdevices)
+        if lim is not None and (g.limits[d] is None or lim < g.limits[d]):  # type: ignore[operator]
+            g.limits[d] = lim
+
+
+def solve_time(
+    co: Coarsened,
+    model: CostModel,
+    memory: Mapping[str, int | str] | None = None,
+    time_limit_s: float = 60.0,
+    exact: bool = True,
+    backend: PlanBackend | str = "highs",
+    propagate: bool = True,
+) -> TimeSolution:
+    """The best plan for the time objective within `time_limit_s` (module docstring).
+
+    `exact=False` skips CP-SAT (the search's plan and the bounds only).  `backend` and `propagate`
+    are those of the cost objective's plan the search starts from (`cost.solve.solve_cost`).
+    `ValueError` for a limit that names no vdevice of the module.
+    """
+    if not (isinstance(time_limit_s, (int, float)) and math.isfinite(time_limit_s) and time_limit_s > 0):
+        raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
+    start = time.perf_counter()
+    deadline = start + time_limit_s
+    g = build_graph(co, model)
+    with_limits(g, memory)
+    out = TimeSolution(g)
+    allowed = effective_allowed(g)
+    if allowed is None:
+        out.status = "infeasible"
+        out.seconds = time.perf_counter() - start
+        return out
+    lower = lower_bound(g)
+    # what building the final schedule takes: kept back from the search
+    end = deadline - RESERVE_PER_TASK * (g.num_ops + g.num_values) - MARGIN_S
+    use_exact = exact and cpsat.applicable(g)
+    share = SEARCH_SHARE if use_exact else 1.0
+    budget = Budget(max(1, int(OPS_PER_SECOND * time_limit_s * share)), min(end, start + time_limit_s * share))
+    cost_plan = _cost_plan(co, min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4), backend, propagate)
+    starts = ([] if cost_plan is None else [cost_plan]) + start_plans(g)
+    best = search(g, starts, budget)
+    chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
+    out.method = "list"
+    slack = 0.0
+    if use_exact:
+        res, lower = _exact(g, allowed, lower, best, deadline)
+        if res.status == "infeasible":
+            out.status, out.best = "infeasible", best
+            out.seconds = time.perf_counter() - start
+            return out
+        slack = res.slack
+        if res.timing is not None and (chosen is None or res.timing.makespan <= chosen[1].makespan):
+            chosen = (res.placement, res.timing)  # type: ignore[assignment]
+            out.method = "cp-sat"
+    out.seconds = time.perf_counter() - start
+    if chosen is None:
+        out.best = best
+        return out
+    out.plan, out.timing = chosen
+    makespan = chosen[1].makespan
+    out.lower_bound = min(lower, makespan)
+    out.tolerance = max(OPTIMAL_TOLERANCE * makespan, slack)
+    out.optimal = makespan - out.lower_bound <= out.tolerance
+    out.status = "optimal" if out.optimal else "time limit"
+    out.schedule = out.make_schedule()
+    return out
+
+
+def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, deadline: float) -> tuple:
+    """CP-SAT's result and the best lower bound (module docstring, step 4); with limits, first without them.
+
+    The program without its limits is a relaxation: its optimum bounds the limited one, and when
+    its optimal plan fits the limits it is optimal with them.
+    """
+    if any(lim is not None for lim in g.limits):
+        free = copy.copy(g)
+        free.limits = [None] * g.num_devices
+        free_allowed = [list(a) for a in free.allowed]
+        seconds = max(0.05, (deadline - time.perf_counter() - MARGIN_S) * FREE_SHARE)
+        hint = (best.placement, best.timing, True)
+        res = cpsat.solve_exact(free, free_allowed, lower_bound(free), hint, seconds, heads_tails(free, free_allowed))
+        lower = max(lower, res.bound)
+        if res.timing is not None:
+            relaxed = Plan(g, res.placement, res.timing)  # type: ignore[arg-type]
+            if relaxed.excess == 0 and res.status == "optimal":
+                res.bound = lower
+                return res, lower
+            if relaxed.better_than(best):
+                best = relaxed
+    seconds = max(0.05, deadline - time.perf_counter() - MARGIN_S)
+    res = cpsat.solve_exact(
+        g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, heads_tails(g, allowed)
+    )
+    return res, max(lower, res.bound)
+
+
+def _cost_plan(
+    co: Coarsened, seconds: float, backend: PlanBackend | str = "highs", propagate: bool = True
+) -> list[int] | None:
+    """The cost objective's plan without memory limits, when its solver is deterministic (module docstring)."""
+    if seconds <= 0:
+        return None
+    p = copy.copy(co.problem)
+    p.limits = [None] * p.num_devices
+    solution = solve_cost(p, max(0.01, seconds), backend, propagate)
+    if solution.plan is None or not (solution.optimal or solution.method in ("trivial", "mincut")):
+        return None
+    return list(solution.plan)
+
+
+def evaluate_plan(co: Coarsened, model: CostModel, plan: list[int]) -> Plan:
+    """The list schedule of a given plan (a vdevice per unit), e.g. the cost objective's, as a `search.Plan`."""
+    return evaluate(build_graph(co, model), plan)
