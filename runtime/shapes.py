@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from vdplace.ir.op import INDICES
 
@@ -54,7 +54,7 @@ def _eval(node: ast.expr, env: Mapping[str, int], dim: str) -> int:
     raise InputError(f"cannot evaluate symbolic dimension {dim!r}")
 
 
-def is_name(dim: Any) -> bool:
+def is_name(dim: object) -> TypeGuard[str]:
     """True for a dim that is a bare symbol (``"n"``), which an input shape can bind."""
     return isinstance(dim, str) and dim.isidentifier()
 
