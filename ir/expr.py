@@ -10,7 +10,7 @@ structurally by `ir.structural_equal`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, final
 
 import numpy as np
 
@@ -246,6 +246,7 @@ class StringImm(Expr):
 JOINED_SPAN: Any = ...
 
 
+@final
 class Binding:
     """``var = value``; `annotation` is the struct info the user wrote, if any.
 
@@ -350,6 +351,7 @@ class If(Expr):
         self.false_branch = false_branch
 
 
+@final
 class Function(Expr):
     """A module function: parameters, a body, and the return struct info it declares.
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, final
 
-from vdplace.ir.expr import Binding, Function, GlobalVar, Var
+from vdplace.ir.expr import Binding, Call, Function, GlobalVar, Var
 from vdplace.ir.span import Span
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo
 from vdplace.ir.struct_info import nbytes as tensor_bytes
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec, built
@@ -32,6 +33,7 @@ from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec, built
 T = TypeVar("T")
 
 
+@final
 class Site:
     """A place that holds one tensor: ``func``'s variable `name`, leaf `path`."""
 
@@ -138,6 +140,12 @@ class Domain:
         return f"Domain({self.site} in {sorted(self.allowed)}, {self.rule!r})"
 
 
+def _record_bytes(sinfo: StructInfo) -> int:
+    """The bytes of a recorded node's tensor: extraction records a node only when its value is one tensor."""
+    assert isinstance(sinfo, TensorStructInfo), "a site recorded as its IR node holds one tensor"
+    return tensor_bytes(sinfo)
+
+
 class SiteTable:
     """The sites of a constraint set, by id: ``table[i]`` is the `Site` with id i.
 
@@ -194,12 +202,12 @@ class SiteTable:
         func = self.func_of(i)
         if type(record) is Binding:
             var = record.var
-            site = Site(i, func, var.name, (), var.span or record.span, tensor_bytes(var.struct_info), "binding")
+            site = Site(i, func, var.name, (), var.span or record.span, _record_bytes(var.struct_info), "binding")
         elif type(record) is Function:
             span = record.ret_span or record.span
-            site = Site(i, func, "<ret>", (), span, tensor_bytes(record.ret_struct_info), "return")
+            site = Site(i, func, "<ret>", (), span, _record_bytes(record.ret_struct_info), "return")
         else:
-            site = Site(i, func, record.name, (), record.span, tensor_bytes(record.struct_info), "param")
+            site = Site(i, func, record.name, (), record.span, _record_bytes(record.struct_info), "param")
         self.records[i] = site
         return site
 
@@ -255,7 +263,7 @@ class _Rows(Generic[T]):
             return list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    # Unhashable, as a list is: a class that defines __eq__ and no __hash__ gets __hash__ = None.
 
     def _build(self) -> None:
         """Build the objects not built yet."""
@@ -311,16 +319,18 @@ class EqualTable(_Rows[Equal]):
 
     def _object(self, i: int) -> Equal:
         why = self.why[i]
-        if type(why) is tuple:
+        if isinstance(why, tuple):
             rule, span, origin = why
             return Equal(self.a[i], self.b[i], built(rule), span, origin)
         if type(why) is Function:
             result = why.body.body
             return Equal(self.a[i], self.b[i], _FUNC_RESULT, result.span or why.ret_span or why.span, why)
         k = 0
-        if type(why) is int:
+        if isinstance(why, int):
             k, why = why, self.why[i - why]
-        call = why.value  # type: ignore[union-attr]
+        assert isinstance(why, Binding), "an offset leads back to the call's first tie, a Binding"
+        call = why.value
+        assert isinstance(call, Call), "a tie recorded as its Binding is a call's"
         op = call.op
         if type(op) is GlobalVar:
             if k < len(call.args):
@@ -329,7 +339,7 @@ class EqualTable(_Rows[Equal]):
                 rule = Rule.of(RuleKind.CALL_RESULT, func=op.name)
         else:
             rule = Rule.of(RuleKind.SAME, op=op.name)
-        return Equal(self.a[i], self.b[i], rule, why.span or why.var.span, why)  # type: ignore[union-attr]
+        return Equal(self.a[i], self.b[i], rule, why.span or why.var.span, why)
 
 
 MAX_LINKED_TIES = 255
@@ -371,7 +381,7 @@ class PinTable(_Rows[Pin]):
 
     def _object(self, i: int) -> Pin:
         why = self.why[i]
-        if type(why) is tuple:
+        if isinstance(why, tuple):
             rule, span, origin = why
         else:
             rule, span, origin = _ANNOTATION, why.span or why.var.span, why
