@@ -40,7 +40,7 @@ import numpy as np
 
 from .dtype import bfloat16_bits
 from .errors import InferenceError
-from .expr import Binding, Call, Constant, DataflowVar, Expr, If, Tuple, TupleGetItem, Var
+from .expr import Binding, Call, Constant, DataflowVar, Expr, If, SeqExpr, Tuple, TupleGetItem, Var
 from .metadata import MetadataRef
 from .module import IRModule
 from .mutator import ExprMutator
@@ -218,11 +218,11 @@ class _Binder(ExprMutator):
         sinfo = get_item_struct_info(tuple_value, item.index, item.span)
         return TupleGetItem(tuple_value, item.index, sinfo, item.span)
 
-    def visit_if(self, node: If, cond: Expr, true_branch: Expr, false_branch: Expr) -> Expr:
+    def visit_if(self, node: If, cond: Expr, true_branch: SeqExpr, false_branch: SeqExpr) -> Expr:
         if cond is node.cond and true_branch is node.true_branch and false_branch is node.false_branch:
             return node
         sinfo = join(true_branch.struct_info, false_branch.struct_info)
-        return If(cond, true_branch, false_branch, sinfo, node.span)  # type: ignore[arg-type]
+        return If(cond, true_branch, false_branch, sinfo, node.span)
 
     def visit_binding(self, binding: Binding, var: Var, value: Expr) -> Binding:
         if value is binding.value:

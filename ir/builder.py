@@ -231,7 +231,7 @@ class ModuleBuilder:
     def signature(self, name: str) -> FuncStructInfo:
         if name not in self.functions:
             raise InferenceError(f"call to undefined function {name!r} (build callees first)")
-        return self.functions[name].struct_info  # type: ignore[return-value]
+        return self.functions[name].struct_info
 
     def get(self) -> IRModule:
         return IRModule(self.functions, self.vdevices, self.attrs, self.name)

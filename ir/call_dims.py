@@ -172,6 +172,6 @@ def _evaluate(node: ast.expr) -> int | None:
         return None
     func = getattr(node, "func", None)
     if isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr in _MIN_MAX and len(node.args) == 2:
-        args = [_evaluate(a) for a in node.args]
-        return None if None in args else _MIN_MAX[func.attr](args)  # type: ignore[type-var]
+        first, second = _evaluate(node.args[0]), _evaluate(node.args[1])
+        return None if first is None or second is None else _MIN_MAX[func.attr]((first, second))
     return None

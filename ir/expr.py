@@ -10,7 +10,7 @@ structurally by `ir.structural_equal`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, final
 
 import numpy as np
 
@@ -39,11 +39,15 @@ class Expr:
     """
 
     __slots__ = ("struct_info",)
-    span: Span | None
 
-    def __init__(self, struct_info: StructInfo | None, span: Span | None) -> None:
+    if TYPE_CHECKING:
+
+        @property
+        def span(self) -> Span | None:
+            """Where the expression was written, if known (a slot or a property of each subclass)."""
+
+    def __init__(self, struct_info: StructInfo | None) -> None:
         self.struct_info = _OBJECT if struct_info is None else struct_info
-        self.span = span
 
 
 class Var(Expr):
@@ -65,7 +69,7 @@ class Var(Expr):
     @property
     def span(self) -> Span | None:
         span = self._span
-        return name_span(span, self.name) if type(span) is int else span  # type: ignore[return-value]
+        return name_span(span, self.name) if isinstance(span, int) else span
 
     def rebuilt(self, struct_info: StructInfo) -> Var:
         """A new variable of this one's type, name and span (kept as stored) with another struct info."""
@@ -89,9 +93,11 @@ class GlobalVar(Expr):
     """The name of a module-level function, as a callee."""
 
     __slots__ = ("span", "name")
+    span: Span | None
 
     def __init__(self, name: str, span: Span | None = None) -> None:
-        super().__init__(None, span)
+        super().__init__(None)
+        self.span = span
         self.name = name
 
     def __repr__(self) -> str:
@@ -109,6 +115,7 @@ class Constant(Expr):
     """
 
     __slots__ = ("span", "data", "ref")
+    span: Span | None
 
     def __init__(
         self,
@@ -117,7 +124,8 @@ class Constant(Expr):
         span: Span | None = None,
         ref: MetadataRef | None = None,
     ) -> None:
-        super().__init__(struct_info, span)
+        super().__init__(struct_info)
+        self.span = span
         if data is None and ref is None:
             raise ValueError("a constant needs a value or a metadata reference")
         self.data = data
@@ -160,7 +168,7 @@ class Call(Expr):
     @property
     def span(self) -> Span | None:
         span = self._span
-        return value_span(span) if type(span) is int else span  # type: ignore[return-value]
+        return value_span(span) if isinstance(span, int) else span
 
     def rebuilt(self, args: Sequence[Expr], struct_info: StructInfo) -> Call:
         """This call of the same op and attrs with other arguments and struct info, its span kept as stored."""
@@ -177,19 +185,23 @@ class Call(Expr):
 
 class Tuple(Expr):
     __slots__ = ("span", "fields")
+    span: Span | None
 
     def __init__(self, fields: Sequence[Expr], struct_info: StructInfo | None = None, span: Span | None = None) -> None:
-        super().__init__(struct_info, span)
+        super().__init__(struct_info)
+        self.span = span
         self.fields = tuple(fields)
 
 
 class TupleGetItem(Expr):
     __slots__ = ("span", "tuple_value", "index")
+    span: Span | None
 
     def __init__(
         self, tuple_value: Expr, index: int, struct_info: StructInfo | None = None, span: Span | None = None
     ) -> None:
-        super().__init__(struct_info, span)
+        super().__init__(struct_info)
+        self.span = span
         self.tuple_value = tuple_value
         self.index = index
 
@@ -198,9 +210,11 @@ class ShapeExpr(Expr):
     """A shape value such as ``R.shape([2, n])``; carries no device."""
 
     __slots__ = ("span", "values")
+    span: Span | None
 
     def __init__(self, values: Sequence[int | str], struct_info: StructInfo | None = None, span: Span | None = None):
-        super().__init__(struct_info, span)
+        super().__init__(struct_info)
+        self.span = span
         self.values = tuple(values)
 
 
@@ -208,18 +222,22 @@ class PrimValue(Expr):
     """A scalar such as ``R.prim_value(3)``; carries no device."""
 
     __slots__ = ("span", "value", "dtype")
+    span: Span | None
 
     def __init__(self, value: int | float | bool, dtype: str, struct_info: StructInfo | None = None, span=None):
-        super().__init__(struct_info, span)
+        super().__init__(struct_info)
+        self.span = span
         self.value = value
         self.dtype = dtype
 
 
 class StringImm(Expr):
     __slots__ = ("span", "value")
+    span: Span | None
 
     def __init__(self, value: str, span: Span | None = None) -> None:
-        super().__init__(None, span)
+        super().__init__(None)
+        self.span = span
         self.value = value
 
 
@@ -228,6 +246,7 @@ class StringImm(Expr):
 JOINED_SPAN: Any = ...
 
 
+@final
 class Binding:
     """``var = value``; `annotation` is the struct info the user wrote, if any.
 
@@ -264,7 +283,8 @@ class Binding:
         span = self._span
         if span is JOINED_SPAN:
             packed = self.var._span
-            if type(packed) is int and getattr(self.value, "_span", None) is packed:  # one line's shared position
+            value_packed: object = getattr(self.value, "_span", None)
+            if type(packed) is int and value_packed is packed:  # one line's shared position
                 self._span = span = statement_span(packed)
                 return span
             start, end = self.var.span, self.value.span
@@ -301,17 +321,20 @@ class SeqExpr(Expr):
     """Blocks of bindings followed by a result expression (a function body or If branch)."""
 
     __slots__ = ("span", "blocks", "body")
+    span: Span | None
 
     def __init__(
         self, blocks: Sequence[BindingBlock], body: Expr, struct_info: StructInfo | None = None, span=None
     ) -> None:
-        super().__init__(body.struct_info if struct_info is None else struct_info, span)
+        super().__init__(body.struct_info if struct_info is None else struct_info)
+        self.span = span
         self.blocks = tuple(blocks)
         self.body = body
 
 
 class If(Expr):
     __slots__ = ("span", "cond", "true_branch", "false_branch")
+    span: Span | None
 
     def __init__(
         self,
@@ -321,12 +344,14 @@ class If(Expr):
         struct_info: StructInfo | None = None,
         span: Span | None = None,
     ) -> None:
-        super().__init__(struct_info, span)
+        super().__init__(struct_info)
+        self.span = span
         self.cond = cond
         self.true_branch = true_branch
         self.false_branch = false_branch
 
 
+@final
 class Function(Expr):
     """A module function: parameters, a body, and the return struct info it declares.
 
@@ -336,6 +361,7 @@ class Function(Expr):
     """
 
     __slots__ = ("span", "params", "body", "ret_struct_info", "attrs", "ret_span")
+    span: Span | None
 
     def __init__(
         self,

@@ -16,6 +16,7 @@ returns) has `vdevice`; leaves that had one keep it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import overload
 
 from .expr import Binding, Call, Constant, Expr, Function, If, SeqExpr, Tuple, TupleGetItem, Var
 from .module import IRModule
@@ -43,6 +44,12 @@ class _Filler(ExprMutator):
         self._done: dict[int, StructInfo] = {}
         self._alive: list[StructInfo] = []  # keeps the ids in `_done` valid
 
+    @overload
+    def fill(self, sinfo: StructInfo) -> StructInfo: ...
+
+    @overload
+    def fill(self, sinfo: None) -> None: ...
+
     def fill(self, sinfo: StructInfo | None) -> StructInfo | None:
         """`sinfo` with `vdevice` on each tensor leaf that has none; the same object when nothing changes."""
         if sinfo is None:
@@ -60,7 +67,7 @@ class _Filler(ExprMutator):
         if isinstance(sinfo, TupleStructInfo):
             fields = tuple(self.fill(f) for f in sinfo.fields)
             same = all(a is b for a, b in zip(fields, sinfo.fields, strict=True))
-            return sinfo if same else TupleStructInfo(fields)  # type: ignore[arg-type]
+            return sinfo if same else TupleStructInfo(fields)
         return sinfo
 
     def visit_var_def(self, var: Var) -> Var:
@@ -75,24 +82,24 @@ class _Filler(ExprMutator):
             return binding
         return Binding(var, value, annotation, binding.span)
 
-    def visit_function(self, func: Function, params: tuple[Var, ...], body: Expr) -> Function:
+    def visit_function(self, func: Function, params: tuple[Var, ...], body: SeqExpr) -> Function:
         ret = self.fill(func.ret_struct_info)
         if params is func.params and body is func.body and ret is func.ret_struct_info:
             return func
-        return Function(params, body, ret, func.attrs, func.span, func.ret_span)  # type: ignore[arg-type]
+        return Function(params, body, ret, func.attrs, func.span, func.ret_span)
 
-    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple, body: Expr) -> Expr:
+    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple, body: Expr) -> SeqExpr:
         sinfo = self.fill(seq.struct_info)
         if blocks is seq.blocks and body is seq.body and sinfo is seq.struct_info:
             return seq
         return SeqExpr(blocks, body, sinfo, seq.span)
 
-    def visit_if(self, node: If, cond: Expr, true_branch: Expr, false_branch: Expr) -> Expr:
+    def visit_if(self, node: If, cond: Expr, true_branch: SeqExpr, false_branch: SeqExpr) -> Expr:
         sinfo = self.fill(node.struct_info)
         if cond is node.cond and true_branch is node.true_branch and false_branch is node.false_branch:
             if sinfo is node.struct_info:
                 return node
-        return If(cond, true_branch, false_branch, sinfo, node.span)  # type: ignore[arg-type]
+        return If(cond, true_branch, false_branch, sinfo, node.span)
 
     def visit_call(self, call: Call, args: tuple[Expr, ...]) -> Expr:
         sinfo = self.fill(call.struct_info)
@@ -114,4 +121,4 @@ class _Filler(ExprMutator):
 
     def visit_constant(self, const: Constant) -> Expr:
         sinfo = self.fill(const.struct_info)
-        return const.with_struct_info(sinfo)  # type: ignore[arg-type]
+        return const.with_struct_info(sinfo)

@@ -32,8 +32,8 @@ class IRModule:
         global_infos: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
         self.functions: dict[str, Function] = dict(functions)
-        infos = dict(global_infos or {})
-        infos["vdevice"] = list(vdevices) if vdevices else list(infos.get("vdevice", []))
+        infos = {key: list(values) for key, values in (global_infos or {}).items()}
+        infos["vdevice"] = list(vdevices) if vdevices else infos.get("vdevice", [])
         self.global_infos: dict[str, list[Any]] = infos
         self.attrs: dict[str, Any] = dict(attrs or {})
         self.name = name
@@ -43,7 +43,7 @@ class IRModule:
     @property
     def source(self) -> str | None:
         source = self._source
-        return source.text() if type(source) is SourceFile else source
+        return source.text() if isinstance(source, SourceFile) else source
 
     @source.setter
     def source(self, source: str | SourceFile | None) -> None:

@@ -50,6 +50,9 @@ class ExprMutator:
       use of ``binding.var`` reaches ``visit_var`` already mapped through
       `var_map`; a parameter replaced by ``visit_var_def`` is mapped the same way;
     * `visit_var` (a use) returns ``var_map.get(var, var)`` by default;
+    * ``visit_seq_expr`` returns a `SeqExpr`: a function's body and an `If`'s
+      branches are one, so ``visit_function`` and ``visit_if`` get theirs as
+      `SeqExpr`;
     * the input is never modified: nodes are built new, and an unchanged
       module, function or node is returned as the same object.
 
@@ -74,7 +77,7 @@ class ExprMutator:
             for name, func in mod.functions.items():
                 self.global_name = name
                 new = self.mutate(func)
-                functions[name] = new  # type: ignore[assignment]
+                functions[name] = new
                 changed = changed or new is not func
         finally:
             self.global_name = None
@@ -107,14 +110,14 @@ class ExprMutator:
     # -- hooks: containers ----------------------------------------------------------
     def enter_function(self, func: Function) -> None: ...
 
-    def visit_function(self, func: Function, params: tuple[Var, ...], body: Expr) -> Function:
+    def visit_function(self, func: Function, params: tuple[Var, ...], body: SeqExpr) -> Function:
         if params is func.params and body is func.body:
             return func
-        return Function(params, body, func.ret_struct_info, func.attrs, func.span, func.ret_span)  # type: ignore[arg-type]
+        return Function(params, body, func.ret_struct_info, func.attrs, func.span, func.ret_span)
 
     def enter_seq_expr(self, seq: SeqExpr) -> None: ...
 
-    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple[BindingBlock, ...], body: Expr) -> Expr:
+    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple[BindingBlock, ...], body: Expr) -> SeqExpr:
         if blocks is seq.blocks and body is seq.body:
             return seq
         return SeqExpr(blocks, body, seq.struct_info, seq.span)
@@ -139,10 +142,10 @@ class ExprMutator:
 
     def enter_if(self, node: If) -> None: ...
 
-    def visit_if(self, node: If, cond: Expr, true_branch: Expr, false_branch: Expr) -> Expr:
+    def visit_if(self, node: If, cond: Expr, true_branch: SeqExpr, false_branch: SeqExpr) -> Expr:
         if cond is node.cond and true_branch is node.true_branch and false_branch is node.false_branch:
             return node
-        return If(cond, true_branch, false_branch, node.struct_info, node.span)  # type: ignore[arg-type]
+        return If(cond, true_branch, false_branch, node.struct_info, node.span)
 
     # -- hooks: expressions ----------------------------------------------------------
     def visit_call(self, call: Call, args: tuple[Expr, ...]) -> Expr:

@@ -105,11 +105,13 @@ class Work(NamedTuple):
             return NotImplemented
         return _new_tuple(Work, (self[0] + other[0], self[1] + other[1], self[2] + other[2]))
 
+    # Not tuple repetition (an int): scaling by a float is the point, so these override tuple's on purpose.
     def __mul__(self, calls: float) -> Work:  # type: ignore[override]
         # Runs once per op call in every profile: built without NamedTuple's Python-level __new__.
         return _new_tuple(Work, (self[0] * calls, self[1] * calls, self[2] * calls))
 
-    __rmul__ = __mul__
+    def __rmul__(self, calls: float) -> Work:  # type: ignore[override]
+        return _new_tuple(Work, (self[0] * calls, self[1] * calls, self[2] * calls))
 
     @property
     def bytes(self) -> float:

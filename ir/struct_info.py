@@ -17,12 +17,19 @@ stays far from Python's recursion limit.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TypeGuard
 
 from .dtype import itemsize
 from .errors import InferenceError
 from .vdevice import VDevice
 
 Dim = int | str
+
+
+def all_static(shape: tuple[Dim, ...]) -> TypeGuard[tuple[int, ...]]:
+    """Whether every dim of `shape` is a known int (none symbolic)."""
+    return all(isinstance(d, int) for d in shape)
+
 
 # The deepest tuple struct infos may nest: far below Python's recursion limit for every walker, and
 # printed annotations that deep (two brackets a level) stay under Python's 200 nested brackets.
@@ -56,7 +63,7 @@ class StructInfo:
         raise NotImplementedError
 
     def __eq__(self, other: object) -> bool:
-        return self is other or (type(self) is type(other) and self._key() == other._key())  # type: ignore[attr-defined]
+        return self is other or (type(self) is type(other) and self._key() == other._key())
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._key()))
@@ -117,9 +124,8 @@ class TensorStructInfo(StructInfo):
 
     @property
     def static_shape(self) -> tuple[int, ...] | None:
-        if self.shape is None or not all(isinstance(d, int) for d in self.shape):
-            return None
-        return self.shape  # type: ignore[return-value]
+        shape = self.shape
+        return shape if shape is not None and all_static(shape) else None
 
     def __repr__(self) -> str:
         return f"R.Tensor({self.shape}, {self.dtype!r}, ndim={self.ndim}, vdevice={self.vdevice!r})"

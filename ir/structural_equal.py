@@ -258,11 +258,11 @@ class _Comparer:
             va, vb = ba.value, bb.value
             self._binding = (ba, bb)
             if isinstance(va, If) or isinstance(vb, If):
-                if type(va) is not type(vb):
+                if type(va) is not type(vb) or not isinstance(va, If) or not isinstance(vb, If):
                     return f"{self.where}: {type(va).__name__} vs {type(vb).__name__}"
                 stack.append(("bindings", flat_a, flat_b, i + 1))
                 stack.append(("define", ba.var, bb.var))
-                self.push_if(va, vb, stack)  # type: ignore[arg-type]
+                self.push_if(va, vb, stack)
                 return None
             diff = self.value(va, vb)
             if diff is None:
@@ -282,7 +282,11 @@ class _Comparer:
         stack.append(("expr", a.cond, b.cond))
 
     def value(self, a: Expr, b: Expr) -> str | None:
-        """Compare two expressions in value position (shallow in normalized IR), without recursion."""
+        """Compare two expressions in value position (shallow in normalized IR), without recursion.
+
+        Past the type test, `x` and `y` are of one type: each ``isinstance(y, ...)`` below holds when the
+        one on `x` does, and only tells the type checker so.
+        """
         todo = [(a, b)]
         while todo:
             x, y = todo.pop()
@@ -290,19 +294,19 @@ class _Comparer:
                 diff = self.var_use(x, y)
             elif type(x) is not type(y):
                 diff = f"{self.where}: {type(x).__name__} vs {type(y).__name__}"
-            elif isinstance(x, Call):
-                diff = self.call(x, y, todo)  # type: ignore[arg-type]
-            elif isinstance(x, Tuple):
-                if len(x.fields) != len(y.fields):  # type: ignore[attr-defined]
-                    diff = f"{self.where}: tuples of {len(x.fields)} vs {len(y.fields)} fields"  # type: ignore[attr-defined]
+            elif isinstance(x, Call) and isinstance(y, Call):
+                diff = self.call(x, y, todo)
+            elif isinstance(x, Tuple) and isinstance(y, Tuple):
+                if len(x.fields) != len(y.fields):
+                    diff = f"{self.where}: tuples of {len(x.fields)} vs {len(y.fields)} fields"
                 else:
-                    todo.extend(zip(x.fields, y.fields, strict=True))  # type: ignore[attr-defined]
+                    todo.extend(zip(x.fields, y.fields, strict=True))
                     diff = None
-            elif isinstance(x, TupleGetItem):
-                if x.index != y.index:  # type: ignore[attr-defined]
-                    diff = f"{self.where}: tuple index {x.index} vs {y.index}"  # type: ignore[attr-defined]
+            elif isinstance(x, TupleGetItem) and isinstance(y, TupleGetItem):
+                if x.index != y.index:
+                    diff = f"{self.where}: tuple index {x.index} vs {y.index}"
                 else:
-                    todo.append((x.tuple_value, y.tuple_value))  # type: ignore[attr-defined]
+                    todo.append((x.tuple_value, y.tuple_value))
                     diff = None
             elif isinstance(x, (If, SeqExpr, Function)):
                 # Not in value position in normalized IR; compare it as a nested walk.
@@ -314,33 +318,35 @@ class _Comparer:
         return None
 
     def nested(self, a: Expr, b: Expr) -> str | None:
-        if isinstance(a, Function):
-            return self.function(a, b)  # type: ignore[arg-type]
+        """Compare an `If`, `SeqExpr` or `Function` `a` with `b` of the same type."""
+        if isinstance(a, Function) and isinstance(b, Function):
+            return self.function(a, b)
         stack: list[tuple] = []
-        if isinstance(a, If):
-            self.push_if(a, b, stack)  # type: ignore[arg-type]
+        if isinstance(a, If) and isinstance(b, If):
+            self.push_if(a, b, stack)
         else:
             stack.append(("seq", a, b))
         return self.run(stack)
 
     def leaf(self, a: Expr, b: Expr) -> str | None:
-        if isinstance(a, Constant):
-            return self.constant(a, b)  # type: ignore[arg-type]
-        if isinstance(a, ShapeExpr):
-            if a.values != b.values:  # type: ignore[attr-defined]
-                return f"{self.where}: shape {list(a.values)} vs {list(b.values)}"  # type: ignore[attr-defined]
+        """Compare a leaf `a` with `b` of the same type."""
+        if isinstance(a, Constant) and isinstance(b, Constant):
+            return self.constant(a, b)
+        if isinstance(a, ShapeExpr) and isinstance(b, ShapeExpr):
+            if a.values != b.values:
+                return f"{self.where}: shape {list(a.values)} vs {list(b.values)}"
             return None
-        if isinstance(a, PrimValue):
-            if a.dtype != b.dtype or not _values_equal(a.value, b.value):  # type: ignore[attr-defined]
-                return f"{self.where}: prim value {a.value!r} ({a.dtype}) vs {b.value!r} ({b.dtype})"  # type: ignore[attr-defined]
+        if isinstance(a, PrimValue) and isinstance(b, PrimValue):
+            if a.dtype != b.dtype or not _values_equal(a.value, b.value):
+                return f"{self.where}: prim value {a.value!r} ({a.dtype}) vs {b.value!r} ({b.dtype})"
             return None
-        if isinstance(a, StringImm):
-            if a.value != b.value:  # type: ignore[attr-defined]
-                return f"{self.where}: string {a.value!r} vs {b.value!r}"  # type: ignore[attr-defined]
+        if isinstance(a, StringImm) and isinstance(b, StringImm):
+            if a.value != b.value:
+                return f"{self.where}: string {a.value!r} vs {b.value!r}"
             return None
-        if isinstance(a, GlobalVar):
-            if a.name != b.name:  # type: ignore[attr-defined]
-                return f"{self.where}: function {a.name!r} vs {b.name!r}"  # type: ignore[attr-defined]
+        if isinstance(a, GlobalVar) and isinstance(b, GlobalVar):
+            if a.name != b.name:
+                return f"{self.where}: function {a.name!r} vs {b.name!r}"
             return None
         return f"{self.where}: cannot compare expressions of type {type(a).__name__}"
 

@@ -110,13 +110,13 @@ class Target:
             words = spec.split()
             if not words:
                 raise ValueError("empty target string")
-            attrs: dict[str, Any] = {}
+            options: dict[str, Any] = {}
             for word in words[1:]:
                 if not word.startswith("-") or "=" not in word:
                     raise ValueError(f"cannot read target option {word!r} (want -key=value)")
                 key, _, value = word.lstrip("-").partition("=")
-                attrs[key] = value.split(",") if key in ("keys", "libs", "mattr") else value
-            return cls(words[0], attrs)
+                options[key] = value.split(",") if key in ("keys", "libs", "mattr") else value
+            return cls(words[0], options)
         raise ValueError(f"cannot make a target from {type(spec).__name__}")
 
     @property

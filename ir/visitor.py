@@ -112,11 +112,14 @@ class ExprVisitor:
         self._stack: list[Any] = []
         self._hooks()
 
-    def _hooks(self) -> None:
-        """The table of hooks by node type, and the hooks a walk calls per binding (None when not overridden)."""
-        self._table: DispatchTable | None = build_table(self, ExprVisitor)
+    def _hooks(self) -> DispatchTable:
+        """Take the table of hooks by node type (returned), and the hooks a walk calls per binding (None when
+        not overridden)."""
+        table = build_table(self, ExprVisitor)
+        self._table: DispatchTable | None = table
         self._enter_binding = self.enter_binding if overrides(self, ExprVisitor, "enter_binding") else None
         self._var_def = self.visit_var_def if overrides(self, ExprVisitor, "visit_var_def") else None
+        return table
 
     def release(self) -> None:
         """Drop the walker's references to its own hooks; a later `walk` takes them again.
@@ -139,12 +142,10 @@ class ExprVisitor:
 
     def walk(self, node: Node) -> None:
         """Walk `node` and everything below it, calling the hooks in the documented order."""
-        if self._table is None:
-            self._hooks()
+        table = self._table if self._table is not None else self._hooks()
         outer = self._stack
         stack: list[Any] = [node]
         self._stack = stack
-        table = self._table
         pop = stack.pop
         try:
             while stack:
@@ -267,6 +268,7 @@ class ExprVisitor:
         block, start = state
         bindings = block.bindings
         table = self._table
+        assert table is not None, "only reached inside walk, which takes the table"
         leaves = table.leaves
         enter = self._enter_binding
         var_def = self._var_def
@@ -275,8 +277,7 @@ class ExprVisitor:
         for i in range(start, len(bindings)):
             binding = bindings[i]
             value = binding.value
-            t = type(value)
-            if t is Call:
+            if type(value) is Call:
                 for arg in value.args:
                     if type(arg) not in leaves:
                         break
@@ -290,7 +291,7 @@ class ExprVisitor:
                         var_def(binding.var)
                     visit_binding(binding)
                     continue
-            elif t in leaves:
+            elif (t := type(value)) in leaves:
                 if enter is not None:
                     enter(binding)
                 table[t](value)

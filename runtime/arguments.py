@@ -78,7 +78,8 @@ def _input(
     if isinstance(sinfo, TupleStructInfo):
         if not isinstance(value, (tuple, list)) or len(value) != len(sinfo.fields):
             raise InputError(f"input {name} must be a tuple of {len(sinfo.fields)} values")
-        fields = zip(sinfo.fields, device, vindex, value, strict=False)  # type: ignore[arg-type]
+        assert isinstance(vindex, tuple), "a tuple's device tree is a tuple (Compiler.device_tree)"
+        fields = zip(sinfo.fields, device, vindex, value, strict=False)
         return tuple(_input(f"{name}[{i}]", s, d, vi, v, env, transfers) for i, (s, d, vi, v) in enumerate(fields))
     if isinstance(sinfo, ShapeStructInfo):
         return tuple(int(d) for d in value)

@@ -118,19 +118,19 @@ def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagn
     args, out, dropped, nxt = instr.args, instr.out, instr.drop, pc + 1
     names = [frame.fn.reg_name(a) for a in args]
 
-    def check(v: Any, what: str) -> None:
+    def check(v: Any, what: str, on: Device) -> None:
         if v.__class__ is _DA:
-            if v.device is not dev:
-                raise diagnostics.mismatch(frame, pc, what, dev, v)  # type: ignore[arg-type]
+            if v.device is not on:
+                raise diagnostics.mismatch(frame, pc, what, on, v)
         elif v.__class__ is tuple:
             for i, x in enumerate(v):
-                check(x, f"{what}[{i}]")
+                check(x, f"{what}[{i}]", on)
 
     def generic(regs: list) -> int:
         vals = [regs[a] for a in args]
         if dev is not None:
             for v, name in zip(vals, names, strict=False):
-                check(v, f"argument {name}")
+                check(v, f"argument {name}", dev)
         values = [_unwrap(v) for v in vals]
         if late:
             env = regs[env_slot] or {}

@@ -21,7 +21,7 @@ again at run time, on the runtime devices.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -76,6 +76,7 @@ from .instructions import (
 from .liveness import assign_drops
 
 _COPY_OPS = ("to_vdevice", "hint_on_device")
+_I = TypeVar("_I", bound=Instruction)
 
 
 def compile(mod: IRModule, params: ConstantValues | None = None) -> Executable:  # noqa: A001  (the API's name)
@@ -142,7 +143,7 @@ class _FunctionCompiler:
         self.names.append(name)
         return len(self.names) - 1
 
-    def emit(self, instr: Instruction) -> Instruction:
+    def emit(self, instr: _I) -> _I:
         instr.origin = self.origin
         self.code.append(instr)
         return instr
@@ -214,8 +215,8 @@ class _FunctionCompiler:
             for path, leaf in tensor_leaves(param.struct_info):
                 for axis, dim in enumerate(leaf.shape or ()):
                     if shapes.is_name(dim) and dim not in bound:
-                        bound.add(dim)  # type: ignore[arg-type]
-                        symbols.append(SymbolBinding(i, path, axis, dim))  # type: ignore[arg-type]
+                        bound.add(dim)
+                        symbols.append(SymbolBinding(i, path, axis, dim))
         result = self.seq(func.body)
         self.origin = Origin(self.name, "the return value", func.ret_span or func.span)
         ret = Ret(result)
@@ -282,7 +283,7 @@ class _FunctionCompiler:
             elif expr.op.name in _COPY_OPS:
                 raise CompileError(f"{self.where()}: R.{expr.op.name} must be bound to a variable of its own")
             else:
-                self.call(dst, expr, sinfo)
+                self.call(dst, expr, expr.op, sinfo)
         elif isinstance(expr, Tuple):
             fields = [self.operand(f, None) for f in expr.fields]
             instr = MakeTuple(dst, fields)
@@ -290,9 +291,9 @@ class _FunctionCompiler:
             self.emit(instr)
         elif isinstance(expr, TupleGetItem):
             src = self.operand(expr.tuple_value, None)
-            instr = GetItem(dst, src, expr.index)
-            self.check_flow(f"field {expr.index}", expr.struct_info, sinfo, self.text(instr))
-            self.emit(instr)
+            get_item = GetItem(dst, src, expr.index)
+            self.check_flow(f"field {expr.index}", expr.struct_info, sinfo, self.text(get_item))
+            self.emit(get_item)
         elif isinstance(expr, Constant):
             own = self.result_device(expr.struct_info)
             where = own if own is not None else device
@@ -319,8 +320,8 @@ class _FunctionCompiler:
         self.constants.append(value)
         return len(self.constants) - 1
 
-    def call(self, dst: int, expr: IRCall, sinfo: StructInfo) -> None:
-        op: Op = expr.op  # type: ignore[assignment]
+    def call(self, dst: int, expr: IRCall, op: Op, sinfo: StructInfo) -> None:
+        """`expr`, a call of `op` (its callee), into register `dst`."""
         device = self.result_device(sinfo)
         if device is None:  # no tensor result (shape_of, ...): run where the tensor input lives
             device = self.result_device(TupleStructInfo([a.struct_info for a in expr.args]))
@@ -364,7 +365,9 @@ class _FunctionCompiler:
         src_sinfo, dst_sinfo = data.struct_info, var.struct_info
         if not isinstance(src_sinfo, TensorStructInfo) or not isinstance(dst_sinfo, TensorStructInfo):
             raise CompileError(f"{self.where()}: R.{value.op.name} needs a tensor, got {src_sinfo!r}")
-        src_dev, dst_dev = self.dev(src_sinfo.vdevice), self.dev(dst_sinfo.vdevice)  # type: ignore[arg-type]
+        src_vdevice, dst_vdevice = src_sinfo.vdevice, dst_sinfo.vdevice
+        assert src_vdevice is not None and dst_vdevice is not None, "every binding was checked placed before"
+        src_dev, dst_dev = self.dev(src_vdevice), self.dev(dst_vdevice)
         if self.vdevices[src_dev].physical == self.vdevices[dst_dev].physical:
             self.emit(Move(dst, src))
             return dst
@@ -384,7 +387,7 @@ class _FunctionCompiler:
         jump = self.emit(If(cond))
         for seq, label in ((value.true_branch, "then"), (value.false_branch, "else")):
             if label == "else":
-                jump.else_target = len(self.code)  # type: ignore[attr-defined]
+                jump.else_target = len(self.code)
             result = self.seq(seq)
             self.origin = origin
             move = Move(dst, result)
@@ -392,5 +395,5 @@ class _FunctionCompiler:
             self.emit(move)
             if label == "then":
                 goto = self.emit(Goto())
-        goto.target = len(self.code)  # type: ignore[attr-defined]
+        goto.target = len(self.code)
         return dst

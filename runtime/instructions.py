@@ -103,7 +103,11 @@ class AllocTensor(Instruction):
         return (self.dst,)
 
     def body(self, reg: RegName, dev: DevName) -> str:
-        shape = str(tuple(self.shape)) if self.shape is not None else f"shape_of({reg(self.like)})"  # type: ignore[arg-type]
+        if self.shape is not None:
+            shape = str(tuple(self.shape))
+        else:
+            assert self.like is not None, "__init__ checked that one of them is given"
+            shape = f"shape_of({reg(self.like)})"
         return f"{reg(self.dst)} = AllocTensor({shape}, {self.dtype}) on {dev(self.device)}"
 
 

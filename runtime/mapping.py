@@ -16,7 +16,7 @@ from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
 
 from .devices import CPU, Device, Simulated
 from .errors import DeviceUnavailable
-from .memory import resolve_limit
+from .memory import MemoryLimit, resolve_limit
 from .torch_device import CUDA, available_devices, cuda_backend
 
 DeviceSpec = str | Mapping[VDevice | str, Device] | None
@@ -83,17 +83,17 @@ def resolve_devices(vdevices: Sequence[VDevice], devices: DeviceSpec, simulate_m
     return [by_physical[v.physical] for v in vdevices]
 
 
-def limits_by_physical(vdevices: Sequence[VDevice], memory: Mapping[str, int]) -> dict[tuple[str, int], int]:
+def limits_by_physical(vdevices: Sequence[VDevice], memory: Mapping[str, int]) -> dict[tuple[str, int], MemoryLimit]:
     """``{"cuda:0": bytes}`` (vdevice names, `lookup_vdevice`) as limits per physical device; two different
     limits for one physical device, or a name no vdevice has, are `DeviceUnavailable`."""
-    chosen: dict[tuple[str, int], int] = {}
+    chosen: dict[tuple[str, int], MemoryLimit] = {}
     for name, limit in memory.items():
         try:
             vdevice = lookup_vdevice(vdevices, name)
         except LookupError as err:
             raise DeviceUnavailable(f"memory[{name!r}]: {err}") from None
-        limit = resolve_limit(limit)  # type: ignore[assignment]
-        if chosen.setdefault(vdevice.physical, limit) != limit:
+        resolved = resolve_limit(limit)
+        if chosen.setdefault(vdevice.physical, resolved) != resolved:
             raise DeviceUnavailable(f"memory gives {_physical_name(vdevice)} two limits; its vdevices share one memory")
     return chosen
 

@@ -156,14 +156,14 @@ class Profile:
             if row.work is not None:
                 call_seconds[row.device] = call_seconds.get(row.device, 0.0) + row.seconds
         rows = []
-        for row in self._time_rows(self.by_device):
-            w = work.get(row[0])
+        for cells in self._time_rows(self.by_device):
+            w = work.get(cells[0])
             if w is None:
-                rows.append(row + ["", "", ""])
+                rows.append(cells + ["", "", ""])
                 continue
-            seconds = call_seconds[row[0]]
+            seconds = call_seconds[cells[0]]
             rate = _si(w.flops / seconds, "FLOP/s") if seconds > 0 else ""
-            rows.append(row + [_si(w.flops), _bytes(int(w.bytes)), rate])
+            rows.append(cells + [_si(w.flops), _bytes(int(w.bytes)), rate])
         return rows
 
     def __repr__(self) -> str:
@@ -189,11 +189,11 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.3f} ms"
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if abs(n) < 1024 or unit == "GiB":
             return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
+        n /= 1024
     return f"{n} B"
 
 

@@ -76,10 +76,10 @@ def run_reference(
         raise MissingConstantError([(repr(r), s.location() if s else None) for r, s in missing])
     if entry not in mod.functions:
         raise VMError(f"no function {entry!r} in the module; it has {', '.join(mod.functions) or 'none'}")
-    params = mod[entry].params
-    if len(args) != len(params):
-        raise InputError(f"{entry} takes {len(params)} argument(s), got {len(args)}")
-    values = [_as_input(p.struct_info, a) for p, a in zip(params, args, strict=True)]
+    entry_params = mod[entry].params
+    if len(args) != len(entry_params):
+        raise InputError(f"{entry} takes {len(entry_params)} argument(s), got {len(args)}")
+    values = [_as_input(p.struct_info, a) for p, a in zip(entry_params, args, strict=True)]
     with kernels_quiet():
         return _Interpreter(mod, observe).call(entry, values, None)
 
@@ -131,7 +131,7 @@ class _Interpreter:
         elif isinstance(sinfo, TensorStructInfo) and sinfo.shape is not None:
             for axis, d in enumerate(sinfo.shape):
                 if shapes.is_name(d) and d not in dims:
-                    dims[d] = int(np.shape(value)[axis])  # type: ignore[index]
+                    dims[d] = int(np.shape(value)[axis])
 
     def seq(self, seq: SeqExpr, env: dict[Var, Any], dims: dict[str, int]) -> Any:
         for block in seq.blocks:

@@ -114,20 +114,30 @@ class StepBuilder:
         free = _dropper(instr.drop)
         name = result_name(frame, pc, self.diagnostics)
 
-        def step(regs: list) -> int:
-            if like is None:
-                dev.check_fits(name, shape, dtype)  # type: ignore[arg-type]
-                regs[dst] = dev.adopt(dev.empty(shape, dtype))  # type: ignore[arg-type]
-            else:
-                src = regs[like]
-                dims, kind = tuple(src.data.shape), dtype or src.dtype
-                dev.check_fits(name, dims, kind)
-                regs[dst] = dev.adopt(dev.empty(dims, kind))
+        if like is None:
+            assert shape is not None, "an AllocTensor has a static shape or a register to take it from"
+            static = shape
+
+            def step(regs: list) -> int:
+                dev.check_fits(name, static, dtype)
+                regs[dst] = dev.adopt(dev.empty(static, dtype))
+                if free is not None:
+                    free(regs)
+                return nxt
+
+            return step
+        source = like
+
+        def step_like(regs: list) -> int:
+            src = regs[source]
+            dims, kind = tuple(src.data.shape), dtype or src.dtype
+            dev.check_fits(name, dims, kind)
+            regs[dst] = dev.adopt(dev.empty(dims, kind))
             if free is not None:
                 free(regs)
             return nxt
 
-        return step
+        return step_like
 
     def _copy(self, frame: Frame, pc: int, instr: DeviceCopy) -> Callable[[list], int]:
         src_dev, dst_dev = self.device_map[instr.src_device], self.device_map[instr.dst_device]

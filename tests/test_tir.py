@@ -239,6 +239,22 @@ def test_if_while_and_local_buffers_run_as_tvm_s_searchsorted_writes_them():
     assert out.tolist() == [0, 2, 5]
 
 
+def test_the_work_of_a_call_of_searchsorted_counts_its_if_and_while_once_each():
+    """A call's work (profiles, the cost model) once failed on any if, while or local buffer.
+
+    Per search: two stores of constants (1 each), the while's condition (1) plus the if's condition (4)
+    and its longer branch (4), then the result's store (1): 12, three searches.
+    """
+    from vdplace.ir.op import get_op
+    from vdplace.ir.struct_info import TensorStructInfo, TupleStructInfo
+
+    func = prim_func_from_text(_SEARCH)
+    args = TupleStructInfo([TensorStructInfo((5,), "float32"), TensorStructInfo((3,), "float32")])
+    out = TensorStructInfo((3,), "int64")
+    work = get_op("call_tir").work([args], out, {"gvar": func, "out_ty": out})
+    assert (work.flops, work.bytes_read, work.bytes_written) == (36.0, 32.0, 24.0)
+
+
 def test_a_parallel_binary_search_runs_its_lanes_side_by_side(monkeypatch):
     """100,000 searches of 10 steps each: as lanes, 10 steps of arrays; one lane at a time would be refused."""
     monkeypatch.setattr("vdplace.runtime.tir.run._MAX_STEPS", 1000)

@@ -150,8 +150,10 @@ def _attention(
 
 def _dim(sinfo: StructInfo, axis: int) -> int:
     """A static dim of a tensor argument; 1 when it is symbolic or unknown (as `elements` counts it)."""
-    if isinstance(sinfo, TensorStructInfo) and sinfo.shape is not None and isinstance(sinfo.shape[axis], int):
-        return sinfo.shape[axis]
+    if isinstance(sinfo, TensorStructInfo) and sinfo.shape is not None:
+        dim = sinfo.shape[axis]
+        if isinstance(dim, int):
+            return dim
     return 1
 
 

@@ -29,12 +29,28 @@ from ..errors import InferenceError
 from ..op import OUT_TY, PRIM_FUNC, TENSORS, Param, Work, data_bytes, register_op
 from ..struct_info import PrimStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from ..tir import Buffer, PrimFunc
-from ..tir.nodes import BinOp, Block, Cast, Expr, For, Intrin, Scalar, Select, Seq, Stmt, Unary, operands
+from ..tir.nodes import (
+    Alloc,
+    BinOp,
+    Block,
+    Cast,
+    Expr,
+    For,
+    IfThenElse,
+    Intrin,
+    Scalar,
+    Select,
+    Seq,
+    Stmt,
+    Unary,
+    While,
+    operands,
+)
 
 
-def _outputs(out_ty: StructInfo) -> list[TensorStructInfo]:
-    fields = out_ty.fields if isinstance(out_ty, TupleStructInfo) else (out_ty,)
-    return list(fields)  # type: ignore[arg-type]
+def _outputs(out_ty: StructInfo) -> list[StructInfo]:
+    """The output annotations, each to be checked as a tensor."""
+    return list(out_ty.fields) if isinstance(out_ty, TupleStructInfo) else [out_ty]
 
 
 def _arguments(args: StructInfo) -> list[StructInfo]:
@@ -57,7 +73,7 @@ def _infer(sinfos: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
         )
     for i, (sinfo, param) in enumerate(zip(args + outs, func.params, strict=True)):
         what = f"argument {i}" if i < len(args) else f"output {i - len(args)}"
-        if type(param) is Scalar:
+        if isinstance(param, Scalar):
             if i >= len(args) or not isinstance(sinfo, PrimStructInfo) or not sinfo.dtype.startswith("int"):
                 raise InferenceError(
                     f"R.call_tir: {what} must be an integer prim value for {param.name!r}, got {sinfo!r}"
@@ -93,16 +109,26 @@ def _fits(sinfo: TensorStructInfo, buffer: Buffer, output: bool) -> bool:
 
 
 def _count(stmt: Stmt) -> float:
-    """Arithmetic operations one run of `stmt` performs (loads and stores are bytes, not operations)."""
-    t = type(stmt)
-    if t is Seq:
-        return sum(_count(s) for s in stmt.stmts)  # type: ignore[union-attr]
-    if t is For:  # a symbolic extent counts as 1, as a symbolic dim does in `struct_info.nbytes`
-        trips = [e if type(e) is int else 1 for e in stmt.extents]  # type: ignore[union-attr]
-        return float(np.prod(trips)) * _count(stmt.body)  # type: ignore[union-attr]
-    if t is Block:
-        return _count(stmt.body) + (_count(stmt.init) if stmt.init is not None else 0.0)  # type: ignore[union-attr]
-    return float(max(1, _operations(stmt.value)))  # type: ignore[union-attr]
+    """Arithmetic operations one run of `stmt` performs (loads and stores are bytes, not operations).
+
+    What only the run decides counts as in `struct_info.nbytes`, as little as it can: a symbolic loop
+    extent as 1, a ``while`` loop as one iteration; an ``if`` as its condition and its longer branch.
+    """
+    if isinstance(stmt, Seq):
+        return sum((_count(s) for s in stmt.stmts), 0.0)
+    if isinstance(stmt, For):
+        trips = [e if type(e) is int else 1 for e in stmt.extents]
+        return float(np.prod(trips)) * _count(stmt.body)
+    if isinstance(stmt, Block):
+        return _count(stmt.body) + (_count(stmt.init) if stmt.init is not None else 0.0)
+    if isinstance(stmt, IfThenElse):
+        otherwise = _count(stmt.otherwise) if stmt.otherwise is not None else 0.0
+        return _operations(stmt.cond) + max(_count(stmt.then), otherwise)
+    if isinstance(stmt, While):
+        return _operations(stmt.cond) + _count(stmt.body)
+    if isinstance(stmt, Alloc):
+        return 0.0
+    return float(max(1, _operations(stmt.value)))
 
 
 def _operations(e: Expr) -> int:

@@ -26,6 +26,7 @@ result written once; it reads the weight's dims at the canonical positions
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import EllipsisType
 from typing import Any
 
 import numpy as np
@@ -164,7 +165,7 @@ def _conv_kernel(op: str):
         wg = w.reshape(g, o // g, cg, *k)
         acc = np.zeros((n, g, o // g, positions), dtype=x.dtype)
         for tap in np.ndindex(*k):
-            taps = xg[(Ellipsis, *tap_slices(tap, win, out))].reshape(n, g, cg, positions)
+            taps = xg[tap_slices(tap, win, out)].reshape(n, g, cg, positions)
             acc += np.matmul(wg[(Ellipsis, *tap)], taps)
         result = acc.reshape(n, o, *out)
         return np.transpose(result, inverse(conv.out_perm)).astype(out_dtype, copy=False)
@@ -185,11 +186,14 @@ def _conv_transpose_kernel(op: str):
         wg = np.swapaxes(w.reshape(g, c // g, og, *k), 1, 2)  # (groups, O/groups, C/groups, *K)
         acc = np.zeros((n, g, og, *full), dtype=x.dtype)
         for tap in np.ndindex(*k):
-            spots = [
-                slice(t * d, t * d + m, s) for t, d, m, s in zip(tap, win.dilation, strided, win.strides, strict=True)
-            ]
-            acc[(Ellipsis, *spots)] += np.matmul(wg[(Ellipsis, *tap)], xg).reshape(n, g, og, *size)
-        kept = acc[(Ellipsis, *[slice(b, f - a) for b, a, f in zip(win.before, win.after, full, strict=True)])]
+            reach = zip(tap, win.dilation, strided, win.strides, strict=True)
+            spots: tuple[EllipsisType | slice, ...] = (..., *(slice(t * d, t * d + m, s) for t, d, m, s in reach))
+            acc[spots] += np.matmul(wg[(Ellipsis, *tap)], xg).reshape(n, g, og, *size)
+        crop: tuple[EllipsisType | slice, ...] = (
+            ...,
+            *(slice(b, f - a) for b, a, f in zip(win.before, win.after, full, strict=True)),
+        )
+        kept = acc[crop]
         result = kept.reshape(n, g * og, *kept.shape[3:])
         return np.transpose(result, inverse(conv.out_perm)).astype(out_dtype, copy=False)
 

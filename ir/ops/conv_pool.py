@@ -24,6 +24,7 @@ means one thing for every op:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import EllipsisType
 from typing import Any
 
 import numpy as np
@@ -167,11 +168,15 @@ def _ceil_out(size: Dim, offset: int, s: int, c: int) -> Dim:
     return f"{out} + 1 - ((-({dim_add(size, offset)})) % {s} + {s + c}) // {s}"
 
 
-def tap_slices(tap: Sequence[int], window: Window, out: Sequence[int]) -> tuple[slice, ...]:
-    """Per spatial axis, the slice of the padded input that kernel tap `tap` reads at the `out` positions."""
-    return tuple(
-        slice(t * d, t * d + s * (o - 1) + 1, s)
-        for t, d, s, o in zip(tap, window.dilation, window.strides, out, strict=True)
+def tap_slices(tap: Sequence[int], window: Window, out: Sequence[int]) -> tuple[EllipsisType | slice, ...]:
+    """The index of what kernel tap `tap` reads of the padded input at the `out` positions: ``...`` (the
+    batch and channel axes, whatever their layout) and one slice per spatial axis."""
+    return (
+        ...,
+        *(
+            slice(t * d, t * d + s * (o - 1) + 1, s)
+            for t, d, s, o in zip(tap, window.dilation, window.strides, out, strict=True)
+        ),
     )
 
 

@@ -94,7 +94,8 @@ def _infer_full(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo
 
 
 def _full(shape: Sequence[Dim], fill_value: np.ndarray, dtype: str | None) -> np.ndarray:
-    np_dtype = to_numpy(dtype) if optional_dtype("full", "dtype", dtype) else fill_value.dtype
+    given = optional_dtype("full", "dtype", dtype)
+    np_dtype = to_numpy(given) if given else fill_value.dtype
     return np.full(concrete_shape("full", shape), fill_value, dtype=np_dtype)
 
 
@@ -178,14 +179,16 @@ def _like_infer(op: str):
 
 def _like_kernel(op: str, fill: int):
     def kernel(x: np.ndarray, dtype: str | None) -> np.ndarray:
-        np_dtype = to_numpy(dtype) if optional_dtype(op, "dtype", dtype) else x.dtype
+        given = optional_dtype(op, "dtype", dtype)
+        np_dtype = to_numpy(given) if given else x.dtype
         return np.full(x.shape, fill, dtype=np_dtype)
 
     return kernel
 
 
 def _full_like(x: np.ndarray, fill_value: np.ndarray, dtype: str | None) -> np.ndarray:
-    np_dtype = to_numpy(dtype) if optional_dtype("full_like", "dtype", dtype) else x.dtype
+    given = optional_dtype("full_like", "dtype", dtype)
+    np_dtype = to_numpy(given) if given else x.dtype
     return np.full(x.shape, fill_value, dtype=np_dtype)
 
 
@@ -230,10 +233,10 @@ def _arange_length(start: float, end: float, step: float) -> int:
 def _infer_arange(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     prims = [expect_prim("arange", name, args, i) for i, name in enumerate(("start", "end", "step"))]
     dtype = _arange_dtype(prims, attrs["dtype"])
-    values = [p.value for p in prims]
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+    numbers = [p.value for p in prims if isinstance(p.value, (int, float)) and not isinstance(p.value, bool)]
+    if len(numbers) != len(prims):
         return TensorStructInfo(None, dtype, 1)
-    return TensorStructInfo((_arange_length(*values),), dtype)
+    return TensorStructInfo((_arange_length(*numbers),), dtype)
 
 
 def _arange(start: Any, end: Any, step: Any, dtype: str | None) -> np.ndarray:
@@ -352,7 +355,8 @@ def _infer_eye_like(args: Sequence[StructInfo], attrs: dict[str, Any]) -> Struct
 
 
 def _eye_like(x: np.ndarray, k: Any, dtype: str | None) -> np.ndarray:
-    np_dtype = to_numpy(dtype) if optional_dtype("eye_like", "dtype", dtype) else x.dtype
+    given = optional_dtype("eye_like", "dtype", dtype)
+    np_dtype = to_numpy(given) if given else x.dtype
     return np.eye(x.shape[0], x.shape[1], int(k), dtype=np_dtype)
 
 

@@ -137,9 +137,10 @@ def _infer_einsum(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructIn
         raise InferenceError(f"R.{_OP}: operands have different dtypes {', '.join(dtypes)}")
     dtype = dtypes[0] if dtypes else ""
     terms, out = parse_subscripts(attrs["subscripts"], len(operands))
-    if any(t.shape is None for t in operands):
+    shapes = [t.shape for t in operands if t.shape is not None]
+    if len(shapes) != len(operands):
         return TensorStructInfo(None, dtype, _result_ndim(terms, out, operands))
-    return TensorStructInfo(_result_shape(terms, out, [t.shape for t in operands]), dtype)  # type: ignore[misc]
+    return TensorStructInfo(_result_shape(terms, out, shapes), dtype)
 
 
 def _einsum(operands: Sequence[np.ndarray], subscripts: str) -> np.ndarray:
@@ -158,14 +159,14 @@ def _einsum_work(args: Sequence[StructInfo], out: StructInfo, attrs: dict[str, A
     """
     operands = args[0].fields if isinstance(args[0], TupleStructInfo) else args
     fallback = Work(2.0 * max([elements(out), *(elements(t) for t in operands)]), data_bytes(args), data_bytes((out,)))
-    shapes = [t.shape if isinstance(t, TensorStructInfo) else None for t in operands]
-    if any(s is None for s in shapes) or "subscripts" not in attrs:
+    shapes = [t.shape for t in operands if isinstance(t, TensorStructInfo) and t.shape is not None]
+    if len(shapes) != len(operands) or "subscripts" not in attrs:
         return fallback
     terms, _ = parse_subscripts(attrs["subscripts"], len(operands))
     extents: dict[str, int] = {}
     ellipsis = 1
     for term, shape in zip(terms, shapes, strict=True):
-        dims = [d if isinstance(d, int) else 1 for d in shape]  # type: ignore[union-attr]
+        dims = [d if isinstance(d, int) else 1 for d in shape]
         if _ELLIPSIS in term:
             cut = term.index(_ELLIPSIS)
             width = len(dims) - (len(term) - 1)

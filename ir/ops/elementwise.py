@@ -75,7 +75,7 @@ def _torch_abs(t: TorchContext, x: Any) -> Any:
 
 
 # name -> (NumPy function, torch kernel)
-_BINARY = {
+_BINARY: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "add": (np.add, _torch_keep_dtype("add")),
     "subtract": (np.subtract, _torch_keep_dtype("sub")),
     "multiply": (np.multiply, _torch_keep_dtype("mul")),
@@ -93,7 +93,7 @@ _BINARY = {
 _BOOL_BINARY = ("add", "multiply", "maximum", "minimum")
 
 # name -> (NumPy function, torch function name)
-_COMPARE = {
+_COMPARE: dict[str, tuple[Callable[..., Any], str]] = {
     "equal": (np.equal, "eq"),
     "not_equal": (np.not_equal, "ne"),
     "less": (np.less, "lt"),
@@ -103,7 +103,7 @@ _COMPARE = {
 }
 
 # name -> (NumPy function, defined on floats only, torch kernel, FLOPs per element)
-_UNARY = {
+_UNARY: dict[str, tuple[Callable[..., Any], bool, Callable[..., Any], float]] = {
     "negative": (np.negative, False, _torch_plain("neg"), 1),
     "abs": (np.abs, False, _torch_abs, 1),
     "exp": (np.exp, True, torch_float_only(lambda torch: torch.exp), 1),

@@ -64,10 +64,12 @@ def tensor_fields(op: str, what: str, sinfo: StructInfo) -> list[TensorStructInf
         raise InferenceError(f"R.{op}: {what} must be a tuple of tensors, got {sinfo!r}")
     if not sinfo.fields:
         raise InferenceError(f"R.{op}: {what} must hold at least one tensor, got an empty tuple")
+    fields: list[TensorStructInfo] = []
     for i, f in enumerate(sinfo.fields):
         if not isinstance(f, TensorStructInfo):
             raise InferenceError(f"R.{op}: field {i} of {what} must be a tensor, got {f!r}")
-    return list(sinfo.fields)  # type: ignore[arg-type]
+        fields.append(f)
+    return fields
 
 
 def dims_conflict(a: Dim, b: Dim) -> bool:
@@ -114,7 +116,7 @@ def _infer_gather_elements(args: Sequence[StructInfo], attrs: dict[str, Any]) ->
 def _gather_elements(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
     """out[i][j][k] = data[i][indices[i][j][k]][k] (for axis 1)."""
     ax = axis % data.ndim
-    coords = list(np.indices(indices.shape, sparse=True))
+    coords: list[np.ndarray] = list(np.indices(indices.shape, sparse=True))
     coords[ax] = wrap_indices("gather_elements", indices, data.shape[ax])
     return np.asarray(data[tuple(coords)], order="C")
 

@@ -136,7 +136,7 @@ register_op(
 # -- strided_slice ---------------------------------------------------------------------
 
 
-def _slice_spec(attrs: dict[str, Any], ndim: int) -> list[tuple[int, int, int, int]]:
+def _slice_spec(attrs: dict[str, Any], ndim: int) -> list[tuple[int, int | str, int | str, int]]:
     """(axis, begin, end, stride) per sliced axis, axes normalized and checked."""
     op = "strided_slice"
     axes = as_ints(op, "axes", attrs["axes"])

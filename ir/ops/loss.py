@@ -82,7 +82,7 @@ def _nll_loss(
         raise ValueError(f"R.nn.nll_loss: target {bad} is out of range for {classes} classes")
     safe = np.where(kept, t, 0)
     picked = np.take_along_axis(p, safe[:, np.newaxis], axis=1)[:, 0]
-    acc = np.float64 if predictions.dtype == np.float64 else np.float32
+    acc: type[np.floating] = np.float64 if predictions.dtype == np.float64 else np.float32
     weight = np.where(kept, w[safe], 0).astype(acc)
     losses = -weight * picked.astype(acc)
     if reduction == "none":

@@ -16,7 +16,7 @@ work, one FLOP per element for the conversion).  take has no torch kernel.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -142,11 +142,12 @@ register_op(
 def _infer_concat(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     op = "concat"
     fields, dtype = joined_tensors(op, args[0])
-    shapes = [f.shape for f in fields]
+    shapes = [f.shape for f in fields if f.shape is not None]  # all of them when every shape is known
+    known = len(shapes) == len(fields)
     if attrs["axis"] is None:  # TVM: the inputs are flattened first
-        if any(s is None for s in shapes):
+        if not known:
             return TensorStructInfo(None, dtype, 1)
-        return TensorStructInfo((dim_sum([product_dim(s) for s in shapes]),), dtype)  # type: ignore[arg-type]
+        return TensorStructInfo((dim_sum([product_dim(s) for s in shapes]),), dtype)
     axis = as_int(op, "axis", attrs["axis"])
     ranks = {f.ndim for f in fields if f.ndim >= 0}
     if len(ranks) > 1:
@@ -155,14 +156,14 @@ def _infer_concat(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructIn
         return TensorStructInfo(None, dtype, -1)
     ndim = ranks.pop()
     ax = normalize_axis(op, axis, ndim)
-    if any(s is None for s in shapes):
+    if not known:
         return TensorStructInfo(None, dtype, ndim)
     out: list[Dim] = []
     for j in range(ndim):
         if j == ax:
-            out.append(dim_sum([s[j] for s in shapes]))  # type: ignore[index]
+            out.append(dim_sum([s[j] for s in shapes]))
             continue
-        dims = [s[j] for s in shapes]  # type: ignore[index]
+        dims = [s[j] for s in shapes]
         ints = {d for d in dims if isinstance(d, int)}
         if len(ints) > 1:
             raise InferenceError(f"R.{op}: shapes {[tuple(s) for s in shapes]} differ at axis {j}, not only at {ax}")
@@ -206,19 +207,19 @@ def _infer_stack(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInf
         return TensorStructInfo(None, dtype, -1)
     ndim = ranks[0] + 1
     ax = normalize_axis(op, axis, ndim)
-    shapes = [f.shape for f in fields]
-    if any(s is None for s in shapes):
+    shapes = [f.shape for f in fields if f.shape is not None]
+    if len(shapes) != len(fields):
         return TensorStructInfo(None, dtype, ndim)
     first = shapes[0]
     for s in shapes[1:]:
-        for j, (a, b) in enumerate(zip(first, s, strict=True)):  # type: ignore[arg-type]
+        for j, (a, b) in enumerate(zip(first, s, strict=True)):
             if isinstance(a, int) and isinstance(b, int) and a != b:
                 raise InferenceError(
-                    f"R.{op}: tensors must have one shape; {tuple(first)} and {tuple(s)} differ at axis {j}"  # type: ignore[arg-type]
+                    f"R.{op}: tensors must have one shape; {tuple(first)} and {tuple(s)} differ at axis {j}"
                 )
     if any(s != first for s in shapes):  # symbolic dims not provably equal
         return TensorStructInfo(None, dtype, ndim)
-    return TensorStructInfo((*first[:ax], len(shapes), *first[ax:]), dtype)  # type: ignore[index]
+    return TensorStructInfo((*first[:ax], len(shapes), *first[ax:]), dtype)
 
 
 def _stack(tensors: Sequence[np.ndarray], axis: int | None) -> np.ndarray:
@@ -387,6 +388,7 @@ register_op(
 
 # -- take --------------------------------------------------------------------------------
 
+TakeMode = Literal["fast", "nan", "wrap", "clip"]
 _TAKE_MODES = ("fast", "nan", "wrap", "clip")
 
 
@@ -410,8 +412,9 @@ def _infer_take(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo
     return TensorStructInfo((*x.shape[:ax], *idx.shape, *x.shape[ax + 1 :]), x.dtype)
 
 
-def _take(x: np.ndarray, indices: np.ndarray, axis: int | None, mode: str) -> np.ndarray:
-    """fast: out-of-range indices raise IndexError; wrap/clip as NumPy; nan: NaN there."""
+def _take(x: np.ndarray, indices: np.ndarray, axis: int | None, mode: TakeMode) -> np.ndarray:
+    """fast: out-of-range indices raise IndexError; wrap/clip as NumPy; nan: NaN there (`mode` as inference
+    checked it)."""
     if axis is None:
         x, axis = x.reshape(-1), 0
     axis %= x.ndim

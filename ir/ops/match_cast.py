@@ -16,12 +16,12 @@ alike).  ``struct_info=`` (TVM before 0.27) is read as ``ty=``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InferenceError
 from ..op import OUT_TY, TENSOR, Param, Work, register_op
-from ..struct_info import ShapeStructInfo, StructInfo, TensorStructInfo
+from ..struct_info import Dim, ShapeStructInfo, StructInfo, TensorStructInfo
 
 
 def _infer(sinfos: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
@@ -52,12 +52,17 @@ def _check_dims(have: Sequence[int | str] | None, want: Sequence[int | str] | No
                 raise InferenceError(f"R.match_cast: axis {axis} has length {a}, the annotation {b}")
 
 
-def match_dims(ty: StructInfo, lengths: Sequence[int], env: dict[str, int], evaluate: Any) -> None:
+def match_dims(
+    ty: TensorStructInfo | ShapeStructInfo,
+    lengths: Sequence[int],
+    env: dict[str, int],
+    evaluate: Callable[[Dim, dict[str, int]], int],
+) -> None:
     """Check `lengths` (a tensor's shape, or a shape value's dims) against `ty`'s dims, binding each bare
     symbol not in `env` yet; ValueError on a mismatch.  `evaluate(dim, env)` gives a symbolic dim's value
     (``runtime.shapes.evaluate``)."""
-    dims = ty.shape if isinstance(ty, TensorStructInfo) else ty.values  # type: ignore[attr-defined]
-    ndim = ty.ndim  # type: ignore[attr-defined]
+    dims = ty.shape if isinstance(ty, TensorStructInfo) else ty.values
+    ndim = ty.ndim
     if ndim >= 0 and len(lengths) != ndim:
         raise ValueError(f"R.match_cast: the value has {len(lengths)} dims, the annotation {ndim}")
     for axis, (dim, length) in enumerate(zip(dims or (), lengths, strict=False)):

@@ -15,7 +15,7 @@ No torch kernel: a torch device runs it on the host.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -27,8 +27,8 @@ from .common import copy_work, joined_tensors
 _INDEXING = ("ij", "xy")
 
 
-def _lengths(args: Sequence[StructInfo]) -> tuple[list[Dim] | None, str]:
-    """Each tensor's length (None when one is unknown) and their one dtype."""
+def _lengths(args: Sequence[StructInfo]) -> tuple[list[Dim] | None, str, int]:
+    """Each tensor's length (None when one is unknown), their one dtype and how many tensors there are."""
     fields, dtype = joined_tensors("meshgrid", args[0])
     lengths: list[Dim] | None = []
     for i, f in enumerate(fields):
@@ -36,14 +36,13 @@ def _lengths(args: Sequence[StructInfo]) -> tuple[list[Dim] | None, str]:
             raise InferenceError(f"R.meshgrid: field {i} must be a 1-D (or 0-d) tensor, got rank {f.ndim}")
         if lengths is not None:
             lengths = None if f.shape is None else [*lengths, f.shape[0] if f.shape else 1]
-    return lengths, dtype
+    return lengths, dtype, len(fields)
 
 
 def _infer_meshgrid(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
-    lengths, dtype = _lengths(args)
+    lengths, dtype, count = _lengths(args)
     if attrs["indexing"] not in _INDEXING:
         raise InferenceError(f"R.meshgrid: indexing must be 'ij' or 'xy', got {attrs['indexing']!r}")
-    count = len(args[0].fields)  # type: ignore[attr-defined]
     if lengths is None:
         return TupleStructInfo([TensorStructInfo(None, dtype, count)] * count)
     if attrs["indexing"] == "xy" and count >= 2:
@@ -51,7 +50,8 @@ def _infer_meshgrid(args: Sequence[StructInfo], attrs: dict[str, Any]) -> Struct
     return TupleStructInfo([TensorStructInfo(tuple(lengths), dtype) for _ in range(count)])
 
 
-def _meshgrid(tensors: tuple[np.ndarray, ...], indexing: str) -> tuple[np.ndarray, ...]:
+def _meshgrid(tensors: tuple[np.ndarray, ...], indexing: Literal["ij", "xy"]) -> tuple[np.ndarray, ...]:
+    """The grids; `indexing` as inference checked it."""
     flat = [np.reshape(t, -1) for t in tensors]
     return tuple(np.ascontiguousarray(g) for g in np.meshgrid(*flat, indexing=indexing))
 

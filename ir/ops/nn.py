@@ -218,7 +218,7 @@ def _pair(op: str, name: str, value: Any) -> tuple[int, int]:
         raise InferenceError(f"R.{op}: {name} takes 1 or 2 values, got {len(vals)}")
     if min(vals) < 1:
         raise InferenceError(f"R.{op}: {name} must be positive, got {value!r}")
-    return vals  # type: ignore[return-value]
+    return vals
 
 
 def _padding(op: str, value: Any) -> tuple[int, int, int, int]:
@@ -232,7 +232,7 @@ def _padding(op: str, value: Any) -> tuple[int, int, int, int]:
         raise InferenceError(f"R.{op}: padding takes 1, 2 or 4 values, got {len(vals)}")
     if min(vals) < 0:
         raise InferenceError(f"R.{op}: padding must not be negative, got {value!r}")
-    return vals  # type: ignore[return-value]
+    return vals
 
 
 class _ConvAttrs:

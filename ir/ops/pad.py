@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -46,6 +46,14 @@ def _widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
         want = f"{2 * ndim} values (before and after for each of the {ndim} axes)" if ndim >= 0 else "pairs of values"
         raise InferenceError(f"R.{OP}: pad_width needs {want}, got {len(flat)}")
     return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+
+
+@overload
+def _check_axis(mode: str, axis: int, size: int, before: int, after: int) -> int: ...
+
+
+@overload
+def _check_axis(mode: str, axis: int, size: Dim, before: int, after: int) -> Dim: ...
 
 
 def _check_axis(mode: str, axis: int, size: Dim, before: int, after: int) -> Dim:

@@ -107,10 +107,10 @@ def _max_pool(op: str):
     def kernel(data: np.ndarray, **attrs: Any) -> np.ndarray:
         pool = _PoolAttrs(op, attrs, data.ndim - 2)
         x, out = _padded(pool, np.transpose(data, pool.perm), _lowest(data.dtype))
-        result = None
-        for tap in np.ndindex(*pool.pool_size):
-            window = x[(Ellipsis, *tap_slices(tap, pool.window, out))]
-            result = window.copy() if result is None else np.maximum(result, window)
+        windows = (x[tap_slices(tap, pool.window, out)] for tap in np.ndindex(*pool.pool_size))
+        result = next(windows).copy()
+        for window in windows:
+            result = np.maximum(result, window)
         return np.transpose(result, inverse(pool.out_perm))
 
     return kernel
@@ -146,7 +146,7 @@ def _avg_pool(op: str):
         xp, out = _padded(pool, x.astype(_sum_dtype(data.dtype), copy=False), 0)
         total = np.zeros(xp.shape[:2] + tuple(out), dtype=xp.dtype)
         for tap in np.ndindex(*pool.pool_size):
-            total += xp[(Ellipsis, *tap_slices(tap, pool.window, out))]
+            total += xp[tap_slices(tap, pool.window, out)]
         count = np.ones((1, 1) + (1,) * n, dtype=np.int64)
         for axis in range(n):
             shape = [1] * (n + 2)

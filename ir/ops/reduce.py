@@ -114,7 +114,7 @@ def _statistic_work(args: Sequence[StructInfo], out: StructInfo) -> Work:
 
 
 # name, NumPy function, accumulates (float16 sums in float32), torch function, torch needs floats
-_REDUCTIONS = (
+_REDUCTIONS: tuple[tuple[str, Callable[..., Any], bool, str, bool], ...] = (
     ("sum", np.sum, True, "sum", False),
     ("mean", np.mean, True, "mean", True),
     ("max", np.max, False, "amax", False),
@@ -222,7 +222,8 @@ def _scan_kernel(op: str, fn: Callable[..., Any], identity: int):
     """Inclusive scan in the result dtype (float16 in float32); exclusive shifts it by one, `identity` first."""
 
     def kernel(data: np.ndarray, axis: int | None, dtype: str | None, exclusive: bool) -> np.ndarray:
-        out_dtype = to_numpy(dtype) if optional_dtype(op, "dtype", dtype) else data.dtype
+        given = optional_dtype(op, "dtype", dtype)
+        out_dtype = to_numpy(given) if given else data.dtype
         x = data.reshape(-1) if axis is None else data
         ax = 0 if axis is None else axis % x.ndim
         out = fn(x.astype(out_dtype, copy=False), axis=ax, dtype=work_dtype(out_dtype))

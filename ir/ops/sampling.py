@@ -194,7 +194,8 @@ def _grid_sample(data: np.ndarray, grid: np.ndarray, **attrs: Any) -> np.ndarray
     for combo in itertools.product(*per_axis):
         weight = np.prod([w for _, w, _ in combo], axis=0)
         inside = np.logical_and.reduce([m for _, _, m in combo])
-        values = x[(batch, slice(None), *(i for i, _, _ in combo))]  # (N, *out, C)
+        index: tuple[np.ndarray | slice, ...] = (batch, slice(None), *(i for i, _, _ in combo))
+        values = x[index]  # (N, *out, C)
         out += np.where(inside, weight, 0)[..., None] * values
     return np.moveaxis(out, -1, 1).astype(data.dtype, copy=False)
 

@@ -31,7 +31,7 @@ once and the result written.  No torch kernels.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -41,6 +41,8 @@ from ..op import ATTR, TENSORS, Param, Work, data_bytes, elements, expect_tensor
 from ..struct_info import Dim, StructInfo, TensorStructInfo
 from .common import as_bool, as_int, broadcast_shapes, normalize_axis, same_dtype
 from .gather import INTEGER, dims_conflict, expect_indices, tensor_fields, wrap_indices
+
+_D = TypeVar("_D", bound=Dim)  # a shape's dims: int (a kernel's concrete shape) or Dim (inference's)
 
 _STEPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "update": lambda entry, update: update,
@@ -119,7 +121,8 @@ def _scatter_elements(
     if indices.shape != updates.shape:
         raise ValueError(f"R.{op}: indices shape {indices.shape} and updates shape {updates.shape} differ")
     ax = axis % data.ndim
-    coords = [np.broadcast_to(c, indices.shape) for c in np.indices(indices.shape, sparse=True)]
+    axes: tuple[np.ndarray, ...] = np.indices(indices.shape, sparse=True)
+    coords = [np.broadcast_to(c, indices.shape) for c in axes]
     coords[ax] = wrap_indices(op, indices, data.shape[ax])
     dest = np.ravel_multi_index(tuple(coords), data.shape).reshape(-1)
     return scatter_into(data, dest, updates.reshape(-1), reduction)
@@ -215,7 +218,7 @@ def _infer_index_put(args: Sequence[StructInfo], attrs: dict[str, Any]) -> Struc
     return TensorStructInfo(data.shape, data.dtype, data.ndim)
 
 
-def _drop_leading_ones(shape: Sequence[Dim], rank: int) -> tuple[Dim, ...]:
+def _drop_leading_ones(shape: Sequence[_D], rank: int) -> tuple[_D, ...]:
     """`shape` without the leading length-1 axes beyond `rank` (as NumPy assignment and TVM allow)."""
     extra = 0
     while len(shape) - extra > rank and shape[extra] == 1:

@@ -65,8 +65,8 @@ def _infer(args: Sequence[StructInfo], attrs: dict[str, Any]) -> StructInfo:
     ndim = data.ndim if data.ndim >= 0 else src.ndim
     if ndim >= 0:
         axis = normalize_axis(_OP, axis, ndim)
-        known = start is not None and end is not None and step is not None
-        _check_src_shape(data, src, axis, -(-(end - start) // step) if known else None)
+        count = -(-(end - start) // step) if start is not None and end is not None and step is not None else None
+        _check_src_shape(data, src, axis, count)
     return TensorStructInfo(data.shape, dtype, ndim)
 
 

@@ -49,8 +49,8 @@ def round_bfloat16(x: np.ndarray) -> np.ndarray:
     """float32 `x` rounded to the nearest bfloat16 value (ties to even), as float32; NaN stays NaN."""
     x = np.asarray(x, dtype=np.float32)
     bits = x.view(np.uint32).astype(np.uint64)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round the 16 low bits away, ties to even
-    out = bits.astype(np.uint32).view(np.float32).reshape(x.shape)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round the 16 low bits away, ties to even
+    out = rounded.astype(np.uint32).view(np.float32).reshape(x.shape)
     return np.where(np.isnan(x), x, out)
 
 

@@ -129,7 +129,7 @@ def _batch_index(op: str, value: Any, batch: int, row: int) -> int:
     return int(value)
 
 
-def _coord_dtype(data: np.ndarray, rois: np.ndarray) -> type:
+def _coord_dtype(data: np.ndarray, rois: np.ndarray) -> type[np.floating]:
     """The coordinates' dtype: the rois' (TVM computes in it), float32 at least, float64 with float64 data."""
     if rois.dtype == np.float64 or data.dtype == np.float64:
         return np.float64

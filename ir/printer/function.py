@@ -192,14 +192,16 @@ class FunctionPrinter(ValuePrinter):
     def _bare(self, binding: Binding) -> bool:
         """Whether `binding` is written as its bare call: a call, void like its variable, which nothing uses."""
         var, value = binding.var, binding.value
-        if var.struct_info.fields or not isinstance(value, Call):  # type: ignore[attr-defined]
+        var_sinfo = var.struct_info
+        if not isinstance(var_sinfo, TupleStructInfo) or var_sinfo.fields or not isinstance(value, Call):
             return False
         sinfo = value.struct_info
         if not isinstance(sinfo, TupleStructInfo) or sinfo.fields:
             return False
         if self._used is None:
             finder = _UsedVars()
-            finder.walk(self.body)  # type: ignore[arg-type]
+            assert self.body is not None, "bindings are printed while a function is, its body set before the walk"
+            finder.walk(self.body)
             self._used = finder.used
         return var not in self._used
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -84,7 +85,7 @@ class ValuePrinter(ExprVisitor):
         self.uses_cls = False
         self.symbols: set[str] = set()
         # id(attrs) -> (attrs, op, argument count, layout): see `call_layout`.
-        self.layouts: dict[int, tuple[dict, Op, int, tuple[int | str, ...]]] = {}
+        self.layouts: dict[int, tuple[Mapping[str, Any], Op, int, tuple[int | str, ...]]] = {}
 
     # -- leaves -------------------------------------------------------------------
     def name_of(self, var: Var) -> str:
@@ -191,11 +192,11 @@ class ValuePrinter(ExprVisitor):
         if entry is None or entry[0] is not attrs or entry[1] is not op or entry[2] != n:
             if len(self.layouts) >= _LAYOUTS:
                 self.layouts.clear()
-            entry = self.layouts[id(attrs)] = (attrs, op, n, self.call_layout(op, attrs, n))  # type: ignore[assignment]
-        parts = [args[x] if type(x) is int else x for x in entry[3]]  # type: ignore[assignment]
+            entry = self.layouts[id(attrs)] = (attrs, op, n, self.call_layout(op, attrs, n))
+        parts = [args[x] if isinstance(x, int) else x for x in entry[3]]
         texts.append(f"R.{op.name}(" + ", ".join(parts) + ")")
 
-    def call_layout(self, op: Op, attrs: dict[str, Any], n: int) -> tuple[int | str, ...]:
+    def call_layout(self, op: Op, attrs: Mapping[str, Any], n: int) -> tuple[int | str, ...]:
         """A call's parts in order for `n` arguments: an argument's index, or an attribute's text.
 
         Nodes are immutable, so a parsed module's calls that share one attributes

@@ -21,9 +21,9 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, final
 
-from vdplace.ir.expr import Binding, Function, GlobalVar, Var
+from vdplace.ir.expr import Binding, Call, Function, GlobalVar, Var
 from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import VDevice
@@ -32,6 +32,7 @@ from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec, built
 T = TypeVar("T")
 
 
+@final
 class Site:
     """A place that holds one tensor: ``func``'s variable `name`, leaf `path`."""
 
@@ -279,7 +280,7 @@ class _Rows(Generic[T]):
             return list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    # Unhashable, as a list is: a class that defines __eq__ and no __hash__ gets __hash__ = None.
 
     def _build(self) -> None:
         """Build the objects not built yet."""
@@ -335,16 +336,18 @@ class EqualTable(_Rows[Equal]):
 
     def _object(self, i: int) -> Equal:
         why = self.why[i]
-        if type(why) is tuple:
+        if isinstance(why, tuple):
             rule, span, origin = why
             return Equal(self.a[i], self.b[i], built(rule), span, origin)
         if type(why) is Function:
             result = why.body.body
             return Equal(self.a[i], self.b[i], _FUNC_RESULT, result.span or why.ret_span or why.span, why)
         k = 0
-        if type(why) is int:
+        if isinstance(why, int):
             k, why = why, self.why[i - why]
-        call = why.value  # type: ignore[union-attr]
+        assert isinstance(why, Binding), "an offset leads back to the call's first tie, a Binding"
+        call = why.value
+        assert isinstance(call, Call), "a tie recorded as its Binding is a call's"
         op = call.op
         if type(op) is GlobalVar:
             if k < len(call.args):
@@ -353,7 +356,7 @@ class EqualTable(_Rows[Equal]):
                 rule = Rule.of(RuleKind.CALL_RESULT, func=op.name)
         else:
             rule = Rule.of(RuleKind.SAME, op=op.name)
-        return Equal(self.a[i], self.b[i], rule, why.span or why.var.span, why)  # type: ignore[union-attr]
+        return Equal(self.a[i], self.b[i], rule, why.span or why.var.span, why)
 
 
 MAX_LINKED_TIES = 255
@@ -395,7 +398,7 @@ class PinTable(_Rows[Pin]):
 
     def _object(self, i: int) -> Pin:
         why = self.why[i]
-        if type(why) is tuple:
+        if isinstance(why, tuple):
             rule, span, origin = why
         else:
             rule, span, origin = _ANNOTATION, why.span or why.var.span, why

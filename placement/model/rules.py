@@ -189,7 +189,7 @@ SPEC_PARAMS: dict[RuleKind, tuple[str, ...]] = {
 
 def built(rule: Rule | RuleSpec) -> Rule:
     """`rule` itself, or the `Rule` a `RuleSpec` stands for (``Rule.of(kind, **params)``)."""
-    if type(rule) is Rule:
+    if isinstance(rule, Rule):
         return rule
     kind = rule[0]
     return Rule.of(kind, **dict(zip(SPEC_PARAMS[kind], rule[1:], strict=True)))

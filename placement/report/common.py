@@ -63,7 +63,9 @@ def make_report(
     conflict: PlacementConflict | Diagnosis, source: str | None = None, filename: str | None = None
 ) -> Report:
     """The `Report` of a conflict; `source`/`filename` override what its module says."""
-    diagnosis: Diagnosis = conflict.explanation if isinstance(conflict, PlacementConflict) else conflict
+    diagnosis = conflict.explanation if isinstance(conflict, PlacementConflict) else conflict
+    if not isinstance(diagnosis, Diagnosis):  # `render_*` answer a cost plan's memory conflict themselves
+        raise TypeError(f"a report explains a placement.diagnose.Diagnosis, not a {type(diagnosis).__name__}")
     lines = diagnosis.lines if source is None else source.splitlines()
     module: Any = diagnosis.module
     if filename is None and module is not None:

@@ -261,8 +261,7 @@ def _annotation(plan: Plan, lines: Sequence[str]) -> tuple[Snippet, ast.expr] | 
         return found[0], found[1].annotation
     start, end = (span.line, span.col), (span.end_line, span.end_col)
     if plan.where == "return":
-        located = expression_at(lines, start, end, "eval")
-        return None if located is None else (located[0], located[1])  # type: ignore[return-value]
+        return expression_at(lines, start, end, "eval")
     located = expression_at(lines, start, end, "exec")
     if located is None:
         return None
@@ -285,13 +284,14 @@ def _annotation_edit(plan: Plan, lines: Sequence[str]) -> list[Edit] | None:
     if not isinstance(node, ast.Call):
         return None
     keyword = next((k for k in node.keywords if k.arg == "vdevice"), None)
-    element: ast.AST | None = keyword if keyword is not None else (node.args[2] if len(node.args) > 2 else None)
+    positional = node.args[2] if len(node.args) > 2 else None
+    element: ast.expr | ast.keyword | None = keyword if keyword is not None else positional
     if element is None:
         return None
     value = keyword.value if keyword is not None else element
     if plan.action == "set_vdevice":
         return [Edit(snippet.start(value), snippet.end(value), f'"{plan.device}"')]
-    elements: list[ast.AST] = sorted([*node.args, *node.keywords], key=snippet.start)
+    elements: list[ast.expr | ast.keyword] = sorted([*node.args, *node.keywords], key=snippet.start)
     at = elements.index(element)
     if keyword is None and len(node.args) > 3:
         return None  # a positional argument after the vdevice would move into its place

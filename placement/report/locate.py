@@ -18,8 +18,10 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Sequence
+from typing import Literal, overload
 
 Pos = tuple[int, int]
+Located = ast.expr | ast.stmt | ast.keyword  # the nodes a Snippet gives positions of
 
 # The most lines one statement is read over (a call written over many lines).
 MAX_LINES = 400
@@ -54,18 +56,20 @@ class Snippet:
             warnings.simplefilter("ignore")
             self.tree = ast.parse("\n".join(self.texts), mode=mode)
 
-    def start(self, node: ast.AST) -> Pos:
-        return self._pos(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    def start(self, node: Located) -> Pos:
+        return self._pos(node.lineno, node.col_offset)
 
-    def end(self, node: ast.AST) -> Pos:
-        return self._pos(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+    def end(self, node: Located) -> Pos:
+        line, col = node.end_lineno, node.end_col_offset
+        assert line is not None and col is not None, "ast.parse gives every node its end"
+        return self._pos(line, col)
 
     def _pos(self, lineno: int, byte_col: int) -> Pos:
         text = self.texts[lineno - 1]
         chars = byte_col if text.isascii() else len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
         return (self.first + lineno - 1, self.cut[lineno - 1] + chars + 1)
 
-    def text(self, node: ast.AST) -> str:
+    def text(self, node: Located) -> str:
         """The source text of `node`, as written."""
         return text_between(self.lines, self.start(node), self.end(node))
 
@@ -96,13 +100,27 @@ def statement_at(lines: Sequence[str], line: int, col: int, end_line: int) -> tu
             snippet = Snippet(lines, line, col, count, "exec")
         except (SyntaxError, ValueError):
             continue
-        body = snippet.tree.body  # type: ignore[attr-defined]
-        if len(body) == 1 and snippet.start(body[0]) == (line, col):
-            return snippet, body[0]
+        tree = snippet.tree
+        if isinstance(tree, ast.Module) and len(tree.body) == 1 and snippet.start(tree.body[0]) == (line, col):
+            return snippet, tree.body[0]
     return None
 
 
-def expression_at(lines: Sequence[str], start: Pos, end: Pos, mode: str) -> tuple[Snippet, ast.AST] | None:
+@overload
+def expression_at(
+    lines: Sequence[str], start: Pos, end: Pos, mode: Literal["eval"]
+) -> tuple[Snippet, ast.expr] | None: ...
+
+
+@overload
+def expression_at(
+    lines: Sequence[str], start: Pos, end: Pos, mode: Literal["exec"]
+) -> tuple[Snippet, ast.stmt] | None: ...
+
+
+def expression_at(
+    lines: Sequence[str], start: Pos, end: Pos, mode: Literal["eval", "exec"]
+) -> tuple[Snippet, ast.expr | ast.stmt] | None:
     """The text from `start` to `end` parsed as one statement (`mode` ``"exec"``) or expression (``"eval"``)."""
     (l1, c1), (l2, c2) = start, end
     if not (1 <= l1 <= l2 <= len(lines)):
@@ -112,10 +130,11 @@ def expression_at(lines: Sequence[str], start: Pos, end: Pos, mode: str) -> tupl
     except (SyntaxError, ValueError):
         return None
     tree = snippet.tree
-    if mode == "eval":
-        return snippet, tree.body  # type: ignore[attr-defined]
-    body = tree.body  # type: ignore[attr-defined]
-    return (snippet, body[0]) if len(body) == 1 else None
+    if isinstance(tree, ast.Expression):  # mode "eval"
+        return snippet, tree.body
+    if isinstance(tree, ast.Module) and len(tree.body) == 1:  # mode "exec"
+        return snippet, tree.body[0]
+    return None
 
 
 def indent_of(lines: Sequence[str], pos: Pos) -> str | None:
@@ -131,7 +150,7 @@ def occurrences(node: ast.AST, expr: str) -> list[ast.expr]:
     while stack:
         current = stack.pop()
         if isinstance(current, ast.Name | ast.Subscript) and ast.unparse(current) == expr:
-            found.append(current)  # type: ignore[arg-type]
+            found.append(current)
             continue
         if isinstance(current, ast.Attribute):
             continue  # R.add, cls.f: a module name, never a variable of the function

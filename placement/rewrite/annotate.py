@@ -123,17 +123,17 @@ class _Annotator(ExprMutator):
     def enter_function(self, func: Function) -> None:
         self.names = {p.name for p in func.params}
 
-    def visit_function(self, func: Function, params: tuple[Var, ...], body: Expr) -> Function:
+    def visit_function(self, func: Function, params: tuple[Var, ...], body: SeqExpr) -> Function:
         # A return type inferred from the body follows the re-normalized body; a written one stays.
         ret = func.ret_struct_info if declared_return(func) is not None else body.struct_info
-        return Function(params, body, ret, func.attrs, func.span, func.ret_span)  # type: ignore[arg-type]
+        return Function(params, body, ret, func.attrs, func.span, func.ret_span)
 
     def enter_seq_expr(self, seq: SeqExpr) -> None:
         for block in seq.blocks:
             for b in block.bindings:
                 self.names.add(b.var.name)
 
-    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple, body: Expr) -> Expr:
+    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple, body: Expr) -> SeqExpr:
         return SeqExpr(blocks, body, None, seq.span)
 
     def enter_block(self, block: BindingBlock) -> None:
@@ -176,9 +176,9 @@ class _Annotator(ExprMutator):
             tuple_value, item.index, get_item_struct_info(tuple_value, item.index, item.span), item.span
         )
 
-    def visit_if(self, node: If, cond: Expr, true_branch: Expr, false_branch: Expr) -> Expr:
+    def visit_if(self, node: If, cond: Expr, true_branch: SeqExpr, false_branch: SeqExpr) -> Expr:
         joined = join(true_branch.struct_info, false_branch.struct_info)
-        return If(cond, true_branch, false_branch, joined, node.span)  # type: ignore[arg-type]
+        return If(cond, true_branch, false_branch, joined, node.span)
 
     def recall(self, call: Call, args: list[Expr]) -> Call:
         op = call.op

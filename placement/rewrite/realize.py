@@ -32,12 +32,12 @@ builds almost nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from vdplace.ir.expr import (
     Binding,
     Call,
     Constant,
-    DataflowVar,
     Expr,
     Function,
     GlobalVar,
@@ -56,6 +56,7 @@ from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.extract.extraction import Extraction, Tree
 
 _NO_DEVICE = object()  # `_Realizer.seq`'s last device before it has made a struct info
+_NO_SINFO = TensorStructInfo()  # its last old and new struct infos then (never read: no device is `_NO_DEVICE`)
 
 
 class Copy:
@@ -140,13 +141,13 @@ class _Realizer:
         # Each variable's site tree until it is realized, its placed counterpart after: the
         # extraction's own dict, spent here (`Extraction.take_var_sites`), so that a million
         # variables need no second dict or list and their site ids die as they are replaced.
-        self.var_sites: dict[Var, Tree | Var] = ex.take_var_sites()
+        self.var_sites = cast("dict[Var, Tree | Var]", ex.take_var_sites())  # a Tree's value becomes a Var
         self.var_sites_size = len(self.var_sites)  # its length when last built (`forget`)
         self.expr_sites = ex.expr_sites
         self.copies: list[Copy] = []
         self.func = ""
         self.where: tuple[str, Span | None] = ("", None)
-        self.shared: dict[tuple, StructInfo] = {}
+        self.shared: dict[tuple, TensorStructInfo] = {}
         self.hint_op = get_op("hint_on_device")
         self.to_vdevice_op = get_op("to_vdevice")
 
@@ -174,7 +175,7 @@ class _Realizer:
                 for b in block.bindings:
                     del var_sites[b.var]
                     if type(b.value) is If:
-                        pending += (b.value.true_branch, b.value.false_branch)  # type: ignore[attr-defined]
+                        pending += (b.value.true_branch, b.value.false_branch)
         if len(var_sites) * 4 < self.var_sites_size:
             self.var_sites = dict(var_sites)
             self.var_sites_size = len(var_sites)
@@ -188,6 +189,7 @@ class _Realizer:
 
     # -- struct infos ---------------------------------------------------------
     def sinfo(self, sinfo: StructInfo, tree: Tree) -> StructInfo:
+        """`sinfo` with the devices `tree`'s sites were given."""
         if type(tree) is int:
             if type(sinfo) is TensorStructInfo:
                 return self.tensor_sinfo(sinfo, self.devices[self.assignment[tree]])
@@ -208,7 +210,7 @@ class _Realizer:
         sinfo = self.shared.get(key)
         if sinfo is None:
             sinfo = self.shared[key] = old.with_vdevice(dev)
-        return sinfo  # type: ignore[return-value]
+        return sinfo
 
     # -- functions and blocks ---------------------------------------------------
     def function(self, fname: str, func: Function) -> Function:
@@ -217,8 +219,10 @@ class _Realizer:
         var_sites, assignment, devices, shared = self.var_sites, self.assignment, self.devices, self.shared
         params = []
         kept = True  # every parameter kept
+        sinfo: StructInfo | None
         for p in func.params:
             tree = var_sites[p]
+            assert not isinstance(tree, Var), "a parameter is realized here, once"
             old = p.struct_info
             if type(tree) is int and type(old) is TensorStructInfo:
                 dev = devices[assignment[tree]]
@@ -226,19 +230,20 @@ class _Realizer:
                 if sinfo is None:
                     sinfo = self.tensor_sinfo(old, dev)
             else:
-                sinfo = self.sinfo(old, tree)  # type: ignore[arg-type]
+                sinfo = self.sinfo(old, tree)
             new = p if sinfo is old else p.rebuilt(sinfo)
             var_sites[p] = new
             kept = kept and new is p
             params.append(new)
         body = self.seq(func.body)
-        old = func.ret_struct_info
-        tree = self.ex.ret_sites[fname]
-        if type(tree) is int and type(old) is TensorStructInfo:
-            ret = self.tensor_sinfo(old, devices[assignment[tree]])
+        old_ret = func.ret_struct_info
+        ret_tree = self.ex.ret_sites[fname]
+        ret: StructInfo
+        if type(ret_tree) is int and type(old_ret) is TensorStructInfo:
+            ret = self.tensor_sinfo(old_ret, devices[assignment[ret_tree]])
         else:
-            ret = self.sinfo(old, tree)
-        if kept and body is func.body and ret is old:
+            ret = self.sinfo(old_ret, ret_tree)
+        if kept and body is func.body and ret is old_ret:
             return func  # nothing changes: kept as it is, like the nodes `seq` keeps
         return Function(params, body, ret, func.attrs, func.span, func.ret_span)
 
@@ -251,11 +256,15 @@ class _Realizer:
         # node would cost a tenth of realization), and a node whose rebuilt form would equal
         # it field for field kept as it is: placing a placed module again builds almost nothing.
         var_sites = self.var_sites
+        # The same dict, looked up with a call's arguments: a variable's entry is its new self by the time it
+        # is used (a use before the definition is rejected earlier), any other expression a KeyError.
+        realized = cast("dict[Expr, Expr]", var_sites)
         assignment = self.assignment
         devices = self.devices
         shared = self.shared
-        last_old = last_sinfo = None
+        last_old = last_sinfo = _NO_SINFO
         last_dev: object = _NO_DEVICE  # no struct info made yet
+        sinfo: StructInfo | None
         blocks = []
         blocks_kept = True
         for block in seq.blocks:
@@ -282,28 +291,31 @@ class _Realizer:
                             sinfo = shared[key] = old.with_vdevice(dev)
                         last_old, last_dev, last_sinfo = old, dev, sinfo
                 else:
+                    assert not isinstance(tree, Var), "a variable is realized at its binding, once"
                     sinfo = self.sinfo(old, tree)
-                op = value.op if type(value) is Call else None
-                if (type(op) is Op and op.device_rule != "explicit") or type(op) is GlobalVar:
+                call = value if type(value) is Call else None
+                op = None if call is None else call.op
+                if call is not None and ((type(op) is Op and op.device_rule != "explicit") or type(op) is GlobalVar):
                     try:
-                        args = value.args
+                        args = call.args
                         if len(args) == 2:
-                            args = (var_sites[args[0]], var_sites[args[1]])
+                            args = (realized[args[0]], realized[args[1]])
                         elif len(args) == 1:
-                            args = (var_sites[args[0]],)
+                            args = (realized[args[0]],)
                         else:
-                            args = tuple([var_sites[a] for a in args])
+                            args = tuple([realized[a] for a in args])
                     except KeyError:
                         self.where = (var.name, b.span or var.span)
-                        args = tuple([self.expr(a) for a in value.args])
-                    if sinfo is not value.struct_info or args != value.args:  # Exprs compare by identity
-                        value = Call(op, args, value.attrs, sinfo, value._span)  # `Call.rebuilt`
+                        args = tuple([self.expr(a) for a in call.args])
+                    if sinfo is not call.struct_info or args != call.args:  # Exprs compare by identity
+                        value = Call(call.op, args, call.attrs, sinfo, call._span)  # `Call.rebuilt`
                     rebuilt = True  # `value` is the old one or has its span
                 else:
                     if var in self.ex.dropped:  # a copy op nothing needs, or an alias of one: left out
                         kept = False
                         continue
                     self.where = (var.name, b.span or var.span)
+                    assert not isinstance(tree, Var), "a variable is realized at its binding, once"
                     value = self.other_value(value, tree, sinfo)
                     rebuilt = False
                 new_var = var if sinfo is old else type(var)(var.name, sinfo, var._span)  # `Var.rebuilt`
@@ -325,43 +337,39 @@ class _Realizer:
 
     def other_value(self, value: Expr, tree: Tree, sinfo: StructInfo) -> Expr:
         """A binding's new value when it is not a call of a "same" or "host" op or a function (`seq`'s slow path)."""
-        vt = type(value)
-        if vt is Call:
-            return self.call(value, tree, sinfo)  # type: ignore[arg-type]
-        if vt is Var or vt is DataflowVar:
-            return self.new_var(value)  # type: ignore[arg-type]
-        if vt is If:
-            true_branch = self.seq(value.true_branch)  # type: ignore[attr-defined]
-            false_branch = self.seq(value.false_branch)  # type: ignore[attr-defined]
+        if type(value) is Call:
+            return self.call(value, tree, sinfo)
+        if isinstance(value, Var):
+            return self.new_var(value)
+        if type(value) is If:
+            true_branch = self.seq(value.true_branch)
+            false_branch = self.seq(value.false_branch)
             joined = join(true_branch.struct_info, false_branch.struct_info)
-            return If(self.expr(value.cond), true_branch, false_branch, joined, value.span)  # type: ignore[attr-defined]
+            return If(self.expr(value.cond), true_branch, false_branch, joined, value.span)
         return self.expr(value)
 
     # -- expressions ------------------------------------------------------------
     def expr(self, e: Expr) -> Expr:
-        t = type(e)
-        if t is Var or t is DataflowVar:
-            return self.new_var(e)  # type: ignore[arg-type]
-        if t is Call:
+        if isinstance(e, Var):
+            return self.new_var(e)
+        if type(e) is Call:
             tree = self.expr_sites.get(id(e))
-            return self.call(e, tree, self.sinfo(e.struct_info, tree))  # type: ignore[arg-type]
-        if t is Tuple:
-            fields = [self.expr(f) for f in e.fields]  # type: ignore[attr-defined]
+            return self.call(e, tree, self.sinfo(e.struct_info, tree))
+        if type(e) is Tuple:
+            fields = [self.expr(f) for f in e.fields]
             return Tuple(fields, TupleStructInfo([f.struct_info for f in fields]), e.span)
-        if t is TupleGetItem:
-            value = self.expr(e.tuple_value)  # type: ignore[attr-defined]
+        if type(e) is TupleGetItem:
+            value = self.expr(e.tuple_value)
             sinfo = value.struct_info
-            index = e.index  # type: ignore[attr-defined]
+            index = e.index
             if type(sinfo) is TupleStructInfo and 0 <= index < len(sinfo.fields):
                 item = sinfo.fields[index]
             else:
                 item = e.struct_info
             return TupleGetItem(value, index, item, e.span)
-        if t is Constant:
+        if type(e) is Constant:
             tree = self.expr_sites.get(id(e))
-            return e.with_struct_info(self.sinfo(e.struct_info, tree))  # type: ignore[attr-defined]
-        if isinstance(e, Var):
-            return self.new_var(e)
+            return e.with_struct_info(self.sinfo(e.struct_info, tree))
         return e  # shapes, prim values, strings, global vars: immutable and device-free
 
     def call(self, call: Call, tree: Tree, sinfo: StructInfo) -> Expr:
@@ -378,7 +386,7 @@ class _Realizer:
         op = call.op
         dst = self.devices[self.assignment[tree]] if type(tree) is int else None
         if dst is None:  # cannot happen: both rules pin their result
-            raise RuntimeError(f"internal error: {op.name} result has no device")  # type: ignore[union-attr]
+            raise RuntimeError(f"internal error: {op.name} result has no device")
         plan = self.ex.copy_plans.get(id(call))
         if plan is not None and plan.reuse is not None:
             return self.new_var(plan.reuse)

@@ -61,11 +61,11 @@ class _Remapper(ExprMutator):
     def enter_function(self, func: Function) -> None:
         self.function_span = func.span
 
-    def visit_function(self, func: Function, params: tuple[Var, ...], body: Expr) -> Function:
+    def visit_function(self, func: Function, params: tuple[Var, ...], body: SeqExpr) -> Function:
         ret = self.sinfo(func.ret_struct_info, func.ret_span or func.span)
         if params is func.params and body is func.body and ret is func.ret_struct_info:
             return func
-        return Function(params, body, ret, func.attrs, func.span, func.ret_span)  # type: ignore[arg-type]
+        return Function(params, body, ret, func.attrs, func.span, func.ret_span)
 
     def visit_var_def(self, var: Var) -> Var:
         span = self.binding_spans[-1] if self.binding_spans else var.span  # a parameter: its own span
@@ -84,7 +84,7 @@ class _Remapper(ExprMutator):
             return binding
         return Binding(var, value, annotation, binding.span)
 
-    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple, body: Expr) -> Expr:
+    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple, body: Expr) -> SeqExpr:
         if blocks is seq.blocks and body is seq.body:
             return seq
         return SeqExpr(blocks, body, None, seq.span)  # its struct info is its body's
@@ -110,5 +110,5 @@ class _Remapper(ExprMutator):
         sinfo = self.sinfo(const.struct_info, self.span)
         return const.with_struct_info(sinfo)
 
-    def visit_if(self, node: If, cond: Expr, true_branch: Expr, false_branch: Expr) -> Expr:
-        return If(cond, true_branch, false_branch, self.sinfo(node.struct_info, self.span), node.span)  # type: ignore[arg-type]
+    def visit_if(self, node: If, cond: Expr, true_branch: SeqExpr, false_branch: SeqExpr) -> Expr:
+        return If(cond, true_branch, false_branch, self.sinfo(node.struct_info, self.span), node.span)

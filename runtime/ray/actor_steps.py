@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from ..call_steps import closure_step
 from ..frame import Frame, Step
-from ..instructions import AllocTensor, DeviceCopy, GetItem
+from ..instructions import AllocTensor, DeviceCopy, GetItem, Instruction
 from ..registers import acquire, drop
 from ..steps import StepBuilder
 from .schedule import COPY, DRIVER, REPLICATED, FunctionSchedule
@@ -63,8 +63,8 @@ def closure(run: Callable[[list], int]) -> Step:
     return (closure_step, run)
 
 
-def _skip(instr: object, pc: int) -> Callable[[list], int]:
-    defs, dropped, nxt = tuple(instr.defs()), tuple(instr.drop), pc + 1  # type: ignore[attr-defined]
+def _skip(instr: Instruction, pc: int) -> Callable[[list], int]:
+    defs, dropped, nxt = tuple(instr.defs()), tuple(instr.drop), pc + 1
 
     def step(regs: list) -> int:
         for r in defs:

@@ -31,6 +31,7 @@ from ..diagnostics import Diagnostics
 from ..errors import DeviceMemoryError, VMError
 from ..float_errors import kernels_quiet
 from ..frame import Frame
+from ..instructions import Ret
 from ..memory_report import locate
 from ..registers import acquire, drop, named, release
 from .actor_steps import ELSEWHERE, Pending, ScheduleError, copy_of
@@ -155,7 +156,7 @@ class CommandRunner:
             holders += frame.resident
         return holders + [(f"constant {i}", v) for i, v in enumerate(self.constants)]
 
-    def _fail(self, fid: int, frame: ActorFrame, err: BaseException) -> Failure:
+    def _fail(self, fid: int, frame: ActorFrame, err: Exception) -> Failure:
         """`err`, raised at the frame's pc, as a `Failure` naming the vdevice and the instruction; the frame goes."""
         pc = frame.pc
         text = self.diagnostics.text(frame.proto, pc)
@@ -341,6 +342,7 @@ class CommandRunner:
         """Run frame `fid` up to its Ret at `pc`, drop what it still holds but the result; end the frame."""
         frame = self._advance(fid, pc)
         ret = frame.proto.fn.instructions[pc]
+        assert isinstance(ret, Ret), "the driver finishes a frame at its Ret"
         result = frame.regs[ret.value]
         frame.regs[ret.value] = None
         drop(frame.regs, ret.drop)

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..callstack import call_depth_error
 from ..errors import VMError
-from ..instructions import Goto, If, Invoke
+from ..instructions import Goto, If, Invoke, Ret
 from .actor_steps import ELSEWHERE
 from .faults import Tracker
 from .schedule import COPY, FunctionSchedule
@@ -120,7 +120,9 @@ class Walker:
 
     def _condition(self, sched: FunctionSchedule, f: int, pc: int, batch: int) -> bool:
         """Read an If's condition from the actor(s) that may hold it: a synchronization point."""
-        cond = sched.fn.instructions[pc].cond
+        instr = sched.fn.instructions[pc]
+        assert isinstance(instr, If), "the schedule stops at an If to read its condition"
+        cond = instr.cond
         holders = sorted(sched.homes[cond]) or [0]
         refs = []
         for a in holders:
@@ -140,6 +142,7 @@ class Walker:
         or `flush_all`): one remote call less per actor and run.
         """
         ret = sched.fn.instructions[pc]
+        assert isinstance(ret, Ret), "the schedule ends a frame at its Ret"
         holders = set(sched.homes[ret.value]) or {0}
         refs = {}
         for a in range(len(self.actors)):

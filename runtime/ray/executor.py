@@ -250,6 +250,7 @@ class RayExecutor:
             return tuple(self._argument(actor, t, v, imports, refs) for t, v in zip(tree, value, strict=True))
         if value.__class__ is not DeviceArray:
             return value  # a shape or a scalar: every actor gets it
+        assert tree is not None, "a tensor parameter has a vdevice (compile checked it)"
         if self.actor_of[tree] != actor:
             return ELSEWHERE
         key = id(value.data)

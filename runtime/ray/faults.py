@@ -126,16 +126,17 @@ class Tracker:
             self._settle(earlier)
 
     def raise_root(self) -> None:
-        failed = [s for s in self.subs if s.error is not None]
+        failed = [(s, s.error) for s in self.subs if s.error is not None]
         if failed:
-            root = min(failed, key=lambda s: s.seq)
-            raise self._translate(root) from None
+            root, error = min(failed, key=lambda pair: pair[0].seq)
+            raise self._translate(root, error) from None
         busy = [s for s in self.subs if not s.done]
         if busy:
             raise self._timeout(busy)
 
-    def _translate(self, sub: Submitted) -> VMError:
-        err, label = sub.error, self.labels[sub.actor]
+    def _translate(self, sub: Submitted, err: BaseException) -> VMError:
+        """The error to raise for `sub`, which failed with `err` (its `error`)."""
+        label = self.labels[sub.actor]
         cause = getattr(err, "cause", None) if isinstance(err, rex.RayTaskError) else None
         if isinstance(cause, Failure):
             p = cause.payload
