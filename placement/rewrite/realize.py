@@ -248,6 +248,10 @@ class _Realizer:
         return Function(params, body, ret, func.attrs, func.span, func.ret_span)
 
     def seq(self, seq: SeqExpr) -> SeqExpr:
+        """`seq` realized, binding by binding.
+
+        Long because: the hot loop is inlined on purpose (as calls, it costs a tenth of realization).
+        """
         # The hot loop: locals instead of attribute lookups, struct infos shared between bindings
         # of one shape, dtype and device, a lookup of the arguments (unrolled for one and two) that
         # falls back to the general path when one is not a variable (KeyError from `var_sites`,
