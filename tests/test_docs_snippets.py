@@ -3,7 +3,7 @@
 A snippet runs in a fresh namespace (one per page, shared by the page's
 snippets in order), from a folder where ``examples/`` is the repository's
 and files it writes land in a temporary directory.  A snippet that imports
-an optional dependency (tvm, torch, ray) is skipped when that is not installed.
+an optional dependency (tvm, torch, ray, accelerate, transformers) is skipped when that is not installed.
 A snippet marked ``<!-- excerpt: PATH -->`` on the line before it shows code
 of the repository instead: each of its statements (comments aside) must be a
 top-level statement of PATH.
@@ -20,7 +20,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = re.compile(r"(?:<!-- excerpt: (\S+) -->\n)?```python\n(.*?)```", re.S)
-OPTIONAL = ("tvm", "torch", "ray")
+OPTIONAL = ("tvm", "torch", "ray", "accelerate", "transformers")
+# vdplace functions that import an optional package themselves: a snippet calling one needs it too.
+NEEDS = {"accelerate_map": "accelerate"}
 
 
 def _pages() -> list[Path]:
@@ -37,6 +39,7 @@ def _optional_imports(tree: ast.Module) -> list[str]:
             names.add(node.module.split(".")[0])
             if node.module == "vdplace.tvm" or node.module.startswith("vdplace.tvm."):
                 names.add("tvm")
+            names.update(NEEDS[alias.name] for alias in node.names if alias.name in NEEDS)
     return sorted(names & set(OPTIONAL))
 
 
