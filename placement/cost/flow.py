@@ -131,6 +131,8 @@ class _Network:
         residual.data = np.minimum(np.floor(np.clip(residual.data, 0.0, clip) / unit), _UNITS)
         units = residual.astype(np.int32)
         units.eliminate_zeros()
+        # scipy before 1.15 takes only int32 index arrays; sums of sparse matrices may give int64 ones.
+        units.indices, units.indptr = units.indices.astype(np.int32), units.indptr.astype(np.int32)
         result = maximum_flow(units, s, t)
         pushed = result.flow
         self.flow = self.flow + pushed.astype(np.float64) * unit

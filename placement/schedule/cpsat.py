@@ -339,7 +339,7 @@ class _Model:
         m, g = self.m, self.g
         for u, row in enumerate(self.x):
             for d, lit in row.items():
-                m.add_hint(lit, placement[u] == d)
+                m.add_hint(lit, int(placement[u] == d))  # ortools < 9.11 takes no bool
         try:
             whole = run_order(_in_units(g, self), placement, list(timing.order), None)
         except PlacementInternalError:
@@ -347,9 +347,9 @@ class _Model:
         for i, s in enumerate(self.s):
             m.add_hint(s, min(self.horizon, int(whole.op_start[i])))
         for (v, d), y in self.y.items():
-            m.add_hint(y, (v, d) in whole.copies)
+            m.add_hint(y, int((v, d) in whole.copies))
         for (v, h, d), z in self.z.items():
-            m.add_hint(z, (v, d) in whole.copies and placement[g.val_unit[v]] == h)
+            m.add_hint(z, int((v, d) in whole.copies and placement[g.val_unit[v]] == h))
         for (v, d), (start, _) in whole.copies.items():
             var = self.up.get(v) if d == placement[g.val_unit[v]] else self.c.get((v, d))
             if var is not None:
