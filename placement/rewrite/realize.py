@@ -292,11 +292,11 @@ class _Realizer:
                 else:
                     assert not isinstance(tree, Var), "a variable is realized at its binding, once"
                     sinfo = self.sinfo(old, tree)
-                call = value if type(value) is Call else None
-                op = None if call is None else call.op
-                if call is not None and ((type(op) is Op and op.device_rule != "explicit") or type(op) is GlobalVar):
+                if type(value) is Call and (
+                    (type(op := value.op) is Op and op.device_rule != "explicit") or type(op) is GlobalVar
+                ):
                     try:
-                        args = call.args
+                        args = value.args
                         if len(args) == 2:
                             args = (realized[args[0]], realized[args[1]])
                         elif len(args) == 1:
@@ -305,9 +305,9 @@ class _Realizer:
                             args = tuple([realized[a] for a in args])
                     except KeyError:
                         self.where = (var.name, b.span or var.span)
-                        args = tuple([self.expr(a) for a in call.args])
-                    if sinfo is not call.struct_info or args != call.args:  # Exprs compare by identity
-                        value = Call(call.op, args, call.attrs, sinfo, call._span)  # `Call.rebuilt`
+                        args = tuple([self.expr(a) for a in value.args])
+                    if sinfo is not value.struct_info or args != value.args:  # Exprs compare by identity
+                        value = Call(op, args, value.attrs, sinfo, value._span)  # `Call.rebuilt`
                     rebuilt = True  # `value` is the old one or has its span
                 else:
                     self.where = (var.name, b.span or var.span)
