@@ -249,15 +249,13 @@ class _Realizer:
     def seq(self, seq: SeqExpr) -> SeqExpr:
         # The hot loop: locals instead of attribute lookups, struct infos shared between bindings
         # of one shape, dtype and device, a lookup of the arguments (unrolled for one and two) that
-        # falls back to the general path when one is not a variable (KeyError from `var_sites`,
-        # whose entry for a variable realized already is its new self), nodes rebuilt as their `rebuilt`
-        # does it, inline (their spans as stored: a parsed module's stay packed or unbuilt; a call per
-        # node would cost a tenth of realization), and a node whose rebuilt form would equal
-        # it field for field kept as it is: placing a placed module again builds almost nothing.
+        # falls back to the general path when one is not a variable (KeyError from `var_sites`, read
+        # as `realized`: an argument's entry is its new self; a definition's, read as `trees`, its site
+        # tree), nodes rebuilt as their `rebuilt` does it, inline (their spans as stored: a parsed module's
+        # stay packed or unbuilt; a call per node would cost a tenth of realization), and a node whose
+        # rebuilt form would equal it field for field kept: placing a placed module again builds almost nothing.
         var_sites = self.var_sites
-        # The same dict, looked up with a call's arguments: a variable's entry is its new self by the time it
-        # is used (a use before the definition is rejected earlier), any other expression a KeyError.
-        realized = cast("dict[Expr, Expr]", var_sites)
+        trees, realized = cast("dict[Var, Tree]", var_sites), cast("dict[Expr, Expr]", var_sites)
         assignment = self.assignment
         devices = self.devices
         shared = self.shared
@@ -272,7 +270,7 @@ class _Realizer:
             for b in block.bindings:
                 var = b.var
                 value = b.value
-                tree = var_sites[var]
+                tree = trees[var]
                 old = var.struct_info
                 if type(tree) is int and type(old) is TensorStructInfo:
                     dev = devices[assignment[tree]]
@@ -290,7 +288,6 @@ class _Realizer:
                             sinfo = shared[key] = old.with_vdevice(dev)
                         last_old, last_dev, last_sinfo = old, dev, sinfo
                 else:
-                    assert not isinstance(tree, Var), "a variable is realized at its binding, once"
                     sinfo = self.sinfo(old, tree)
                 if type(value) is Call and (
                     (type(op := value.op) is Op and op.device_rule != "explicit") or type(op) is GlobalVar
@@ -311,7 +308,6 @@ class _Realizer:
                     rebuilt = True  # `value` is the old one or has its span
                 else:
                     self.where = (var.name, b.span or var.span)
-                    assert not isinstance(tree, Var), "a variable is realized at its binding, once"
                     value = self.other_value(value, tree, sinfo)
                     rebuilt = False
                 new_var = var if sinfo is old else type(var)(var.name, sinfo, var._span)  # `Var.rebuilt`
