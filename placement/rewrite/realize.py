@@ -254,15 +254,13 @@ class _Realizer:
         """
         # The hot loop: locals instead of attribute lookups, struct infos shared between bindings
         # of one shape, dtype and device, a lookup of the arguments (unrolled for one and two) that
-        # falls back to the general path when one is not a variable (KeyError from `var_sites`,
-        # whose entry for a variable realized already is its new self), nodes rebuilt as their `rebuilt`
-        # does it, inline (their spans as stored: a parsed module's stay packed or unbuilt; a call per
-        # node would cost a tenth of realization), and a node whose rebuilt form would equal
-        # it field for field kept as it is: placing a placed module again builds almost nothing.
+        # falls back to the general path when one is not a variable (KeyError from `var_sites`, read
+        # as `realized`: an argument's entry is its new self; a definition's, read as `trees`, its site
+        # tree), nodes rebuilt as their `rebuilt` does it, inline (their spans as stored: a parsed module's
+        # stay packed or unbuilt; a call per node would cost a tenth of realization), and a node whose
+        # rebuilt form would equal it field for field kept: placing a placed module again builds almost nothing.
         var_sites = self.var_sites
-        # The same dict, looked up with a call's arguments: a variable's entry is its new self by the time it
-        # is used (a use before the definition is rejected earlier), any other expression a KeyError.
-        realized = cast("dict[Expr, Expr]", var_sites)
+        trees, realized = cast("dict[Var, Tree]", var_sites), cast("dict[Expr, Expr]", var_sites)
         assignment = self.assignment
         devices = self.devices
         shared = self.shared
@@ -277,7 +275,7 @@ class _Realizer:
             for b in block.bindings:
                 var = b.var
                 value = b.value
-                tree = var_sites[var]
+                tree = trees[var]
                 old = var.struct_info
                 if type(tree) is int and type(old) is TensorStructInfo:
                     dev = devices[assignment[tree]]
@@ -295,13 +293,12 @@ class _Realizer:
                             sinfo = shared[key] = old.with_vdevice(dev)
                         last_old, last_dev, last_sinfo = old, dev, sinfo
                 else:
-                    assert not isinstance(tree, Var), "a variable is realized at its binding, once"
                     sinfo = self.sinfo(old, tree)
-                call = value if type(value) is Call else None
-                op = None if call is None else call.op
-                if call is not None and ((type(op) is Op and op.device_rule != "explicit") or type(op) is GlobalVar):
+                if type(value) is Call and (
+                    (type(op := value.op) is Op and op.device_rule != "explicit") or type(op) is GlobalVar
+                ):
                     try:
-                        args = call.args
+                        args = value.args
                         if len(args) == 2:
                             args = (realized[args[0]], realized[args[1]])
                         elif len(args) == 1:
@@ -310,16 +307,15 @@ class _Realizer:
                             args = tuple([realized[a] for a in args])
                     except KeyError:
                         self.where = (var.name, b.span or var.span)
-                        args = tuple([self.expr(a) for a in call.args])
-                    if sinfo is not call.struct_info or args != call.args:  # Exprs compare by identity
-                        value = Call(call.op, args, call.attrs, sinfo, call._span)  # `Call.rebuilt`
+                        args = tuple([self.expr(a) for a in value.args])
+                    if sinfo is not value.struct_info or args != value.args:  # Exprs compare by identity
+                        value = Call(op, args, value.attrs, sinfo, value._span)  # `Call.rebuilt`
                     rebuilt = True  # `value` is the old one or has its span
                 else:
                     if var in self.ex.dropped:  # a copy op nothing needs, or an alias of one: left out
                         kept = False
                         continue
                     self.where = (var.name, b.span or var.span)
-                    assert not isinstance(tree, Var), "a variable is realized at its binding, once"
                     value = self.other_value(value, tree, sinfo)
                     rebuilt = False
                 new_var = var if sinfo is old else type(var)(var.name, sinfo, var._span)  # `Var.rebuilt`
