@@ -43,9 +43,14 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import LinearConstraint, milp
-from scipy.sparse import csr_array
 
+from vdplace.placement.cost.highs_process import (
+    STATUS_INFEASIBLE,
+    STATUS_OPTIMAL,
+    MilpAnswer,
+    MilpProgram,
+    solve_milp_by,
+)
 from vdplace.placement.cost.objective import allowed, plan_cost
 from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
@@ -84,22 +89,29 @@ class _Program:
         self.lo.append(lo)
         self.hi.append(hi)
 
-    def solve(self, seconds: float) -> object:
-        n = len(self.cost)
-        index = np.int32 if max(len(self.lo), n, len(self.vals)) < 2**31 else np.int64  # scipy 1.13's HiGHS takes int32
-        coords = (np.array(self.rows, dtype=index), np.array(self.cols, dtype=index))
-        matrix = csr_array((np.array(self.vals), coords), shape=(len(self.lo), n))
-        rows = LinearConstraint(matrix, np.array(self.lo), np.array(self.hi)) if self.lo else None
-        options = {"time_limit": max(seconds, 1e-3), "mip_rel_gap": 0.0}
-        bounds = (np.zeros(n), np.ones(n))
-        return milp(
-            np.array(self.cost), integrality=np.array(self.integer), bounds=bounds, constraints=rows, options=options
+    def solve(self, deadline: float) -> MilpAnswer | None:
+        """HiGHS's answer by `deadline` (`time.time()`), or None (`highs_process`)."""
+        index = np.int32 if max(len(self.lo), len(self.cost), len(self.vals)) < 2**31 else np.int64
+        program = MilpProgram(
+            cost=np.array(self.cost),
+            integer=np.array(self.integer),
+            rows=np.array(self.rows, dtype=index),
+            cols=np.array(self.cols, dtype=index),
+            vals=np.array(self.vals, dtype=float),
+            lo=np.array(self.lo, dtype=float),
+            hi=np.array(self.hi, dtype=float),
         )
+        return solve_milp_by(program, deadline)
+
+
+class _OutOfTime(Exception):
+    """The deadline passed while the program was being built."""
 
 
 class _Encoding:
-    def __init__(self, p: CostProblem) -> None:
+    def __init__(self, p: CostProblem, deadline: float) -> None:
         self.p = p
+        self.deadline = deadline
         self.scale = 1.0  # objective units per second, set before the columns are made
         self.lp = _Program()
         self.allowed = [allowed(p, u) for u in range(p.num_units)]
@@ -126,6 +138,8 @@ class _Encoding:
 
     def values(self) -> None:
         for v, value in enumerate(self.p.values):
+            if v % 4096 == 0 and time.time() > self.deadline:
+                raise _OutOfTime
             home = self.allowed[value.unit]
             dests = sorted(
                 {d for c in value.consumers for d in self.allowed[c]} - ({home[0]} if len(home) == 1 else set())
@@ -228,30 +242,34 @@ def _scale(p: CostProblem, hint: Sequence[int] | None, offset: float) -> float:
 def solve_milp(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None = None) -> PlanResult:
     """The optimal plan, or HiGHS's best within `time_limit_s` with its proved dual bound (`PlanResult`).
 
-    Building the program counts against the limit.  `hint` (a plan) only scales the objective
-    (module docstring).  Infeasible limits are reported when HiGHS proves them.
+    Building the program counts against the limit, and the limit is kept: a program not built by then,
+    or one HiGHS does not answer by then (`highs_process`), gives no plan and the trivial bound (every
+    unit on its cheapest device, nothing copied).  `hint` (a plan) only scales the objective (module
+    docstring).  Infeasible limits are reported when HiGHS proves them.
     """
-    deadline = time.perf_counter() + time_limit_s
+    deadline = time.time() + time_limit_s
     if any(not allowed(p, u) for u in range(p.num_units)):
         return _infeasible()
-    enc = _Encoding(p)
+    enc = _Encoding(p, deadline)
     enc.scale = _scale(p, hint, enc.offset)
-    for step in (enc.units, enc.values, enc.limits):
-        step()
+    try:
+        for step in (enc.units, enc.values, enc.limits):
+            step()
+    except _OutOfTime:
+        return PlanResult(None, False, enc.offset)
     if enc.impossible:
         return _infeasible()
     if not enc.lp.cost:  # every unit has one device and nothing is copied: nothing to decide
         cost = plan_cost(p, enc.plan(np.zeros(0)))
         return PlanResult(enc.plan(np.zeros(0)), True, cost.total) if cost.feasible else _infeasible()
-    left = deadline - time.perf_counter()
-    if left <= 0:
+    res = enc.lp.solve(deadline) if time.time() < deadline else None
+    if res is None:
         return PlanResult(None, False, enc.offset)
-    res = enc.lp.solve(left)
-    if res.status == 2:  # type: ignore[attr-defined]
+    if res.status == STATUS_INFEASIBLE:
         return _infeasible()
-    bound = res.fun if res.status == 0 else getattr(res, "mip_dual_bound", None)  # type: ignore[attr-defined]
+    bound = res.fun if res.status == STATUS_OPTIMAL else res.dual_bound
     lower = enc.offset + (bound / enc.scale if bound is not None and math.isfinite(bound) else 0.0)
-    plan = None if res.x is None else enc.plan(res.x)  # type: ignore[attr-defined]
+    plan = None if res.x is None else enc.plan(res.x)
     if plan is None or not plan_cost(p, plan).feasible:  # none, or a row kept only within HiGHS's tolerance
         return PlanResult(None, False, lower)
-    return PlanResult(plan, res.status == 0, lower)  # type: ignore[attr-defined]
+    return PlanResult(plan, res.status == STATUS_OPTIMAL, lower)
