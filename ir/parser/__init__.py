@@ -67,7 +67,7 @@ def parse(text: str | bytes, filename: str | None = None, *, constants: Constant
                 if skeleton is None or skeleton.runs_read_alone():
                     raise
             # A candidate line is not what the skeleton took it for: read the whole original text.
-            parser = ModuleParser(src, parse_python(src, src.text), None)  # type: ignore[arg-type]
+            parser = ModuleParser(src, parse_python(src, src.text), None)
             return parser.run()
     except ParseError as err:
         raise _located(err, src, parser) from None
@@ -141,8 +141,8 @@ def _python_tree(src: Source) -> tuple[ast.Module, Skeleton | None]:
         except ParseError:
             tree = None  # a fast line sat inside brackets or a string: read the original
         if tree is not None and not skeleton.inside_multiline_string(tree, src.text):
-            return tree, skeleton  # type: ignore[return-value]
-    return parse_python(src, src.text), None  # type: ignore[return-value]
+            return tree, skeleton
+    return parse_python(src, src.text), None
 
 
 def _probe(src: Source, head: str) -> None:
