@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 from functools import partial
-from typing import Any
+from typing import Literal, overload
 
 from ..errors import InferenceError
 from ..expr import Binding, BindingBlock, DataflowBlock, DataflowVar, Expr, Function, If, SeqExpr, Var
@@ -106,9 +106,17 @@ class StatementParser:
         seq = SeqExpr(blocks, body, span=self.src.span(stmts[-1]))
         return Function(params, seq, ret, state.attrs, self.src.span(node), sig.ret_span)
 
+    @overload
     def _statements(
-        self, stmts: list[ast.stmt], mode: str, owner: ast.stmt | FastFunction
-    ) -> tuple[list[BindingBlock], Any]:
+        self, stmts: list[ast.stmt], mode: Literal["function"], owner: ast.stmt | FastFunction
+    ) -> tuple[list[BindingBlock], Expr]: ...
+    @overload
+    def _statements(
+        self, stmts: list[ast.stmt], mode: Literal["branch"], owner: ast.stmt | FastFunction
+    ) -> tuple[list[BindingBlock], Parts]: ...
+    def _statements(
+        self, stmts: list[ast.stmt], mode: Literal["function", "branch"], owner: ast.stmt | FastFunction
+    ) -> tuple[list[BindingBlock], Expr | Parts]:
         """Blocks of a function body (mode "function") or an if branch (mode "branch").
 
         Returns the blocks and the tail: the returned expression of a function,
@@ -121,7 +129,7 @@ class StatementParser:
         release = mode == "function"
         blocks: list[BindingBlock] = []
         current: list[Binding] = []
-        tail: Any = None
+        tail: Expr | Parts | None = None
         last = len(stmts) - 1
         module = self.module
         for i, stmt in enumerate(stmts):
@@ -149,11 +157,12 @@ class StatementParser:
                 else:
                     blocks.append(self._fast_dataflow(self.state.blocks[stmt.lineno]))
             elif isinstance(stmt, ast.If):
-                binding = self._if(stmt)
+                parts = self._if(stmt)
+                binding = self.state.bind(parts)
                 current.append(binding)
                 if ends_branch:  # a nested if ends the branch: the variable it binds is the branch's result
-                    var = binding.var
-                    tail = (var.name, var.span, None, None, var, binding.span, (stmt.lineno, stmt.col_offset))
+                    name, name_span, _, _, _, stmt_span, pos = parts
+                    tail = (name, name_span, None, None, binding.var, stmt_span, pos)
             elif isinstance(stmt, ast.Return):
                 if mode != "function":
                     raise self.src.error(
@@ -324,7 +333,9 @@ class StatementParser:
                     last_pos[s.target.id] = (s.lineno, s.col_offset)
         return last_pos
 
-    def _if(self, stmt: ast.If) -> Binding:
+    def _if(self, stmt: ast.If) -> Parts:
+        """The `Parts` of ``if c: ... else: ...``, both branches ending by assigning one name: the
+        assignment of that name to the `If` (bound by the caller)."""
         if not stmt.orelse:
             raise self.src.error("if needs an else branch (both branches assign the result)", stmt)
         cond = self.exprs.expr(stmt.test, 0)
@@ -361,7 +372,7 @@ class StatementParser:
             join(t_value.struct_info, f_value.struct_info),
             span,
         )
-        return state.bind((t_name, t_span, ann, ann_span, node, span, (stmt.lineno, stmt.col_offset)))
+        return (t_name, t_span, ann, ann_span, node, span, (stmt.lineno, stmt.col_offset))
 
     def _check_condition(self, cond: Expr, node: ast.expr) -> None:
         sinfo = cond.struct_info
