@@ -23,8 +23,10 @@ from ..collector import collector_paused
 from ..errors import ParseError
 from ..module import IRModule
 from ..source_file import SourceFile, universal_newlines
+from ..span import Span
 from ..vdevice import VDevice
 from .annotations import StaticReader
+from .fastfunctions import FastFunction
 from .fastlines import FastLine, SkeletonMismatch
 from .module import ModuleParser
 from .skeleton import Skeleton, build_skeleton
@@ -168,7 +170,8 @@ def _probe(src: Source, head: str) -> None:
             raise
 
 
-def _where(src: Source, parser: ModuleParser | None):
+def _where(src: Source, parser: ModuleParser | None) -> ast.AST | FastFunction | Span | None:
+    """Where the parser was when it failed: the statement or fast line being read (None before any)."""
     where = parser.where if parser is not None else None
     if isinstance(where, FastLine):
         return src.span_at(where.lineno, where.col, where.value_end)

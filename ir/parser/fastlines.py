@@ -42,7 +42,7 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from .source import quiet_parse
 
@@ -217,7 +217,7 @@ def _parses_as_arguments(text: str) -> bool:
     return _parses(f"_f({text})", _plain_call)
 
 
-def _parses(text: str, check) -> bool:
+def _parses(text: str, check: Callable[[ast.expr], bool]) -> bool:
     if len(text) > 2000 or '"""' in text:
         return False
     try:

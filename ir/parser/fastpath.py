@@ -311,7 +311,9 @@ class FastPath:
         ann = caches.ann[text] = self.module.annotation(self.state.static, text, lineno, col)
         return ann
 
-    def _fast_merge(self, ann: StructInfo, sinfo: StructInfo, name: str, lineno: int, col: int, size: int):
+    def _fast_merge(
+        self, ann: StructInfo, sinfo: StructInfo, name: str, lineno: int, col: int, size: int
+    ) -> StructInfo:
         """`merge_annotation(ann, sinfo)`, cached by identity (`sinfo` itself when they are equal)."""
         key = (id(ann), id(sinfo))
         merge_cache = self.state.caches.merge
