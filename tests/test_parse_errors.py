@@ -595,6 +595,16 @@ FILE_ERRORS = [
         r"TIR: this statement is not read \(the expression a call to T\.evaluate\)",
     ),
     (
+        # The skeleton collapses the inner function (a `FastFunction`): refused as its AST would be.
+        "function in a prim func",
+        MODULE + "    @T.prim_func\n    def f(x: T.handle):\n        @R.function\n"
+        '        def g(y: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):\n            return y\n',
+        ParseError,
+        6,
+        9,
+        r"TIR: this statement is not read \(a functiondef statement\)",
+    ),
+    (
         "decorator keyword",
         MODULE + "    @R.function(inline=True)\n    def f(x: R.Tensor):\n        return x\n",
         ParseError,

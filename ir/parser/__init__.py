@@ -23,8 +23,10 @@ from ..collector import collector_paused
 from ..errors import ParseError
 from ..module import IRModule
 from ..source_file import SourceFile, universal_newlines
+from ..span import Span
 from ..vdevice import VDevice
 from .annotations import StaticReader
+from .fastfunctions import FastFunction
 from .fastlines import FastLine, SkeletonMismatch
 from .module import ModuleParser
 from .skeleton import Skeleton, build_skeleton
@@ -67,7 +69,7 @@ def parse(text: str | bytes, filename: str | None = None, *, constants: Constant
                 if skeleton is None or skeleton.runs_read_alone():
                     raise
             # A candidate line is not what the skeleton took it for: read the whole original text.
-            parser = ModuleParser(src, parse_python(src, src.text), None)  # type: ignore[arg-type]
+            parser = ModuleParser(src, parse_python(src, src.text), None)
             return parser.run()
     except ParseError as err:
         raise _located(err, src, parser) from None
@@ -141,8 +143,8 @@ def _python_tree(src: Source) -> tuple[ast.Module, Skeleton | None]:
         except ParseError:
             tree = None  # a fast line sat inside brackets or a string: read the original
         if tree is not None and not skeleton.inside_multiline_string(tree, src.text):
-            return tree, skeleton  # type: ignore[return-value]
-    return parse_python(src, src.text), None  # type: ignore[return-value]
+            return tree, skeleton
+    return parse_python(src, src.text), None
 
 
 def _probe(src: Source, head: str) -> None:
@@ -168,7 +170,8 @@ def _probe(src: Source, head: str) -> None:
             raise
 
 
-def _where(src: Source, parser: ModuleParser | None):
+def _where(src: Source, parser: ModuleParser | None) -> ast.AST | FastFunction | Span | None:
+    """Where the parser was when it failed: the statement or fast line being read (None before any)."""
     where = parser.where if parser is not None else None
     if isinstance(where, FastLine):
         return src.span_at(where.lineno, where.col, where.value_end)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import keyword
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from ..errors import ParseError, VDeviceLookupError
 from ..struct_info import (
@@ -42,7 +43,7 @@ _DIM_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 _MIN_MAX = ("T.min", "T.max")
 
 
-def _is_min_max(node: ast.AST) -> bool:
+def _is_min_max(node: ast.AST) -> TypeGuard[ast.Call]:
     """``T.min(a, b)`` or ``T.max(a, b)``: two positional arguments, nothing else."""
     return isinstance(node, ast.Call) and dotted(node.func) in _MIN_MAX and len(node.args) == 2 and not node.keywords
 
@@ -77,9 +78,8 @@ class StaticReader:
     # -- dims -----------------------------------------------------------------
     def dim(self, node: ast.AST, depth: int) -> Dim:
         """One shape dim: a non-negative int, a symbolic string, a declared name, or arithmetic of these."""
-        t = type(node)
-        if t is ast.Constant:
-            value = node.value  # type: ignore[attr-defined]
+        if isinstance(node, ast.Constant):
+            value = node.value
             if isinstance(value, int) and not isinstance(value, bool):
                 if value < 0:
                     raise self.src.error(f"a shape dim must not be negative, got {value}", node)
@@ -87,15 +87,15 @@ class StaticReader:
             if isinstance(value, str):
                 return self.dim_string(value, node)
             raise self.src.error(f"a shape dim must be an int or a symbolic name, got {describe(node)}", node)
-        if t is ast.Name:
-            return self._symbol(node)  # type: ignore[arg-type]
-        if t is ast.UnaryOp and isinstance(node.operand, ast.Constant):  # type: ignore[attr-defined]
+        if isinstance(node, ast.Name):
+            return self._symbol(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
             raise self.src.error(f"a shape dim must not be negative, got {ast.unparse(node)}", node)
-        if t is ast.BinOp or t is ast.UnaryOp or (t is ast.Call and dotted(node.func) in _MIN_MAX):  # type: ignore[attr-defined]
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) or (isinstance(node, ast.Call) and dotted(node.func) in _MIN_MAX):
             self._check_dim_expr(node, depth, declared=True)
             return self._symbolic(node)
-        if t is ast.Call and (dotted(node.func) or "").startswith("T."):  # type: ignore[attr-defined]
-            return self._tir_int(node)  # type: ignore[arg-type]
+        if isinstance(node, ast.Call) and (dotted(node.func) or "").startswith("T."):
+            return self._tir_int(node)
         raise self.src.error(f"a shape dim must be an int or a symbolic name, got {describe(node)}", node)
 
     def _symbolic(self, node: ast.AST) -> str:
@@ -138,7 +138,7 @@ class StaticReader:
             self._check_dim_expr(node.operand, depth + 1, declared)
             return
         if _is_min_max(node):  # ``T.min(n, 16)``: what TVM prints for a slice of a symbolic length
-            for arg in node.args:  # type: ignore[attr-defined]
+            for arg in node.args:
                 self._check_dim_expr(arg, depth + 1, declared)
             return
         raise self.src.error(
@@ -156,7 +156,7 @@ class StaticReader:
             if not text.strip() or len(text) > _MAX_DIM_TEXT:
                 raise self.src.error(f"cannot read symbolic dim {text[:40]!r}", node)
             try:
-                tree = quiet_parse(text.strip(), "eval").body  # type: ignore[attr-defined]
+                tree = quiet_parse(text.strip(), "eval").body
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 raise self.src.error(f"cannot read symbolic dim {text!r}: not an expression", node) from None
             try:
@@ -164,6 +164,7 @@ class StaticReader:
             except ParseError as err:
                 raise self.src.error(f"cannot read symbolic dim {text!r}: {err.reason}", node) from None
             if isinstance(tree, ast.Constant):
+                assert type(tree.value) is int  # the only constant `_check_dim_expr` lets through
                 result = tree.value
             else:
                 try:

@@ -12,7 +12,7 @@ caches, and reading pieces of text with `ast` where they sit in the file.
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, Literal, Protocol, cast, overload
 
 from ..expr import Function
 from ..fill_vdevice import HOST_VDEVICE
@@ -37,6 +37,15 @@ SYMBOL_DECLS = frozenset({"T.int64", "T.int32"})
 # this many blank lines per line read: a blank line costs the tokenizer about 20 ns, moving a line's nodes about
 # 20 us.
 _PAD_PER_LINE = 1000
+
+
+class _Positioned(Protocol):
+    """An AST node with a position, as `ModuleContext.fragment` moves it."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int | None
+    end_col_offset: int | None
 
 
 class Signature:
@@ -144,7 +153,11 @@ class ModuleContext:
         self.skeleton.consumed += 1
         return self.skeleton.runs[lineno]
 
-    def fragment(self, text: str, lineno: int, col: int, mode: str) -> Any:
+    @overload
+    def fragment(self, text: str, lineno: int, col: int, mode: Literal["exec"]) -> ast.Module: ...
+    @overload
+    def fragment(self, text: str, lineno: int, col: int, mode: Literal["eval"]) -> ast.Expression: ...
+    def fragment(self, text: str, lineno: int, col: int, mode: Literal["exec", "eval"]) -> ast.Module | ast.Expression:
         """Parse `text` with `ast`, moved to where it sits in the file: its first line at line `lineno`,
         each of its lines `col` characters right of where it starts in `text`."""
         tree = quiet_parse(text, mode)
@@ -154,10 +167,11 @@ class ModuleContext:
         while todo:  # `ast.walk`, without its generators: this runs for every line off the fast path
             node = pop()
             if hasattr(node, "lineno"):
-                node.lineno += lines  # type: ignore[attr-defined]
-                node.end_lineno = (node.end_lineno or 1) + lines  # type: ignore[attr-defined]
-                node.col_offset += col  # type: ignore[attr-defined]
-                node.end_col_offset = (node.end_col_offset or 0) + col  # type: ignore[attr-defined]
+                located = cast(_Positioned, node)
+                located.lineno += lines
+                located.end_lineno = (located.end_lineno or 1) + lines
+                located.col_offset += col
+                located.end_col_offset = (located.end_col_offset or 0) + col
             for name in node._fields:
                 value = getattr(node, name, None)
                 if type(value) is list:
@@ -166,24 +180,28 @@ class ModuleContext:
                     push(value)
         return tree
 
-    def assignments(self, lines: list[str], lineno: int, col: int) -> list[ast.stmt]:
+    def assignments(self, lines: list[str], lineno: int, col: int) -> list[ast.Assign | ast.AnnAssign]:
         """The statements of candidate `lines` (whole lines, from line `lineno`, indented `col` characters), one
         assignment on each line as each reads on its own; `SkeletonMismatch` when they are not that."""
         try:
             if col and 2 <= lineno <= _PAD_PER_LINE * len(lines):
                 # Blank lines above an ``if 1:`` put every node where it is in the file: no walk to move them.
                 padded = "\n" * (lineno - 2) + "if 1:\n" + "\n".join(lines)
-                body = quiet_parse(padded).body[0].body  # type: ignore[attr-defined]
+                block = quiet_parse(padded).body[0]
+                assert isinstance(block, ast.If)
+                body = block.body
             else:
                 body = self.fragment("\n".join([line[col:] for line in lines]), lineno, col, "exec").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             raise SkeletonMismatch from None
         if len(body) != len(lines):
             raise SkeletonMismatch
+        out: list[ast.Assign | ast.AnnAssign] = []
         for i, stmt in enumerate(body, lineno):
-            if type(stmt) not in (ast.Assign, ast.AnnAssign) or not stmt.lineno == stmt.end_lineno == i:
+            if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or not stmt.lineno == stmt.end_lineno == i:
                 raise SkeletonMismatch
-        return body
+            out.append(stmt)
+        return out
 
     def callee_struct_info(self, name: str, node: ast.AST | Span | None) -> FuncStructInfo:
         """The signature a call of `name` sees (its return struct info must be known by now; else an error at

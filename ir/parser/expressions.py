@@ -65,7 +65,7 @@ NOT_VALUES = {
 }
 _PRIM_DTYPES = {f"T.{d}": d for d in DTYPES}
 # Keywords read under another parameter's name: TVM before 0.27 wrote ``out_sinfo=`` and ``struct_info=``.
-_KEYWORD_ALIASES = {
+_KEYWORD_ALIASES: dict[tuple[str, str | None], str] = {
     ("call_tir", "out_sinfo"): "out_ty",
     ("match_cast", "struct_info"): "ty",
     ("call_packed", "sinfo_args"): "ty_args",
@@ -94,20 +94,19 @@ class ExprParser:
         """A relax value: a variable, a call, a tuple, ``t[i]``, or a builtin such as ``R.const``."""
         if depth > MAX_DEPTH:
             raise too_deep(self.src, node)
-        t = type(node)
-        if t is ast.Name:
-            return self._lookup(node.id, node)  # type: ignore[attr-defined]
-        if t is ast.Call:
-            return self._call(node, depth)  # type: ignore[arg-type]
-        if t is ast.Tuple or t is ast.List:
-            fields = [self.expr(e, depth + 1) for e in node.elts]  # type: ignore[attr-defined]
+        if isinstance(node, ast.Name):
+            return self._lookup(node.id, node)
+        if isinstance(node, ast.Call):
+            return self._call(node, depth)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            fields = [self.expr(e, depth + 1) for e in node.elts]
             return Tuple(fields, tuple_struct_info(fields), self.src.span(node))
-        if t is ast.Subscript:
-            ref = metadata_ref(node)  # type: ignore[arg-type]
+        if isinstance(node, ast.Subscript):
+            ref = metadata_ref(node)
             if ref is not None:  # a constant whose value is not in the text
                 return Constant(None, TensorStructInfo(), self.src.span(node), ref)
-            return self._get_item(node, depth)  # type: ignore[arg-type]
-        if t is ast.Attribute:
+            return self._get_item(node, depth)
+        if isinstance(node, ast.Attribute):
             name = dotted(node)
             if name is not None:
                 head, _, rest = name.partition(".")
@@ -115,15 +114,16 @@ class ExprParser:
                     gv = GlobalVar(rest, self.src.span(node))
                     gv.struct_info = self.module.callee_struct_info(rest, node)
                     return gv
-        if t is ast.Constant and isinstance(node.value, (int, float, bool)):  # type: ignore[attr-defined]
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
             return self._prim(node, node, depth)  # a bare prim value argument, as TVM prints it: R.clip(x, 0, 6)
-        if t is ast.UnaryOp and isinstance(node.operand, ast.Constant):  # type: ignore[attr-defined]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
             return self._prim(node, node, depth)  # -1
-        if (t is ast.BinOp or t is ast.UnaryOp) and self._is_symbolic(node):
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and self._is_symbolic(node):
             return self._prim(node, node, depth)  # n * 3
         raise self.src.error(f"unsupported expression: {describe(node)}", node)
 
-    def _lookup(self, name: str, node: ast.AST) -> Var:
+    def _lookup(self, name: str, node: ast.Name) -> Var | PrimValue:
+        """The variable `name` in scope, or a declared symbolic dim as a prim value; else an error at `node`."""
         var = self.state.scope.get(name)
         if var is not None:
             return var
@@ -134,7 +134,7 @@ class ExprParser:
                 node,
             )
         if name in self.sig.symbols:  # a symbolic dim as a prim value: R.arange(0, n, 1)
-            return self._prim(node, node, 0)  # type: ignore[arg-type,return-value]
+            return self._prim(node, node, 0)
         if name in self.state.aliases:
             raise self.src.error(f"{name!r} is the module: call its functions as {name}.f(...)", node)
         raise self.src.error(f"undefined variable {name!r}", node)
@@ -389,12 +389,13 @@ class ExprParser:
         arithmetic of dims) is an int64 whose value the run binds.
         """
         dtype = None
-        if isinstance(value_node, ast.Call) and dotted(value_node.func) in _PRIM_DTYPES:
-            dtype = _PRIM_DTYPES[dotted(value_node.func)]  # type: ignore[index]
-            (inner,) = bind_arguments(self.src, value_node, ("value",), f"T.{dtype}")
-            if inner is None:
-                raise self.src.error(f"T.{dtype}(...) needs a value here", value_node)
-            value_node = inner
+        if isinstance(value_node, ast.Call):
+            dtype = _PRIM_DTYPES.get(dotted(value_node.func) or "")
+            if dtype is not None:
+                (inner,) = bind_arguments(self.src, value_node, ("value",), f"T.{dtype}")
+                if inner is None:
+                    raise self.src.error(f"T.{dtype}(...) needs a value here", value_node)
+                value_node = inner
         if self._is_symbolic(value_node):
             if dtype not in (None, "int64"):
                 raise self.src.error(f"a symbolic prim value is an int64, not a {dtype}", value_node)

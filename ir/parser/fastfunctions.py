@@ -111,16 +111,16 @@ def collapse_functions(
     group: list[FastFunction] | None = None
     group_indent = ""
     for lineno, pos, end in def_spans:
-        fn = _function(text, lineno, pos, end, runs, blocks)
-        if fn is None:
+        found = _function(text, lineno, pos, end, runs, blocks)
+        if found is None:
             continue
-        fn, deco_start, body_end, indent = fn
+        fn, deco_start, body_end, indent = found
         fn.decorator = decorators.setdefault(fn.decorator, fn.decorator)
         lines = text.count("\n", deco_start, body_end)
         joins = group is not None and indent == group_indent and not text[copied:deco_start].strip(" \t\n")
         pieces.append(text[copied:deco_start])
-        if joins:
-            group.append(fn)  # type: ignore[union-attr]
+        if joins and group is not None:
+            group.append(fn)
             pieces.append("\n" * lines)
         else:
             group, group_indent = [fn], indent

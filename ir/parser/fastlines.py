@@ -42,12 +42,12 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from .source import quiet_parse
 
 
-def _prefix_tree(words: list[str]) -> str:
+def _prefix_tree(words: Sequence[str]) -> str:
     """A regex matching exactly `words`, factored by common prefixes (faster for `re` than a flat list)."""
     by_first: dict[str, list[str]] = {}
     for word in words:
@@ -169,7 +169,9 @@ class FastRun:
         name, so this is a search backwards for that text at a line start.
         """
         text, start = self.text, self.start
-        indent = _NAME.match(text, start).group(1)  # type: ignore[union-attr]
+        first = _NAME.match(text, start)
+        assert first is not None  # a run's first line is a candidate line
+        indent = first.group(1)
         needle = "\n" + indent + name
         hi = self.end
         while True:
@@ -194,7 +196,7 @@ def reads_alone(statement: str) -> bool:
         if (ann is None or _parses_alone(ann)) and (rest is None or _parses_as_arguments(rest)):
             return True
     try:
-        body = quiet_parse(statement).body  # type: ignore[attr-defined]
+        body = quiet_parse(statement).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return len(body) == 1 and type(body[0]) in (ast.Assign, ast.AnnAssign)
@@ -215,11 +217,11 @@ def _parses_as_arguments(text: str) -> bool:
     return _parses(f"_f({text})", _plain_call)
 
 
-def _parses(text: str, check) -> bool:
+def _parses(text: str, check: Callable[[ast.expr], bool]) -> bool:
     if len(text) > 2000 or '"""' in text:
         return False
     try:
-        tree = quiet_parse(text, "eval").body  # type: ignore[attr-defined]
+        tree = quiet_parse(text, "eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return check(tree) and tree.end_lineno == 1 and tree.col_offset == 0 and tree.end_col_offset == len(text)
@@ -264,9 +266,9 @@ def find_runs(text: str) -> tuple[str, dict[int, FastRun]]:
         lineno += 1 if follows else count("\n", counted, pos)
         counted = pos
         indent_end = m.end(1)
-        if follows and indent_end - pos == len(run_indent) and text.startswith(run_indent, pos):
-            run.count += 1  # type: ignore[union-attr]
-            run.end = copied = last_end = end  # type: ignore[union-attr]
+        if follows and run is not None and indent_end - pos == len(run_indent) and text.startswith(run_indent, pos):
+            run.count += 1
+            run.end = copied = last_end = end
             continue
         if run is not None:
             pieces.append("\n" * (run.count - 1))

@@ -86,7 +86,9 @@ class FastPath:
         state = self.state
         caches, scope = state.caches, state.scope
         ann_cache, shape_cache, infer_cache = caches.ann, caches.shape, caches.infer
-        get = scope.get
+        args: list[Expr]
+        var_pos: Span | int  # a packed position (`ir.span`) where the line has one
+        value_pos: Span | int
         plain = state.df is None  # outside a dataflow block every binding makes a Var
         reserved = state.reserved
         shared_names = self.module.names
@@ -132,8 +134,11 @@ class FastPath:
                         entry = shape_cache[key]
                     except KeyError:
                         entry = self._fast_entry(key, lineno, m.start(8) - pos)
-                    args = [get(name) for name in names]
-                    if entry is None or None in args:
+                    try:
+                        args = [scope[name] for name in names]
+                    except KeyError:
+                        entry = None  # an unknown name
+                    if entry is None:
                         value = None  # not a call the fast path reads, or an unknown name
                     else:
                         if entry[3]:
@@ -145,16 +150,16 @@ class FastPath:
                         else:
                             value_pos = Span(file, lineno, vcol, lineno, vend)
                             var_pos = Span(file, lineno, col, lineno, col + len(name))
-                        hit = infer_cache.get((id(entry), *[id(a.struct_info) for a in args]))  # type: ignore[union-attr]
-                        sinfo = hit[0] if hit is not None else self._fast_infer(entry, args, value_pos)  # type: ignore[arg-type]
-                        value = Call(entry[0], args, entry[1], sinfo, value_pos)  # type: ignore[arg-type]
+                        hit = infer_cache.get((id(entry), *[id(a.struct_info) for a in args]))
+                        sinfo = hit[0] if hit is not None else self._fast_infer(entry, args, value_pos)
+                        value = Call(entry[0], args, entry[1], sinfo, value_pos)
                 if value is None:
                     binding = self._fast_other(m, lineno)
                     if binding is not None:
                         append(binding)
                     continue
                 if name in reserved:  # before the annotation is merged, as `FunctionState.bind` checks
-                    raise state.reserved_error(name, name_span(var_pos, name) if type(var_pos) is int else var_pos)
+                    raise state.reserved_error(name, var_pos if isinstance(var_pos, Span) else name_span(var_pos, name))
                 sinfo = value.struct_info
                 if ann is not None and ann is not sinfo:
                     sinfo = self._fast_merge(ann, sinfo, name, lineno, m.start(3) - pos, len(ann_text))
@@ -187,7 +192,7 @@ class FastPath:
         col = len(texts[0]) - len(texts[0].lstrip(" \t"))  # the run's indentation
         for stmt in self.module.assignments(texts, lineno, col):
             self.module.where = stmt
-            parts = self.assign(stmt)  # type: ignore[arg-type]
+            parts = self.assign(stmt)
             if lineno == last:
                 return lineno + 1, branch_tail(self.src, parts, stmt)
             if parts is not None:
@@ -251,11 +256,15 @@ class FastPath:
         if rest is not None or head not in self.state.aliases or name not in signatures:
             return None
         names = [p.strip() for p in args_text.split(",")] if args_text else []
-        args = [self.state.scope.get(n) for n in names]
-        if None in args:
-            return None
+        scope = self.state.scope
+        try:
+            args: list[Expr] = [scope[n] for n in names]
+        except KeyError:
+            return None  # an unknown name
         pos, file = m.start(), self.src.filename
-        span = Span(file, lineno, m.start(4) - pos + 1, lineno, m.end(4) - pos + 1) if packed is None else packed
+        span: Span | int = (
+            Span(file, lineno, m.start(4) - pos + 1, lineno, m.end(4) - pos + 1) if packed is None else packed
+        )
         sig = signatures[name]
         name = sig.name  # the function's own string, not one per call
         callee = sig._callee
@@ -264,21 +273,18 @@ class FastPath:
         if (
             callee is None
             or len(args) != len(callee.params)
-            or any(
-                a.struct_info is not p
-                for a, p in zip(args, callee.params, strict=False)  # type: ignore[union-attr]
-            )
+            or any(a.struct_info is not p for a, p in zip(args, callee.params, strict=False))
         ):  # not the common case of arguments that share the parameters' struct infos: checked where it is
-            if type(span) is int:
+            if isinstance(span, int):
                 span = value_span(span)
             callee = self.module.callee_struct_info(name, span)
-            sinfo = global_call_struct_info(name, callee, args, span)  # type: ignore[arg-type]
+            sinfo = global_call_struct_info(name, callee, args, span)
         else:
             sinfo = callee.ret
         func = GlobalVar(name, Span(file, lineno, m.start(6) - pos + 1, lineno, m.end(6) - pos + 1))
-        return Call(func, args, None, sinfo, span)  # type: ignore[arg-type]
+        return Call(func, args, None, sinfo, span)
 
-    def _fast_infer(self, entry: Entry, args: list[Var], span: Span | int) -> StructInfo:
+    def _fast_infer(self, entry: Entry, args: list[Expr], span: Span | int) -> StructInfo:
         """A fast call's struct info when the hot loop's cache missed; stored there when it may be reused.
 
         The cache key is the entry and the arguments' struct infos by identity;
@@ -286,12 +292,12 @@ class FastPath:
         `span` is the call's, or its packed position (`ir.span`).
         """
         op, attrs, cacheable, _ = entry
-        if type(span) is int:
+        if isinstance(span, int):
             span = value_span(span)
         if not cacheable:
-            return self.exprs.infer(op, args, attrs, span)  # type: ignore[arg-type]
+            return self.exprs.infer(op, args, attrs, span)
         sinfos = [a.struct_info for a in args]
-        sinfo = self.module.intern(self.exprs.infer(op, args, attrs, span))  # type: ignore[arg-type]
+        sinfo = self.module.intern(self.exprs.infer(op, args, attrs, span))
         self.state.caches.infer[(id(entry), *map(id, sinfos))] = (sinfo, sinfos)
         return sinfo
 
@@ -305,7 +311,9 @@ class FastPath:
         ann = caches.ann[text] = self.module.annotation(self.state.static, text, lineno, col)
         return ann
 
-    def _fast_merge(self, ann: StructInfo, sinfo: StructInfo, name: str, lineno: int, col: int, size: int):
+    def _fast_merge(
+        self, ann: StructInfo, sinfo: StructInfo, name: str, lineno: int, col: int, size: int
+    ) -> StructInfo:
         """`merge_annotation(ann, sinfo)`, cached by identity (`sinfo` itself when they are equal)."""
         key = (id(ann), id(sinfo))
         merge_cache = self.state.caches.merge
@@ -360,8 +368,11 @@ class FastPath:
         given: dict[str, ast.expr] = {}
         if rest is not None:
             call = self.module.fragment(f"_f({rest})", lineno, rest_col - 3, "eval").body
-            extra = call.args  # type: ignore[attr-defined]
-            for kw in call.keywords:  # type: ignore[attr-defined]
+            assert isinstance(call, ast.Call)  # `fastlines.LINE` matches only such a `rest`
+            extra = call.args
+            for kw in call.keywords:
+                if kw.arg is None:
+                    return None  # ``**kwargs`` (which `fastlines` does not let through)
                 given[kw.arg] = kw.value
         if npos + len(extra) > len(params):
             return None
@@ -435,4 +446,4 @@ class FastPath:
         """
         (stmt,) = self.module.assignments([line.text], line.lineno, line.col)
         self.module.where = stmt
-        return self.assign(stmt)  # type: ignore[arg-type]
+        return self.assign(stmt)

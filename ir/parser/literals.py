@@ -95,26 +95,25 @@ def literal(
     """
     if depth > MAX_DEPTH:
         raise too_deep(src, node)
-    t = type(node)
-    if t is ast.Constant:
-        value = node.value  # type: ignore[attr-defined]
+    if isinstance(node, ast.Constant):
+        value = node.value
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
         raise src.error(f"expected a literal value, got {describe(node)}", node)
-    if t is ast.UnaryOp and isinstance(node.op, (ast.USub, ast.UAdd)):  # type: ignore[attr-defined]
-        operand = node.operand  # type: ignore[attr-defined]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = node.operand
         if (
             isinstance(operand, ast.Constant)
             and isinstance(operand.value, (int, float))
             and not isinstance(operand.value, bool)
         ):
-            return -operand.value if isinstance(node.op, ast.USub) else operand.value  # type: ignore[attr-defined]
+            return -operand.value if isinstance(node.op, ast.USub) else operand.value
         raise src.error(f"expected a literal value, got {describe(node)}", node)
-    if t is ast.List or t is ast.Tuple:
-        return seq([literal(src, e, depth + 1, seq, metadata) for e in node.elts])  # type: ignore[attr-defined]
-    if t is ast.Dict:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return seq([literal(src, e, depth + 1, seq, metadata) for e in node.elts])
+    if isinstance(node, ast.Dict):
         out: dict[Any, Any] = {}
-        for k, v in zip(node.keys, node.values, strict=True):  # type: ignore[attr-defined]
+        for k, v in zip(node.keys, node.values, strict=True):
             if k is None:
                 raise src.error("'**' is not allowed in a literal dict", v)
             key = literal(src, k, depth + 1, seq)
@@ -122,14 +121,14 @@ def literal(
                 raise src.error(f"a dict key must be a string or a number, got {describe(k)}", k)
             out[key] = literal(src, v, depth + 1, seq, metadata)
         return out
-    if t is ast.Call:
-        value = typed_int(node)  # type: ignore[arg-type]
-        if value is None:
-            value = typed_float(node)  # type: ignore[arg-type]
-        if value is not None:
-            return value
-    if t is ast.Subscript and metadata:
-        ref = metadata_ref(node)  # type: ignore[arg-type]
+    if isinstance(node, ast.Call):
+        number: int | float | None = typed_int(node)
+        if number is None:
+            number = typed_float(node)
+        if number is not None:
+            return number
+    if isinstance(node, ast.Subscript) and metadata:
+        ref = metadata_ref(node)
         if ref is not None:
             return ref
     raise src.error(f"expected a literal value (number, string, True/False/None, list), got {describe(node)}", node)
@@ -145,8 +144,8 @@ def typed_int(node: ast.Call) -> int | None:
         return None
     arg = node.args[0]
     negative = isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub)
-    if negative:
-        arg = arg.operand  # type: ignore[attr-defined]
+    if isinstance(arg, ast.UnaryOp) and negative:
+        arg = arg.operand
     if isinstance(arg, ast.Constant) and type(arg.value) is int:
         return -arg.value if negative else arg.value
     return None
@@ -162,9 +161,9 @@ def typed_float(node: ast.Call) -> float | None:
         return None
     arg = node.args[0]
     negative = isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub)
-    if negative:
-        arg = arg.operand  # type: ignore[attr-defined]
-    if isinstance(arg, ast.Constant) and type(arg.value) in (int, float):
+    if isinstance(arg, ast.UnaryOp) and negative:
+        arg = arg.operand
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, (int, float)) and not isinstance(arg.value, bool):
         return -float(arg.value) if negative else float(arg.value)
     return None
 

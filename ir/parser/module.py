@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ParseError
+from ..expr import Function
 from ..module import IRModule
 from ..tir import is_prim_func, parse_prim_func
 from .annotations import StaticReader
@@ -65,6 +66,7 @@ class ModuleParser(SignatureReader):
     # -- the file ----------------------------------------------------------------
     def run(self) -> IRModule:
         cls = self._find_class()
+        assert cls is not None  # `_find_class` of a whole text raises when there is none
         self.class_name = cls.name
         attrs_call, infos_call, defs = self._class_body(cls)
         infos: dict[str, list[Any]] = {}
@@ -79,17 +81,18 @@ class ModuleParser(SignatureReader):
                 self._prim_func(fdef)
             else:
                 self._signature(fdef)
+        parsed: dict[str, Function] = {}
         for name in self._order():
             sig = self.signatures[name]
-            sig.function = StatementParser(self, sig).run()
+            sig.function = parsed[name] = StatementParser(self, sig).run()
             _release(sig.node)
         if self.skeleton is not None and self.skeleton.consumed != len(self.skeleton.runs):
             raise ParseError("internal parser error: a fast-path line was not parsed", self.src.start())
-        functions = {name: sig.function for name, sig in self.signatures.items()}
+        functions = {name: parsed[name] for name in self.signatures}
         if self.calls_impure:
-            check_purity(functions)  # type: ignore[arg-type]
+            check_purity(functions)
         return IRModule(
-            functions,  # type: ignore[arg-type]
+            functions,
             self.vdevices,
             module_attrs,
             name=cls.name,
@@ -104,8 +107,16 @@ class ModuleParser(SignatureReader):
         name = fdef.name
         if name in self.prim_funcs or name in self.signatures:
             raise self.src.error(f"function {name!r} is defined twice", fdef)
-        self.prim_funcs[name] = parse_prim_func(self.src, fdef, self.statements, self.type_vars)
+        self.prim_funcs[name] = parse_prim_func(self.src, fdef, self._tir_statements, self.type_vars)
         _release(fdef)
+
+    def _tir_statements(self, body: list[ast.stmt]) -> Iterator[ast.stmt]:
+        """`statements` of a ``@T.prim_func`` body, which holds no function: a collapsed one is refused as the
+        TIR parser refuses a ``def`` it reads from the AST."""
+        for stmt in self.statements(body):
+            if isinstance(stmt, FastFunction):
+                raise self.src.error("TIR: this statement is not read (a functiondef statement)", stmt)
+            yield stmt
 
     def _find_class(self, complete: bool = True) -> ast.ClassDef | None:
         """The module class; `complete` is False when the tree holds only the first lines of the text."""
@@ -120,8 +131,9 @@ class ModuleParser(SignatureReader):
                 and isinstance(stmt.value.value, str)
             ):
                 continue  # docstring
-            if _is_type_var(stmt):
-                self.type_vars.add(stmt.targets[0].id)  # type: ignore[attr-defined]
+            type_var = _type_var(stmt)
+            if type_var is not None:
+                self.type_vars.add(type_var)
                 continue  # `n = TypeVar("n")`: how TVM declares the symbolic dims it prints bare
             if isinstance(stmt, ast.ClassDef):
                 self._check_module_decorator(stmt)
@@ -184,15 +196,15 @@ class ModuleParser(SignatureReader):
                 if i == 0 and isinstance(value, ast.Constant) and isinstance(value.value, str):
                     continue  # docstring
                 name = dotted(value.func) if isinstance(value, ast.Call) else None
-                if name == "I.module_attrs":
+                if name == "I.module_attrs" and isinstance(value, ast.Call):
                     if attrs_call is not None:
                         raise self.src.error("I.module_attrs appears twice", stmt)
-                    attrs_call = value  # type: ignore[assignment]
+                    attrs_call = value
                     continue
-                if name == "I.module_global_infos":
+                if name == "I.module_global_infos" and isinstance(value, ast.Call):
                     if infos_call is not None:
                         raise self.src.error("I.module_global_infos appears twice", stmt)
-                    infos_call = value  # type: ignore[assignment]
+                    infos_call = value
                     continue
             raise self.src.error(
                 "a module class holds I.module_attrs, I.module_global_infos and @R.function definitions, "
@@ -232,14 +244,16 @@ class ModuleParser(SignatureReader):
 def _release(fdef: ast.FunctionDef | FastFunction) -> None:
     """Drop the AST under a parsed function, which nothing reads again: a module of many functions
     would otherwise keep all of it alive while their IR is built (a `FastFunction` holds none)."""
-    if type(fdef) is FastFunction:
+    if isinstance(fdef, FastFunction):
         return
     fdef.body = []
     fdef.decorator_list = []
     fdef.returns = None
 
 
-def _describe_statement(stmt: ast.stmt) -> str:
+def _describe_statement(stmt: ast.stmt | FastFunction) -> str:
+    if isinstance(stmt, FastFunction):
+        return f"the function definition {stmt.name!r}"
     if isinstance(stmt, ast.Expr):
         return f"the expression statement {describe(stmt.value)}"
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -249,17 +263,21 @@ def _describe_statement(stmt: ast.stmt) -> str:
     return statement_words(stmt)
 
 
-def _is_type_var(stmt: ast.stmt) -> bool:
-    """``name = TypeVar("name")``, the declaration TVM prints above a module using the dim ``name``."""
+def _type_var(stmt: ast.stmt | FastFunction) -> str | None:
+    """``name`` of ``name = TypeVar("name")``, the declaration TVM prints above a module using the dim
+    ``name``; None for any other statement."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-        return False
+        return None
+    name = stmt.targets[0].id
     call = stmt.value
-    return (
+    if (
         isinstance(call, ast.Call)
         and isinstance(call.func, ast.Name)
         and call.func.id == "TypeVar"
         and len(call.args) == 1
         and not call.keywords
         and isinstance(call.args[0], ast.Constant)
-        and call.args[0].value == stmt.targets[0].id
-    )
+        and call.args[0].value == name
+    ):
+        return name
+    return None

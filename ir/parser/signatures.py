@@ -20,6 +20,7 @@ from bisect import bisect_right
 from typing import Any
 
 from ..span import Span
+from ..struct_info import StructInfo
 from .annotations import StaticReader
 from .context import NAMESPACES, SYMBOL_DECLS, ModuleContext, Signature
 from .fastfunctions import FastFunction
@@ -47,14 +48,15 @@ class SignatureReader(ModuleContext):
             first = self.signatures[name].node.lineno
             raise self.src.error(f"function {name!r} is defined twice (first at line {first})", fdef)
         sig = Signature(name, fdef)
-        if type(fdef) is FastFunction:
+        if isinstance(fdef, FastFunction):
+            assert self.skeleton is not None  # a collapsed function is the skeleton's
             sig.attrs = self._fast_decorator(fdef)
             sig.symbols = set(self.type_vars)  # its body declares none
             static = StaticReader(self.src, self.vdevices, sig.symbols)
-            self._fast_parameters(sig, self.skeleton.defs[fdef.lineno], static)  # type: ignore[union-attr]
+            self._fast_parameters(sig, self.skeleton.defs[fdef.lineno], static)
             self.signatures[name] = sig
             return
-        sig.attrs = self._function_decorator(fdef)  # type: ignore[arg-type]
+        sig.attrs = self._function_decorator(fdef)
         args = fdef.args
         extra = args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg
         if extra:
@@ -76,8 +78,10 @@ class SignatureReader(ModuleContext):
         """Read the parameters and return annotation of `sig` from its AST `fdef`."""
         seen: set[str] = set()
         for arg in fdef.args.args:
-            self._check_parameter(sig.name, arg.arg, arg.annotation is not None, seen, arg)
-            sig.params.append((arg.arg, static.struct_info(arg.annotation), self.src.span(arg)))  # type: ignore[arg-type]
+            ann = arg.annotation
+            self._check_parameter(sig.name, arg.arg, ann is not None, seen, arg)
+            assert ann is not None  # `_check_parameter` refuses a parameter without one
+            sig.params.append((arg.arg, static.struct_info(ann), self.src.span(arg)))
         if fdef.returns is not None:
             sig.ret = static.struct_info(fdef.returns)
             sig.ret_span = self.src.span(fdef.returns)
@@ -87,7 +91,9 @@ class SignatureReader(ModuleContext):
         lineno = fast.lineno
         seen: set[str] = set()
         span_at, check, append = self.src.span_at, self._check_parameter, sig.params.append
-        last = sinfo = None  # `FastDef` shares equal annotation texts: one lookup per run of them
+        # `FastDef` shares equal annotation texts: one lookup per run of them (the first sets `sinfo`).
+        last: str | None = None
+        sinfo: StructInfo
         for name, col, ann, ann_col in fast.parameters():
             span = span_at(lineno, col, ann_col + len(ann))
             check(sig.name, name, True, seen, span)
@@ -172,15 +178,20 @@ class SignatureReader(ModuleContext):
                     stack.append((nxt, iter(deps[nxt])))
         return order
 
-    def _callees(self, fdef: ast.FunctionDef, candidates: set[str]) -> list[str]:
+    def _callees(self, fdef: ast.FunctionDef | FastFunction, candidates: set[str]) -> list[str]:
         """Functions in `candidates` that `fdef` calls as ``cls.f(...)`` (in the order `ast.walk` meets them)."""
         last = self._last_line(fdef)
         text = "\n".join(self.src.lines[fdef.lineno - 1 : last])
         if not any(f".{name}" in text for name in candidates):
             return []  # no call can name them: skip walking a possibly huge body
-        if self.skeleton is not None:  # the skeleton lacks fast lines and signatures: read the original lines
-            fdef = quiet_parse("if 1:\n" + text).body[0].body[0]  # type: ignore[attr-defined]
-        nodes = list(ast.walk(fdef))
+        tree: ast.AST
+        if isinstance(fdef, ast.FunctionDef) and self.skeleton is None:
+            tree = fdef
+        else:  # the skeleton lacks fast lines and signatures: read the original lines
+            block = quiet_parse("if 1:\n" + text).body[0]
+            assert isinstance(block, ast.If)
+            tree = block.body[0]
+        nodes = list(ast.walk(tree))
         aliases = {self.class_name}
         for node in nodes:
             if (
@@ -204,7 +215,7 @@ class SignatureReader(ModuleContext):
                 out.append(node.func.attr)
         return out
 
-    def _last_line(self, fdef: ast.FunctionDef) -> int:
+    def _last_line(self, fdef: ast.FunctionDef | FastFunction) -> int:
         """The last line of `fdef` in the text, counting the fast lines that end it in the skeleton."""
         last = fdef.end_lineno or fdef.lineno
         if self.skeleton is None:

@@ -11,10 +11,26 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from typing import Literal, Protocol, cast, overload
 
 from ..collector import collector_paused
 from ..errors import ParseError
 from ..span import Span
+
+
+class Located(Protocol):
+    """What a node with a position has: an AST statement, expression, argument, keyword, ..., or a
+    `fastfunctions.FastFunction` standing for a ``def``."""
+
+    @property
+    def lineno(self) -> int: ...
+    @property
+    def col_offset(self) -> int: ...
+    @property
+    def end_lineno(self) -> int | None: ...
+    @property
+    def end_col_offset(self) -> int | None: ...
+
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -88,17 +104,22 @@ class Source:
             return byte_col + 1
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
 
-    def span(self, node: ast.AST) -> Span:
-        """The span of an AST node (1-based line and column, end exclusive)."""
-        line = node.lineno  # type: ignore[attr-defined]
-        end_line = node.end_lineno or line  # type: ignore[attr-defined]
-        end_col = node.end_col_offset  # type: ignore[attr-defined]
+    def span(self, node: ast.AST | Located) -> Span:
+        """The span of a node (1-based line and column, end exclusive).
+
+        `node` must be one that carries a position (a statement, expression, argument, keyword, ...):
+        ``ast.AST`` itself declares none, so an AST node is read as `Located`.
+        """
+        located = cast(Located, node)
+        line = located.lineno
+        end_line = located.end_lineno or line
+        end_col = located.end_col_offset
         return Span(
             self.filename,
             line,
-            self._col(line, node.col_offset),  # type: ignore[attr-defined]
+            self._col(line, located.col_offset),
             end_line,
-            self._col(end_line, end_col if end_col is not None else node.col_offset),  # type: ignore[attr-defined]
+            self._col(end_line, end_col if end_col is not None else located.col_offset),
         )
 
     def span_at(self, line: int, col0: int, end_col0: int) -> Span:
@@ -108,7 +129,9 @@ class Source:
     def start(self) -> Span:
         return Span(self.filename, 1, 1)
 
-    def error(self, reason: str, where: ast.AST | Span | None, cls: type[ParseError] = ParseError) -> ParseError:
+    def error(
+        self, reason: str, where: ast.AST | Located | Span | None, cls: type[ParseError] = ParseError
+    ) -> ParseError:
         """An error of class `cls` at `where` (a node or a span; the file start if None)."""
         if where is None:
             span = self.start()
@@ -119,17 +142,29 @@ class Source:
         return cls(one_line(reason), span)
 
 
-def quiet_parse(text: str, mode: str = "exec", filename: str = "<unknown>") -> ast.AST:
+@overload
+def quiet_parse(text: str, mode: Literal["exec"] = "exec", filename: str = "<unknown>") -> ast.Module: ...
+@overload
+def quiet_parse(text: str, mode: Literal["eval"], filename: str = "<unknown>") -> ast.Expression: ...
+def quiet_parse(
+    text: str, mode: Literal["exec", "eval"] = "exec", filename: str = "<unknown>"
+) -> ast.Module | ast.Expression:
     """`ast.parse` without the SyntaxWarnings Python prints for odd literals such as ``1if``.
 
     The parser reports problems as errors; a warning on stderr would only be noise.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ast.parse(text, filename=filename, mode=mode)
+        tree = ast.parse(text, filename=filename, mode=mode)
+    assert isinstance(tree, (ast.Module, ast.Expression))
+    return tree
 
 
-def parse_python(src: Source, text: str, mode: str = "exec") -> ast.AST:
+@overload
+def parse_python(src: Source, text: str, mode: Literal["exec"] = "exec") -> ast.Module: ...
+@overload
+def parse_python(src: Source, text: str, mode: Literal["eval"]) -> ast.Expression: ...
+def parse_python(src: Source, text: str, mode: Literal["exec", "eval"] = "exec") -> ast.Module | ast.Expression:
     """`ast.parse`, with every way it can fail turned into a located `ParseError`."""
     nul = text.find("\0")
     if nul >= 0:

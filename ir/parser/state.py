@@ -97,7 +97,7 @@ class FunctionState:
         `span` is the name's, or its line's packed position (`ir.span`).
         """
         if name in self.reserved:
-            raise self.reserved_error(name, name_span(span, name) if type(span) is int else span)  # type: ignore[arg-type]
+            raise self.reserved_error(name, span if isinstance(span, Span) else name_span(span, name))
         df = self.df
         if df is None:
             var = Var(name, sinfo, span)

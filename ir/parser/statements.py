@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 from functools import partial
-from typing import Any
+from typing import Literal, overload
 
 from ..errors import InferenceError
 from ..expr import Binding, BindingBlock, DataflowBlock, DataflowVar, Expr, Function, If, SeqExpr, Var
@@ -66,7 +66,7 @@ _READ = ast.Pass()
 
 
 def statement_words(stmt: ast.stmt | FastFunction) -> str:
-    if type(stmt) is FastFunction:
+    if isinstance(stmt, FastFunction):
         return _STATEMENTS[ast.FunctionDef]
     return _STATEMENTS.get(type(stmt), f"a {type(stmt).__name__} statement")
 
@@ -96,7 +96,7 @@ class StatementParser:
             var = scope[name] = Var(name, interned, span)
             params.append(var)
         node = sig.node
-        stmts = node.statements() if type(node) is FastFunction else node.body
+        stmts = node.statements() if isinstance(node, FastFunction) else node.body
         blocks, body = self._statements(stmts, "function", node)
         ret = sig.ret
         if ret is None:
@@ -106,7 +106,17 @@ class StatementParser:
         seq = SeqExpr(blocks, body, span=self.src.span(stmts[-1]))
         return Function(params, seq, ret, state.attrs, self.src.span(node), sig.ret_span)
 
-    def _statements(self, stmts: list[ast.stmt], mode: str, owner: ast.AST) -> tuple[list, Any]:
+    @overload
+    def _statements(
+        self, stmts: list[ast.stmt], mode: Literal["function"], owner: ast.stmt | FastFunction
+    ) -> tuple[list[BindingBlock], Expr]: ...
+    @overload
+    def _statements(
+        self, stmts: list[ast.stmt], mode: Literal["branch"], owner: ast.stmt | FastFunction
+    ) -> tuple[list[BindingBlock], Parts]: ...
+    def _statements(
+        self, stmts: list[ast.stmt], mode: Literal["function", "branch"], owner: ast.stmt | FastFunction
+    ) -> tuple[list[BindingBlock], Expr | Parts]:
         """Blocks of a function body (mode "function") or an if branch (mode "branch").
 
         Returns the blocks and the tail: the returned expression of a function,
@@ -119,7 +129,7 @@ class StatementParser:
         release = mode == "function"
         blocks: list[BindingBlock] = []
         current: list[Binding] = []
-        tail: Any = None
+        tail: Expr | Parts | None = None
         last = len(stmts) - 1
         module = self.module
         for i, stmt in enumerate(stmts):
@@ -128,13 +138,13 @@ class StatementParser:
             ends_branch = mode == "branch" and i == last
             if t is ast.Pass and stmt.lineno in self.state.runs:
                 tail = self.fast.run(module.take_run(stmt.lineno), current, ends_branch)
-            elif t is ast.Assign or t is ast.AnnAssign:
-                parts = assign_parts(self.state, self.exprs, stmt)  # type: ignore[arg-type]
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                parts = assign_parts(self.state, self.exprs, stmt)
                 if ends_branch:
                     tail = branch_tail(self.src, parts, stmt)
                 elif parts is not None:
                     current.append(self.state.bind(parts))
-            elif t is ast.With or (t is ast.Pass and stmt.lineno in self.state.blocks):
+            elif isinstance(stmt, ast.With) or (t is ast.Pass and stmt.lineno in self.state.blocks):
                 if mode != "function":
                     raise self.src.error(
                         "'with R.dataflow()' is not allowed inside an if branch", self._statement_where(stmt)
@@ -142,31 +152,32 @@ class StatementParser:
                 if current:
                     blocks.append(BindingBlock(current))
                     current = []
-                if t is ast.With:
-                    blocks.append(self._dataflow(stmt))  # type: ignore[arg-type]
+                if isinstance(stmt, ast.With):
+                    blocks.append(self._dataflow(stmt))
                 else:
                     blocks.append(self._fast_dataflow(self.state.blocks[stmt.lineno]))
-            elif t is ast.If:
-                binding = self._if(stmt)  # type: ignore[arg-type]
+            elif isinstance(stmt, ast.If):
+                parts = self._if(stmt)
+                binding = self.state.bind(parts)
                 current.append(binding)
                 if ends_branch:  # a nested if ends the branch: the variable it binds is the branch's result
-                    var = binding.var
-                    tail = (var.name, var.span, None, None, var, binding.span, (stmt.lineno, stmt.col_offset))
-            elif t is ast.Return:
+                    name, name_span, _, _, _, stmt_span, pos = parts
+                    tail = (name, name_span, None, None, binding.var, stmt_span, pos)
+            elif isinstance(stmt, ast.Return):
                 if mode != "function":
                     raise self.src.error(
                         "return is not allowed inside an if branch: end each branch by assigning the result", stmt
                     )
                 if i != last:
                     raise self.src.error("return must be the last statement of the function", stmts[i + 1])
-                tail = self._return(stmt)  # type: ignore[arg-type]
-            elif t is ast.Expr:
-                bare = expr_statement(self.state, self.exprs, stmt, i == 0 and mode == "function")  # type: ignore[arg-type]
+                tail = self._return(stmt)
+            elif isinstance(stmt, ast.Expr):
+                bare = expr_statement(self.state, self.exprs, stmt, i == 0 and mode == "function")
                 if bare is not None:
                     current.append(bare)
             else:
-                stmt = self._unfolded(stmt)
-                raise self.src.error(f"{statement_words(stmt)} is not supported in a function body", stmt)
+                unfolded = self._unfolded(stmt)
+                raise self.src.error(f"{statement_words(unfolded)} is not supported in a function body", unfolded)
             if ends_branch and tail is None:
                 raise self.src.error("an if branch must end by assigning its result to a name, or by an if", stmt)
             if release and i < last:
@@ -209,11 +220,11 @@ class StatementParser:
                 t = type(s)
                 if t is ast.Pass and s.lineno in self.state.runs:
                     self.fast.run(module.take_run(s.lineno), bindings, False)
-                elif t is ast.Assign or t is ast.AnnAssign:
-                    parts = assign_parts(self.state, self.exprs, s)  # type: ignore[arg-type]
+                elif isinstance(s, (ast.Assign, ast.AnnAssign)):
+                    parts = assign_parts(self.state, self.exprs, s)
                     if parts is not None:
                         bindings.append(self.state.bind(parts))
-                elif _is_call(s, "R.output"):
+                elif _call_of(s, "R.output") is not None:
                     raise self.src.error("R.output(...) must be the last statement of the dataflow block", s)
                 elif t is ast.If:
                     raise self.src.error("if is not allowed inside a dataflow block", s)
@@ -221,13 +232,13 @@ class StatementParser:
                     raise self.src.error("dataflow blocks cannot be nested", self._statement_where(s))
                 elif t is ast.Return:
                     raise self.src.error("return is not allowed inside a dataflow block: return after it", s)
-                elif t is ast.Expr:
-                    bare = expr_statement(self.state, self.exprs, s, False)  # type: ignore[arg-type]
+                elif isinstance(s, ast.Expr):
+                    bare = expr_statement(self.state, self.exprs, s, False)
                     if bare is not None:
                         bindings.append(bare)
                 else:
-                    s = self._unfolded(s)
-                    raise self.src.error(f"{statement_words(s)} is not supported in a dataflow block", s)
+                    unfolded = self._unfolded(s)
+                    raise self.src.error(f"{statement_words(unfolded)} is not supported in a dataflow block", unfolded)
         finally:
             self.state.df = None
         return self._close_dataflow(bindings, outputs, stmt.lineno, self.src.span(stmt))
@@ -289,10 +300,9 @@ class StatementParser:
     def _dataflow_outputs(self, body: list[ast.stmt]) -> tuple[list[ast.stmt], dict[str, ast.AST | Span]]:
         """Split off a dataflow block's final ``R.output(a, b)``: the statements before it and its names."""
         outputs: dict[str, ast.AST | Span] = {}
-        last_stmt = body[-1]
-        if not _is_call(last_stmt, "R.output"):
+        call = _call_of(body[-1], "R.output")
+        if call is None:
             return body, outputs
-        call = last_stmt.value  # type: ignore[attr-defined]
         if call.keywords:
             raise self.src.error("R.output takes variable names only", call.keywords[0])
         for arg in call.args:
@@ -323,7 +333,9 @@ class StatementParser:
                     last_pos[s.target.id] = (s.lineno, s.col_offset)
         return last_pos
 
-    def _if(self, stmt: ast.If) -> Binding:
+    def _if(self, stmt: ast.If) -> Parts:
+        """The `Parts` of ``if c: ... else: ...``, both branches ending by assigning one name: the
+        assignment of that name to the `If` (bound by the caller)."""
         if not stmt.orelse:
             raise self.src.error("if needs an else branch (both branches assign the result)", stmt)
         cond = self.exprs.expr(stmt.test, 0)
@@ -360,7 +372,7 @@ class StatementParser:
             join(t_value.struct_info, f_value.struct_info),
             span,
         )
-        return state.bind((t_name, t_span, ann, ann_span, node, span, (stmt.lineno, stmt.col_offset)))
+        return (t_name, t_span, ann, ann_span, node, span, (stmt.lineno, stmt.col_offset))
 
     def _check_condition(self, cond: Expr, node: ast.expr) -> None:
         sinfo = cond.struct_info
@@ -375,8 +387,11 @@ class StatementParser:
         raise self.src.error(f"an if condition must be a boolean scalar, got {sinfo!r}", node, InferenceError)
 
 
-def _is_call(stmt: ast.stmt, name: str) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == name
+def _call_of(stmt: ast.stmt, name: str) -> ast.Call | None:
+    """The call of `stmt` when it is an expression statement calling `name` (``R.output(...)``), else None."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == name:
+        return stmt.value
+    return None
 
 
 def assign_parts(state: FunctionState, exprs: ExprParser, stmt: ast.Assign | ast.AnnAssign) -> Parts | None:

@@ -16,7 +16,7 @@ from ..dtype import is_float
 from ..errors import ParseError
 from ..parser.literals import describe, dotted, typed_int
 from ..parser.source import Source
-from .nodes import BinOp, Buffer, Cast, Const, Expr, Intrin, Load, Select, Unary, Var, variables
+from .nodes import BinOp, Buffer, Cast, Const, Domain, Expr, Intrin, Load, Select, Unary, Var, variables
 
 MAX_DEPTH = 200  # TOPI prints at most ~25 levels; printing, running and comparing recurse per level
 
@@ -69,7 +69,7 @@ def _weak(node: ast.expr) -> bool:
 class ExprReader:
     """Reads expressions over `buffers` and the variables in `scope` (both shared with the statement reader)."""
 
-    def __init__(self, src: Source, buffers: dict[str, Buffer], scope: dict[str, tuple[Var, int | Expr]]) -> None:
+    def __init__(self, src: Source, buffers: dict[str, Buffer], scope: dict[str, tuple[Var, Domain]]) -> None:
         self.src = src
         self.buffers = buffers
         self.scope = scope
@@ -91,11 +91,10 @@ class ExprReader:
         if depth > MAX_DEPTH:
             raise self.error(f"expression nested more than {MAX_DEPTH} levels deep", node)
         d = depth + 1
-        t = type(node)
-        if t is ast.Constant:
-            return self.constant(node)  # type: ignore[arg-type]
-        if t is ast.Name:
-            name = node.id  # type: ignore[attr-defined]
+        if isinstance(node, ast.Constant):
+            return self.constant(node)
+        if isinstance(node, ast.Name):
+            name = node.id
             if name in self.scope:
                 return self.scope[name][0]
             if name in self.lets:
@@ -108,37 +107,38 @@ class ExprReader:
             if name in self.buffers:
                 raise self.error(f"buffer {name!r} is used without indices", node)
             raise self.error(f"unknown name {name!r}", node)
-        if t is ast.Subscript:
-            return self.load(node, d)  # type: ignore[arg-type]
-        if t is ast.BinOp:
-            op = _BINOPS.get(type(node.op))  # type: ignore[attr-defined]
+        if isinstance(node, ast.Subscript):
+            return self.load(node, d)
+        if isinstance(node, ast.BinOp):
+            op = _BINOPS.get(type(node.op))
             if op is None:
                 raise self.error(f"the operator in {describe(node)} is not read", node)
-            return self.binary(op, node.left, node.right, node, d)  # type: ignore[attr-defined]
-        if t is ast.Compare:
-            return self.compare(node, d)  # type: ignore[arg-type]
-        if t is ast.BoolOp:
-            op = "and" if isinstance(node.op, ast.And) else "or"  # type: ignore[attr-defined]
-            values = [self.boolean(v, d) for v in node.values]  # type: ignore[attr-defined]
+            return self.binary(op, node.left, node.right, node, d)
+        if isinstance(node, ast.Compare):
+            return self.compare(node, d)
+        if isinstance(node, ast.BoolOp):
+            op = "and" if isinstance(node.op, ast.And) else "or"
+            values = [self.boolean(v, d) for v in node.values]
             out = values[0]
             for value in values[1:]:
                 out = BinOp(op, out, value, "bool")
             return out
-        if t is ast.UnaryOp:
-            return self.unary(node, d)  # type: ignore[arg-type]
-        if t is ast.Call:
-            return self.call(node, d)  # type: ignore[arg-type]
+        if isinstance(node, ast.UnaryOp):
+            return self.unary(node, d)
+        if isinstance(node, ast.Call):
+            return self.call(node, d)
         raise self.error(f"this expression is not read: {describe(node)}", node)
 
     def extent(self, node: ast.expr, symbols_only: bool = False) -> tuple[int | Expr, str]:
         """A loop, axis or buffer extent and its dtype: ``T.int64(4)``, a bare ``4`` (int32), or an integer
         expression (``n * T.int64(2)``; of the function's symbols only if `symbols_only`, as a buffer's
         dims are; a loop's may name enclosing loop and block variables), never a negative literal."""
+        value: int | None = None
         if isinstance(node, ast.Constant) and type(node.value) is int:
             value, dtype = node.value, "int32"
-        elif isinstance(node, ast.Call) and typed_int(node) is not None:
-            value, dtype = typed_int(node), dotted(node.func)[2:]  # type: ignore[index]
-        else:
+        elif isinstance(node, ast.Call):
+            value, dtype = typed_int(node), (dotted(node.func) or "")[2:]  # ``T.int64(4)``: int64
+        if value is None:
             expr = self.read(node)
             if not is_int(expr.dtype):
                 raise self.error(f"an extent must be an integer, got a {expr.dtype} value", node)
@@ -146,9 +146,9 @@ class ExprReader:
             if bound and symbols_only:
                 raise self.error(f"a buffer dim may name only symbols, not the variable {bound[0]!r}", node)
             return expr, expr.dtype
-        if value < 0:  # type: ignore[operator]
+        if value < 0:
             raise self.error(f"a negative extent {value}", node)
-        return value, dtype  # type: ignore[return-value]
+        return value, dtype
 
     def dim(self, node: ast.expr) -> int | Expr:
         """A buffer dim: an extent, or one written as a string (``"n * T.int64(2)"``, as TVM prints some)."""
@@ -192,8 +192,8 @@ class ExprReader:
             if isinstance(item, ast.Slice):
                 raise self.error(f"buffer {buffer.name!r}: a slice is read only in T.reads/T.writes", item)
             value = self.read(item, depth)
-            if _weak(item) and value.dtype != "bool":
-                value = Const(int(value.value), "int32")  # type: ignore[union-attr]
+            if _weak(item) and isinstance(value, Const) and value.dtype != "bool":  # a weak number reads to a Const
+                value = Const(int(value.value), "int32")
             if not is_int(value.dtype):
                 raise self.error(f"buffer {buffer.name!r} is indexed with a {value.dtype} value", item)
             indices.append(value)
@@ -201,7 +201,8 @@ class ExprReader:
 
     def retype(self, value: Expr, node: ast.expr, dtype: str) -> Expr:
         """A weak constant `value` (read from `node`) as a constant of `dtype`."""
-        v = value.value  # type: ignore[union-attr]
+        assert isinstance(value, Const)  # what a weak number reads to
+        v = value.value
         if dtype == "bool":
             raise self.error(f"the number {v!r} meets a bool value", node)
         if is_int(dtype):
@@ -252,7 +253,8 @@ class ExprReader:
             term = BinOp(op, a, b, "bool")
             out = term if out is None else BinOp("and", out, term, "bool")
             left = right
-        return out  # type: ignore[return-value]
+        assert out is not None  # a comparison has at least one operator
+        return out
 
     def unary(self, node: ast.UnaryOp, depth: int) -> Expr:
         if isinstance(node.op, ast.USub):
@@ -305,8 +307,8 @@ class ExprReader:
         raise self.error(f"{describe(node)} is not a TIR intrinsic vdplace reads", node)
 
     def dtype_arg(self, node: ast.expr) -> str:
-        if isinstance(node, ast.Constant) and node.value in SCALAR_DTYPES:
-            return node.value  # type: ignore[return-value]
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in SCALAR_DTYPES:
+            return node.value
         raise self.error(f'expected a dtype string such as "float32", got {describe(node)}', node)
 
     def typed_constant(self, node: ast.Call, dtype: str) -> Const:
@@ -315,14 +317,14 @@ class ExprReader:
             raise self.error(f"T.{dtype} takes one value", node)
         arg = node.args[0]
         negative = isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub)
-        inner = arg.operand if negative else arg  # type: ignore[attr-defined]
+        inner = arg.operand if isinstance(arg, ast.UnaryOp) and negative else arg
         value = inner.value if isinstance(inner, ast.Constant) else None
         if isinstance(value, str) and is_float(dtype) and value in _FLOAT_WORDS and not negative:
             return Const(_FLOAT_WORDS[value], dtype)
         if dtype == "bool" and type(value) is bool and not negative:
             return Const(value, "bool")
-        if type(value) in (int, float) and dtype != "bool":
-            number = -value if negative else value  # type: ignore[operator]
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and dtype != "bool":
+            number = -value if negative else value
             if is_int(dtype):
                 if isinstance(number, float) and not number.is_integer():
                     raise self.error(f"T.{dtype} takes an integer, got {number!r}", node)

@@ -134,29 +134,31 @@ class Intrin:
 
 
 Expr = Const | Var | Load | BinOp | Unary | Cast | Select | Intrin
+# What a variable ranges over: ``range(extent)`` (an int or an expression of symbols), or ``[min, end)``.
+Domain = int | Expr | tuple[int | Expr, int | Expr]
 
 
 def operands(e: Expr) -> tuple[Expr, ...]:
     """The expressions directly inside `e` (a load's indices, an operator's operands)."""
-    t = type(e)
-    if t is BinOp:
-        return (e.a, e.b)  # type: ignore[union-attr]
-    if t is Load:
-        return e.indices  # type: ignore[union-attr]
-    if t is Unary:
-        return (e.a,)  # type: ignore[union-attr]
-    if t is Cast:
-        return (e.value,)  # type: ignore[union-attr]
-    if t is Select:
-        return (e.cond, e.a, e.b)  # type: ignore[union-attr]
-    if t is Intrin:
-        return e.args  # type: ignore[union-attr]
+    if isinstance(e, BinOp):
+        return (e.a, e.b)
+    if isinstance(e, Load):
+        return e.indices
+    if isinstance(e, Unary):
+        return (e.a,)
+    if isinstance(e, Cast):
+        return (e.value,)
+    if isinstance(e, Select):
+        return (e.cond, e.a, e.b)
+    if isinstance(e, Intrin):
+        return e.args
     return ()
 
 
 def variables(e: Expr) -> set[str]:
     """The names of the variables (loop, block and symbol) `e` reads."""
-    names, todo = set(), [e]
+    names: set[str] = set()
+    todo = [e]
     while todo:
         x = todo.pop()
         if type(x) is Var:
@@ -167,7 +169,8 @@ def variables(e: Expr) -> set[str]:
 
 def loaded(e: Expr) -> frozenset[str]:
     """The names of the buffers `e` loads from."""
-    names, todo = set(), [e]
+    names: set[str] = set()
+    todo = [e]
     while todo:
         x = todo.pop()
         if type(x) is Load:
@@ -195,7 +198,7 @@ class IterVar:
 
     var: Var
     kind: str
-    extent: int | Expr | tuple[int | Expr, int | Expr]
+    extent: Domain
     value: Expr
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from ..errors import ParseError
 from ..parser.literals import bind_arguments, bool_literal, describe, dotted, literal, str_literal
@@ -24,6 +23,7 @@ from .nodes import (
     Alloc,
     Block,
     Buffer,
+    Domain,
     Expr,
     For,
     IfThenElse,
@@ -48,6 +48,8 @@ _LOCAL_ALLOCS = ("T.alloc_local", "T.alloc_buffer", "T.sblock_alloc_buffer")
 _ALLOCS = ("T.alloc_buffer", "T.sblock_alloc_buffer", "T.alloc_local")
 # Buffer keywords that say how the buffer sits in memory, not what it holds: read and dropped.
 _LAYOUT_KEYWORDS = ("align", "offset_factor", "elem_offset")
+# What is in scope outside a loop or block (`_FunctionReader.enter`): variables, lets, stale lets.
+_Saved = tuple[dict[str, tuple[Var, Domain]], dict[str, tuple[Expr, frozenset[str]]], set[str]]
 _AXIS_KINDS = {"T.axis.spatial": "S", "T.axis.S": "S", "T.axis.reduce": "R", "T.axis.R": "R"}
 
 
@@ -64,7 +66,7 @@ def prim_func_from_text(text: str, filename: str | None = None) -> PrimFunc:
     ``R.call_tir`` calls in Python (``FunctionBuilder.emit("call_tir", (x,), gvar=f, out_ty=...)``)."""
     src = Source(text, filename)
     tree = parse_python(src, text)
-    defs = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]  # type: ignore[attr-defined]
+    defs = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
     if len(defs) != 1 or not isinstance(defs[0], ast.FunctionDef) or not is_prim_func(defs[0]):
         raise src.error("expected one @T.prim_func definition", defs[1] if len(defs) > 1 else None)
     return parse_prim_func(src, defs[0], lambda body: body)
@@ -88,7 +90,7 @@ class _FunctionReader:
         self.buffers: dict[str, Buffer] = {}
         self.allocs: list[Buffer] = []
         self.attrs: tuple[tuple[str, object], ...] = ()
-        self.scope: dict[str, tuple[Var, int | Expr]] = {}  # a loop or block variable in scope -> (var, extent)
+        self.scope: dict[str, tuple[Var, Domain]] = {}  # a loop or block variable in scope -> (var, its domain)
         self.exprs = ExprReader(src, self.buffers, self.scope)
         self.handles: dict[str, Buffer | None] = {}  # a ``T.handle`` parameter -> the buffer matched to it
 
@@ -107,15 +109,18 @@ class _FunctionReader:
         if not any(type(p) is Buffer or p in self.handles for p in params):
             raise self.error(f"function {fdef.name!r} has no buffer parameters", fdef)
         body = self.statements(self.root_body(list(self.expand(fdef.body))), root=True)
-        for i, p in enumerate(params):
-            if type(p) is str:
-                if self.handles[p] is None:
-                    raise self.error(f"handle {p!r} is never matched to a buffer (T.match_buffer)", args.args[i])
-                params[i] = self.handles[p]  # type: ignore[call-overload]
+        matched: list[Buffer | Scalar] = []  # the parameters, each handle replaced by its buffer
+        for arg, p in zip(args.args, params, strict=True):
+            if isinstance(p, str):
+                buffer = self.handles[p]
+                if buffer is None:
+                    raise self.error(f"handle {p!r} is never matched to a buffer (T.match_buffer)", arg)
+                p = buffer
+            matched.append(p)
         exprs = self.exprs
         symbols = tuple(exprs.symbols[n] for n in sorted(exprs.used))
         return PrimFunc(
-            tuple(params),  # type: ignore[arg-type]
+            tuple(matched),
             tuple(self.allocs),
             body,
             attrs=self.attrs,
@@ -176,19 +181,23 @@ class _FunctionReader:
     def declaration(self, stmt: ast.Assign) -> bool:
         """Read ``n = T.int64()`` (a symbol) or ``x = T.match_buffer(handle, shape, dtype)``; False if neither."""
         call, target = stmt.value, stmt.targets[0]
-        word = dotted(call.func) if isinstance(call, ast.Call) else None
-        if word in ("T.int64", "T.int32") and not call.args and not call.keywords:  # type: ignore[union-attr]
-            self.exprs.symbols[target.id] = Var(target.id, word[2:])  # type: ignore[attr-defined]
+        if not (isinstance(call, ast.Call) and isinstance(target, ast.Name)):
+            return False
+        word = dotted(call.func)
+        if (word == "T.int64" or word == "T.int32") and not call.args and not call.keywords:
+            self.exprs.symbols[target.id] = Var(target.id, word[2:])
             return True
         if word == "T.match_buffer":
-            buffer = self.buffer(target.id, call, "T.match_buffer")  # type: ignore[attr-defined, arg-type]
-            self.handles[call.args[0].id] = buffer  # type: ignore[union-attr]
+            buffer = self.buffer(target.id, call, "T.match_buffer")
+            handle = call.args[0]
+            assert isinstance(handle, ast.Name)  # `buffer` checked that it is a handle parameter
+            self.handles[handle.id] = buffer
             return True
         return False
 
     def root_body(self, body: list[ast.stmt]) -> list[ast.stmt]:
         """The function's statements, with an explicit ``with T.sblock("root"):`` opened and attributes read."""
-        out = []
+        out: list[ast.stmt] = []
         for stmt in body:
             if (
                 isinstance(stmt, ast.Expr)
@@ -239,8 +248,9 @@ class _FunctionReader:
             return While(self.exprs.boolean(stmt.test, 0), self.statements(stmt.body))
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             call = stmt.value
-            if isinstance(call, ast.Call) and dotted(call.func) in _LOCAL_ALLOCS:
-                return Alloc(self.buffer(stmt.targets[0].id, call, dotted(call.func)))  # type: ignore[arg-type]
+            what = dotted(call.func) if isinstance(call, ast.Call) else None
+            if what is not None and what in _LOCAL_ALLOCS:
+                return Alloc(self.buffer(stmt.targets[0].id, call, what))
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in _IGNORED:
             return None
         if isinstance(stmt, ast.Pass):
@@ -273,15 +283,16 @@ class _FunctionReader:
         call = stmt.iter
         name = dotted(call.func) if isinstance(call, ast.Call) else None
         targets = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else [stmt.target]
-        if not all(isinstance(t, ast.Name) for t in targets):
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if len(names) != len(targets):
             raise self.error("loop variables must be plain names", stmt.target)
-        if name == "T.grid":
-            extents = [self.exprs.extent(a) for a in call.args]  # type: ignore[union-attr]
-            if call.keywords or len(extents) != len(targets):  # type: ignore[union-attr]
+        if name == "T.grid" and isinstance(call, ast.Call):
+            extents = [self.exprs.extent(a) for a in call.args]
+            if call.keywords or len(extents) != len(targets):
                 raise self.error(f"T.grid gives {len(extents)} extents for {len(targets)} loop variables", stmt)
             kind = "grid"
-        elif name in _LOOP_KINDS and len(targets) == 1 and not call.keywords:  # type: ignore[union-attr]
-            extents = [self.range_extent(call)]  # type: ignore[arg-type]
+        elif name in _LOOP_KINDS and isinstance(call, ast.Call) and len(targets) == 1 and not call.keywords:
+            extents = [self.range_extent(call)]
             kind = _LOOP_KINDS[name]
         else:
             raise self.error(
@@ -290,8 +301,8 @@ class _FunctionReader:
             )
         loop_vars = []
         saved = self.enter()
-        for target, (extent, dtype) in zip(targets, extents, strict=True):
-            var = Var(target.id, dtype)  # type: ignore[attr-defined]
+        for target, (extent, dtype) in zip(names, extents, strict=True):
+            var = Var(target, dtype)
             self.scope[var.name] = (var, extent)
             loop_vars.append(var)
         body = self.statements(stmt.body)
@@ -309,11 +320,11 @@ class _FunctionReader:
             raise self.error(f"{describe(call)} takes an extent, or 0 and an extent", call)
         return self.exprs.extent(call.args[0])
 
-    def enter(self) -> tuple[dict, dict, set]:
+    def enter(self) -> _Saved:
         """What is in scope before a loop or block: its variables and lets leave scope with it (`restore`)."""
         return dict(self.scope), dict(self.exprs.lets), set(self.exprs.stale)
 
-    def restore(self, saved: tuple[dict, dict, set]) -> None:
+    def restore(self, saved: _Saved) -> None:
         """Leave a loop or block (the dicts are shared with `exprs`)."""
         scope, lets, stale = saved
         self.scope.clear()
@@ -363,9 +374,11 @@ class _FunctionReader:
     def axis_binding(self, stmt: ast.Assign, iter_vars: list[IterVar]) -> bool:
         """Read ``v.. = T.axis.remap("SR", [...])`` or ``v = T.axis.spatial(extent, value)``; False if neither."""
         call = stmt.value
-        what = dotted(call.func) if isinstance(call, ast.Call) else None
+        if not isinstance(call, ast.Call):
+            return False
+        what = dotted(call.func)
         if what == "T.axis.remap":
-            kinds_node, loops_node = bind_arguments(self.src, call, ("kinds", "bindings"), "T.axis.remap")  # type: ignore[arg-type]
+            kinds_node, loops_node = bind_arguments(self.src, call, ("kinds", "bindings"), "T.axis.remap")
             kinds = str_literal(self.src, kinds_node, "T.axis.remap kinds") if kinds_node else ""
             loops = loops_node.elts if isinstance(loops_node, (ast.List, ast.Tuple)) else []
             targets = stmt.targets[0].elts if isinstance(stmt.targets[0], ast.Tuple) else [stmt.targets[0]]
@@ -378,18 +391,20 @@ class _FunctionReader:
                 self.bind_axis(target, kind, extent, var, iter_vars)
             return True
         if what in _AXIS_KINDS:
-            extent_node, value_node = bind_arguments(self.src, call, ("dom", "binding"), what)  # type: ignore[arg-type]
+            extent_node, value_node = bind_arguments(self.src, call, ("dom", "binding"), what)
             if extent_node is None or value_node is None or len(stmt.targets) != 1:
                 raise self.error(f"{what} takes an extent and a value", call)
+            dom: Domain
             if isinstance(extent_node, ast.Tuple) and len(extent_node.elts) == 2:  # a domain [min, end)
-                extent: Any = tuple(self.exprs.extent(e)[0] for e in extent_node.elts)
+                low, high = extent_node.elts
+                dom = (self.exprs.extent(low)[0], self.exprs.extent(high)[0])
             else:
-                extent = self.exprs.extent(extent_node)[0]
-            self.bind_axis(stmt.targets[0], _AXIS_KINDS[what], extent, self.exprs.read(value_node), iter_vars)
+                dom = self.exprs.extent(extent_node)[0]
+            self.bind_axis(stmt.targets[0], _AXIS_KINDS[what], dom, self.exprs.read(value_node), iter_vars)
             return True
         return False
 
-    def bind_axis(self, target: ast.expr, kind: str, extent: Any, value: Any, iter_vars: list[IterVar]) -> None:
+    def bind_axis(self, target: ast.expr, kind: str, extent: Domain, value: Expr, iter_vars: list[IterVar]) -> None:
         if not isinstance(target, ast.Name):
             raise self.error("a block variable must be a plain name", target)
         if value.dtype not in ("int64", "int32"):

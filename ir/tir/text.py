@@ -103,7 +103,7 @@ def _parameters(func: PrimFunc) -> tuple[list[str], list[str]]:
     taken = {p.name for p in func.params} | {v.name for v in func.symbols} | {b.name for b in func.allocs}
     params, matched = [], []
     for p in func.params:
-        if type(p) is Scalar:
+        if isinstance(p, Scalar):
             params.append(f"{p.name}: T.{p.dtype}")
         elif all(type(d) is int for d in p.shape):
             params.append(f"{p.name}: T.Buffer({_shape(p)}, {literal(p.dtype)})")
@@ -118,13 +118,13 @@ def _parameters(func: PrimFunc) -> tuple[list[str], list[str]]:
 
 
 def _shape(buffer: Buffer) -> str:
-    dims = [f"T.int64({d})" if type(d) is int else expr(d) for d in buffer.shape]
+    dims = [f"T.int64({d})" if isinstance(d, int) else expr(d) for d in buffer.shape]
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
 
 
 def _extent(value: int | Expr, dtype: str) -> str:
-    if type(value) is not int:
-        return expr(value)  # type: ignore[arg-type]
+    if not isinstance(value, int):
+        return expr(value)
     return str(value) if dtype == "int32" else f"T.{dtype}({value})"
 
 
@@ -133,7 +133,7 @@ class _Writer:
         self.lines = lines
         self.block_word = block_word
 
-    def stmt(self, stmt: Stmt, indent: str, loops: dict[Var, int]) -> None:
+    def stmt(self, stmt: Stmt, indent: str, loops: dict[Var, int | Expr]) -> None:
         lines = self.lines
         if type(stmt) is Seq:
             for s in stmt.stmts:
@@ -168,21 +168,25 @@ class _Writer:
         else:
             raise TypeError(f"not a TIR statement: {stmt!r}")
 
-    def block(self, block: Block, indent: str, loops: dict[Var, int]) -> None:
+    def block(self, block: Block, indent: str, loops: dict[Var, int | Expr]) -> None:
         lines = self.lines
         lines.append(f"{indent}with {self.block_word}({literal(block.name)}):")
         inner = indent + INDENT
         ivs = block.iter_vars
-        if ivs and all(type(iv.value) is Var and loops.get(iv.value) == iv.extent for iv in ivs):
+        # The loop variables the iteration variables are bound to, when each is bound to one over its whole range.
+        remapped = [iv.value.name for iv in ivs if type(iv.value) is Var and loops.get(iv.value) == iv.extent]
+        if ivs and len(remapped) == len(ivs):
             targets = ", ".join(iv.var.name for iv in ivs)
             kinds = "".join(iv.kind for iv in ivs)
-            lines.append(f'{inner}{targets} = T.axis.remap("{kinds}", [{", ".join(iv.value.name for iv in ivs)}])')  # type: ignore[union-attr]
+            lines.append(f'{inner}{targets} = T.axis.remap("{kinds}", [{", ".join(remapped)}])')
         else:
             for iv in ivs:
                 word = "spatial" if iv.kind == "S" else "reduce"
                 dom = iv.extent  # an extent, or a (min, end) domain
-                text = "(" + ", ".join(_extent(d, iv.var.dtype) for d in dom) + ")" if type(dom) is tuple else None
-                text = text or _extent(dom, iv.var.dtype)  # type: ignore[arg-type]
+                if isinstance(dom, tuple):
+                    text = "(" + ", ".join(_extent(d, iv.var.dtype) for d in dom) + ")"
+                else:
+                    text = _extent(dom, iv.var.dtype)
                 lines.append(f"{inner}{iv.var.name} = T.axis.{word}({text}, {expr(iv.value)})")
         if block.init is not None:
             lines.append(f"{inner}with T.init():")
@@ -208,33 +212,32 @@ def _wrap(e: Expr, least: int) -> str:
 
 def _expr(e: Expr) -> tuple[str, int]:
     """`e`'s text and the precedence of its outermost operator (`_ATOM` for a call, a name or a load)."""
-    t = type(e)
-    if t is Const:
-        return _const(e)  # type: ignore[arg-type]
-    if t is Var:
-        return e.name, _ATOM  # type: ignore[union-attr]
-    if t is Load:
-        return _load(e.buffer, e.indices), _ATOM  # type: ignore[union-attr]
-    if t is BinOp and e.op == "/" and not e.dtype.startswith("float"):  # type: ignore[union-attr]
-        return f"T.Div({expr(e.a)}, {expr(e.b)})", _ATOM  # type: ignore[union-attr]
-    if t is BinOp:
-        prec = _PRECEDENCE[e.op]  # type: ignore[union-attr]
+    if isinstance(e, Const):
+        return _const(e)
+    if isinstance(e, Var):
+        return e.name, _ATOM
+    if isinstance(e, Load):
+        return _load(e.buffer, e.indices), _ATOM
+    if isinstance(e, BinOp) and e.op == "/" and not e.dtype.startswith("float"):
+        return f"T.Div({expr(e.a)}, {expr(e.b)})", _ATOM
+    if isinstance(e, BinOp):
+        prec = _PRECEDENCE[e.op]
         right = prec + 1  # left-associative: a right operand of the same level needs brackets
         left = prec + 1 if prec == 4 else prec  # comparisons do not chain here
-        return f"{_wrap(e.a, left)} {e.op} {_wrap(e.b, right)}", prec  # type: ignore[union-attr]
-    if t is Unary:
-        if e.op == "not":  # type: ignore[union-attr]
-            return f"not {_wrap(e.a, 3)}", 3  # type: ignore[union-attr]
-        return f"{e.op}{_wrap(e.a, 11)}", 11  # type: ignore[union-attr]
-    if t is Cast:
-        return f"T.Cast({literal(e.dtype)}, {expr(e.value)})", _ATOM  # type: ignore[union-attr]
-    if t is Select:
-        word = "if_then_else" if e.lazy else "Select"  # type: ignore[union-attr]
-        return f"T.{word}({expr(e.cond)}, {expr(e.a)}, {expr(e.b)})", _ATOM  # type: ignore[union-attr]
-    if t is Intrin:
-        if not e.args:  # type: ignore[union-attr]
-            return f"T.{e.name}({literal(e.dtype)})", _ATOM  # type: ignore[union-attr]
-        return f"T.{e.name}({', '.join(expr(a) for a in e.args)})", _ATOM  # type: ignore[union-attr]
+        return f"{_wrap(e.a, left)} {e.op} {_wrap(e.b, right)}", prec
+    if isinstance(e, Unary):
+        if e.op == "not":
+            return f"not {_wrap(e.a, 3)}", 3
+        return f"{e.op}{_wrap(e.a, 11)}", 11
+    if isinstance(e, Cast):
+        return f"T.Cast({literal(e.dtype)}, {expr(e.value)})", _ATOM
+    if isinstance(e, Select):
+        word = "if_then_else" if e.lazy else "Select"
+        return f"T.{word}({expr(e.cond)}, {expr(e.a)}, {expr(e.b)})", _ATOM
+    if isinstance(e, Intrin):
+        if not e.args:
+            return f"T.{e.name}({literal(e.dtype)})", _ATOM
+        return f"T.{e.name}({', '.join(expr(a) for a in e.args)})", _ATOM
     raise TypeError(f"not a TIR expression: {e!r}")
 
 

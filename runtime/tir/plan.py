@@ -7,7 +7,7 @@ in loop order gives (see the `run` module docstring).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -85,9 +85,14 @@ def loop_grid(env: dict[str, Any], loops: list[tuple[Var, int]]) -> dict[str, An
     return grid
 
 
-def block_stores(stmt: Stmt | None) -> tuple[Store, ...]:
-    """The stores of a block's body (a store, or stores one after another)."""
-    return stmt.stmts if type(stmt) is Seq else (stmt,)  # type: ignore[return-value, union-attr]
+def block_stores(stmt: Stmt | None) -> list[Store] | None:
+    """The stores of a block's body or init (a store, or stores one after another; none for no init), or
+    None when it holds any other statement."""
+    if stmt is None:
+        return []
+    stmts = stmt.stmts if isinstance(stmt, Seq) else (stmt,)
+    stores = [s for s in stmts if isinstance(s, Store)]
+    return stores if len(stores) == len(stmts) else None
 
 
 def steps_over_reductions(block: Block, loops: list[tuple[Var, int]]) -> bool:
@@ -96,8 +101,7 @@ def steps_over_reductions(block: Block, loops: list[tuple[Var, int]]) -> bool:
     bound = [iv.value for iv in block.iter_vars]
     if sorted(id(v) for v in bound) != sorted(id(v) for v, _ in loops) or len(set(map(id, bound))) != len(bound):
         return False
-    bodies = block_stores(block.body) + (block_stores(block.init) if block.init is not None else ())
-    return all(type(s) is Store for s in bodies)
+    return block_stores(block.body) is not None and block_stores(block.init) is not None
 
 
 def runs_as_lanes(loop: For) -> bool:
@@ -114,38 +118,40 @@ def runs_as_lanes(loop: For) -> bool:
     todo: list[Stmt] = [loop.body]
     while todo:
         s = todo.pop()
-        t = type(s)
-        if t is Seq:
-            todo.extend(s.stmts)  # type: ignore[union-attr]
-        elif t is For:
-            if any(type(e) is not int and name in variables(e) for e in s.extents):  # type: ignore[union-attr]
+        if isinstance(s, Seq):
+            todo.extend(s.stmts)
+        elif isinstance(s, For):
+            if any(not isinstance(e, int) and name in variables(e) for e in s.extents):
                 return False
-            todo.append(s.body)  # type: ignore[union-attr]
-        elif t is Block:
-            inits = block_stores(s.init) if s.init is not None else ()  # type: ignore[union-attr]
-            if not all(type(x) is Store for x in block_stores(s.body) + inits):  # type: ignore[union-attr]
+            todo.append(s.body)
+        elif isinstance(s, Block):
+            if block_stores(s.body) is None or block_stores(s.init) is None:
                 return False
-        elif t is IfThenElse:
-            todo += [b for b in (s.then, s.otherwise) if b is not None]  # type: ignore[union-attr]
-        elif t is While:
-            todo.append(s.body)  # type: ignore[union-attr]
-        elif t is not Store and t is not Alloc:
+        elif isinstance(s, IfThenElse):
+            todo += [b for b in (s.then, s.otherwise) if b is not None]
+        elif isinstance(s, While):
+            todo.append(s.body)
+        elif not isinstance(s, (Store, Alloc)):
             return False
     return True
 
 
-def vectorizes(stmt: Stmt) -> bool:
-    """Whether a loop nest's body `stmt` runs as array operations (see the module docstring)."""
-    if type(stmt) is Block:
-        if type(stmt.body) is not Store or (stmt.init is not None and type(stmt.init) is not Store):
+def vectorizes(stmt: Stmt) -> TypeGuard[Block | Store]:
+    """Whether a loop nest's body `stmt` runs as array operations (see the module docstring): a store, or a
+    block of one store (and one store as its init)."""
+    if isinstance(stmt, Block):
+        body, init = stmt.body, stmt.init
+        if not isinstance(body, Store) or (init is not None and not isinstance(init, Store)):
             return False
-        if stmt.init is not None and reads(stmt.init.value, stmt.init.buffer.name):  # type: ignore[union-attr]
+        if init is not None and reads(init.value, init.buffer.name):
             return False
-        stmt = stmt.body
-    if type(stmt) is not Store:
+        store = body
+    elif isinstance(stmt, Store):
+        store = stmt
+    else:
         return False
     return (
-        reduction_update(stmt) is not None
-        or not reads(stmt.value, stmt.buffer.name)
-        and not any(reads(i, stmt.buffer.name) for i in stmt.indices)
+        reduction_update(store) is not None
+        or not reads(store.value, store.buffer.name)
+        and not any(reads(i, store.buffer.name) for i in store.indices)
     )

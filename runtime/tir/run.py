@@ -41,6 +41,7 @@ from vdplace.ir.errors import IRError
 from vdplace.ir.ops.math import erf
 from vdplace.ir.ops.special import round_bfloat16
 from vdplace.ir.tir.nodes import (
+    Alloc,
     BinOp,
     Block,
     Buffer,
@@ -171,13 +172,21 @@ def _bfloat16(x: Any) -> Any:
     return round_bfloat16(x) if np.ndim(x) else round_bfloat16(np.asarray(x))[()]
 
 
+def _stores(stmt: Stmt | None) -> list[Store]:
+    """The stores of the body or init of a block run over arrays, which holds no other statement
+    (`plan.vectorizes`, `plan.steps_over_reductions`)."""
+    stores = block_stores(stmt)
+    assert stores is not None
+    return stores
+
+
 class Lanes:
     """The iterations of a ``T.parallel`` loop run side by side: their `shape`, the `mask` of those a
     statement runs for (an ``if`` or ``while`` narrows it), and each lane's `index` (its loop variable)."""
 
     __slots__ = ("shape", "mask", "index")
 
-    def __init__(self, shape: tuple[int, ...], mask: np.ndarray, index: np.ndarray | None = None) -> None:
+    def __init__(self, shape: tuple[int, ...], mask: np.ndarray, index: np.ndarray) -> None:
         self.shape = shape
         self.mask = mask
         self.index = index
@@ -193,7 +202,7 @@ class _Runner:
 
     def shape(self, buffer: Buffer, env: dict[str, Any]) -> tuple[int, ...]:
         """`buffer`'s shape with its symbols' values from `env`."""
-        return tuple(d if type(d) is int else self.extent(d, env) for d in buffer.shape)
+        return tuple(d if isinstance(d, int) else self.extent(d, env) for d in buffer.shape)
 
     def extent(self, e: Expr, env: dict[str, Any]) -> int:
         try:
@@ -206,55 +215,56 @@ class _Runner:
     # -- statements ------------------------------------------------------------------
     def stmt(self, stmt: Stmt, env: dict[str, Any], lanes: Lanes | None = None) -> None:
         """Run `stmt`; with `lanes`, inside a parallel loop run as arrays over its lanes (`Lanes`)."""
-        t = type(stmt)
-        if t is Seq:
-            for s in stmt.stmts:  # type: ignore[union-attr]
+        if isinstance(stmt, Seq):
+            for s in stmt.stmts:
                 self.stmt(s, env, lanes)
-        elif t is For:
-            self.loop(stmt, env, lanes)  # type: ignore[arg-type]
-        elif t is Block or t is Store:
+        elif isinstance(stmt, For):
+            self.loop(stmt, env, lanes)
+        elif isinstance(stmt, (Block, Store)):
             shape, mask = (None, None) if lanes is None else (lanes.shape, lanes.mask)
-            (self.block if t is Block else self.store)(stmt, env, shape, mask)  # type: ignore[operator]
+            if isinstance(stmt, Block):
+                self.block(stmt, env, shape, mask)
+            else:
+                self.store(stmt, env, shape, mask)
         elif lanes is not None:
             self.lane_stmt(stmt, env, lanes)
-        elif t is IfThenElse:
-            if self.expr(stmt.cond, env):  # type: ignore[union-attr]
-                self.stmt(stmt.then, env)  # type: ignore[union-attr]
-            elif stmt.otherwise is not None:  # type: ignore[union-attr]
-                self.stmt(stmt.otherwise, env)  # type: ignore[union-attr]
-        elif t is While:
+        elif isinstance(stmt, IfThenElse):
+            if self.expr(stmt.cond, env):
+                self.stmt(stmt.then, env)
+            elif stmt.otherwise is not None:
+                self.stmt(stmt.otherwise, env)
+        elif isinstance(stmt, While):
             for _ in range(_MAX_WHILE):
-                if not self.expr(stmt.cond, env):  # type: ignore[union-attr]
+                if not self.expr(stmt.cond, env):
                     return
-                self.stmt(stmt.body, env)  # type: ignore[union-attr]
+                self.stmt(stmt.body, env)
             raise IRRuntimeError(f"TIR function {self.fname!r}: a while loop ran {_MAX_WHILE} times without ending")
         else:  # Alloc
-            b = stmt.buffer  # type: ignore[union-attr]
+            b = stmt.buffer
             self.buffers[b.name] = np.zeros(self.shape(b, env), to_numpy(b.dtype))
 
-    def lane_stmt(self, stmt: Stmt, env: dict[str, Any], lanes: Lanes) -> None:
+    def lane_stmt(self, stmt: IfThenElse | While | Alloc, env: dict[str, Any], lanes: Lanes) -> None:
         """An ``if``, ``while`` or ``T.alloc_local`` of a parallel loop's body, for every lane of `lanes` at once.
 
         An ``if`` runs its branches on the lanes where its condition holds or not; a ``while`` runs its
         body on the lanes where its condition still holds until it holds on none (each such step is
         one `tick`); a local buffer gets an element per lane, indexed by the lane (`lane_local`).
         """
-        t = type(stmt)
-        if t is IfThenElse:
-            cond = np.broadcast_to(self.expr(stmt.cond, env), lanes.shape)  # type: ignore[union-attr]
-            for branch, where in ((stmt.then, cond), (stmt.otherwise, ~cond)):  # type: ignore[union-attr]
+        if isinstance(stmt, IfThenElse):
+            cond = np.broadcast_to(self.expr(stmt.cond, env), lanes.shape)
+            for branch, where in ((stmt.then, cond), (stmt.otherwise, ~cond)):
                 if branch is not None and np.any(active := lanes.mask & where):
                     self.stmt(branch, env, Lanes(lanes.shape, active, lanes.index))
-        elif t is While:
+        elif isinstance(stmt, While):
             for _ in range(_MAX_WHILE):
-                active = lanes.mask & np.broadcast_to(self.expr(stmt.cond, env), lanes.shape)  # type: ignore[union-attr]
+                active = lanes.mask & np.broadcast_to(self.expr(stmt.cond, env), lanes.shape)
                 if not np.any(active):
                     return
                 self.tick(1)
-                self.stmt(stmt.body, env, Lanes(lanes.shape, active, lanes.index))  # type: ignore[union-attr]
+                self.stmt(stmt.body, env, Lanes(lanes.shape, active, lanes.index))
             raise IRRuntimeError(f"TIR function {self.fname!r}: a while loop ran {_MAX_WHILE} times without ending")
         else:  # Alloc
-            b = stmt.buffer  # type: ignore[union-attr]
+            b = stmt.buffer
             self.buffers[b.name] = np.zeros((*lanes.shape, *self.shape(b, env)), to_numpy(b.dtype))
             self.lane_local[b.name] = lanes.index
 
@@ -264,7 +274,7 @@ class _Runner:
             return
         if self.vectorize and loop.kind == "parallel" and runs_as_lanes(loop):
             (var,), (extent,) = loop.vars, loop.extents
-            n = extent if type(extent) is int else self.extent(extent, env)
+            n = extent if isinstance(extent, int) else self.extent(extent, env)
             index = np.arange(n, dtype=var.dtype)
             outer, self.lane_local = self.lane_local, {}
             self.stmt(loop.body, {**env, var.name: index}, Lanes((n,), np.ones(n, bool), index))
@@ -276,11 +286,11 @@ class _Runner:
         inner: Stmt = loop
         while type(inner) is For:
             names = {v.name for v, _ in loops}
-            if loops and any(type(e) is not int and names & variables(e) for e in inner.extents):  # type: ignore[union-attr]
+            if loops and any(not isinstance(e, int) and names & variables(e) for e in inner.extents):
                 break  # a loop whose extent an enclosing one's variable sets: the body of that one
-            extents = [e if type(e) is int else self.extent(e, env) for e in inner.extents]  # type: ignore[union-attr]
-            loops += zip(inner.vars, extents, strict=True)  # type: ignore[union-attr]
-            inner = inner.body  # type: ignore[union-attr]
+            extents = [e if isinstance(e, int) else self.extent(e, env) for e in inner.extents]
+            loops += zip(inner.vars, extents, strict=True)
+            inner = inner.body
         if self.vectorize and vectorizes(inner):
             self.as_arrays(inner, loops, env)
             return
@@ -304,7 +314,7 @@ class _Runner:
                 "more than the NumPy runner runs"
             )
 
-    def as_arrays(self, inner: Stmt, loops: list[tuple[Var, int]], env: dict[str, Any]) -> None:
+    def as_arrays(self, inner: Block | Store, loops: list[tuple[Var, int]], env: dict[str, Any]) -> None:
         """Run the nest of `loops` around `inner` as arrays over its iterations, `MAX_GRID` at most at a time.
 
         A bigger nest runs its outermost loop in chunks, in order (a reduction's ``ufunc.at`` keeps loop
@@ -329,10 +339,10 @@ class _Runner:
             grid = loop_grid(env, [(var, stop - start), *rest])
             grid[var.name] = grid[var.name] + _scalar(var.dtype, start)
             shape = (stop - start, *(e for _, e in rest))
-            if type(inner) is Block:
+            if isinstance(inner, Block):
                 self.block(inner, grid, shape)
             else:
-                self.store(inner, grid, shape)  # type: ignore[arg-type]
+                self.store(inner, grid, shape)
 
     def in_order(self, loop: For, env: dict[str, Any], lanes: Lanes) -> None:
         """`loop`'s iterations one after another, its body over the parallel loop's `lanes`."""
@@ -340,7 +350,7 @@ class _Runner:
         body = (
             loop.body if not rest else For(tuple(v for v, _ in rest), tuple(e for _, e in rest), loop.kind, loop.body)
         )
-        n = extent if type(extent) is int else self.extent(extent, env)
+        n = extent if isinstance(extent, int) else self.extent(extent, env)
         self.tick(n)
         for i in range(n):
             self.stmt(body, {**env, var.name: _scalar(var.dtype, i)}, lanes)
@@ -351,7 +361,7 @@ class _Runner:
         A block's spatial instances are independent and each writes only its own elements, so running
         all of them at each reduction step, the steps in loop order, does what the loops do.
         """
-        kinds = {iv.value.name: iv.kind for iv in block.iter_vars}  # type: ignore[union-attr]
+        kinds = {iv.value.name: iv.kind for iv in block.iter_vars if isinstance(iv.value, Var)}  # all are
         spatial = [(v, e) for v, e in loops if kinds[v.name] == "S"]
         reduction = [(v, e) for v, e in loops if kinds[v.name] == "R"]
         shape = tuple(e for _, e in spatial)
@@ -375,14 +385,14 @@ class _Runner:
                     first = np.logical_and(first, env[iv.var.name] == 0)
             if shape is not None:
                 mask = np.broadcast_to(first, shape) if active is None else active & first
-                for init in block_stores(block.init):
+                for init in _stores(block.init):
                     self.store(init, env, shape, mask)
             elif first:
                 self.stmt(block.init, env)
         if shape is None:
             self.stmt(block.body, env)
         else:
-            for store in block_stores(block.body):
+            for store in _stores(block.body):
                 self.store(store, env, shape, active)
 
     def store(self, store: Store, env: dict[str, Any], shape: tuple[int, ...] | None, mask: Any = None) -> None:
@@ -426,28 +436,27 @@ class _Runner:
         bfloat16 values are held as float32 and computed in it, as TVM's bfloat16 legalization does:
         rounded where they are cast to bfloat16 and where they are stored.
         """
-        t = type(e)
-        if t is Const:
-            return _scalar(e.dtype, e.value)  # type: ignore[union-attr]
-        if t is Var:
-            return env[e.name]  # type: ignore[union-attr]
-        if t is Load:
-            array = self.buffers[e.buffer.name]  # type: ignore[union-attr]
-            return self.load(e.buffer.name, array, [self.expr(i, env) for i in e.indices])  # type: ignore[union-attr]
-        if t is BinOp:
-            a, b = self.expr(e.a, env), self.expr(e.b, env)  # type: ignore[union-attr]
-            if e.op == "/":  # type: ignore[union-attr]
-                return np.true_divide(a, b).astype(to_numpy(e.dtype)) if is_float(e.dtype) else _truncdiv(a, b)  # type: ignore[union-attr]
-            return _BINARY[e.op](a, b)  # type: ignore[union-attr]
-        if t is Unary:
-            a = self.expr(e.a, env)  # type: ignore[union-attr]
-            return np.negative(a) if e.op == "-" else (np.logical_not(a) if e.op == "not" else np.invert(a))  # type: ignore[union-attr]
-        if t is Cast:
-            value = np.asarray(self.expr(e.value, env)).astype(to_numpy(e.dtype))  # type: ignore[union-attr]
-            return _bfloat16(value) if e.dtype == "bfloat16" else value  # type: ignore[union-attr]
-        if t is Select:
-            return self.select(e, env)  # type: ignore[arg-type]
-        return self.intrinsic(e, env)  # type: ignore[arg-type]
+        if isinstance(e, Const):
+            return _scalar(e.dtype, e.value)
+        if isinstance(e, Var):
+            return env[e.name]
+        if isinstance(e, Load):
+            array = self.buffers[e.buffer.name]
+            return self.load(e.buffer.name, array, [self.expr(i, env) for i in e.indices])
+        if isinstance(e, BinOp):
+            a, b = self.expr(e.a, env), self.expr(e.b, env)
+            if e.op == "/":
+                return np.true_divide(a, b).astype(to_numpy(e.dtype)) if is_float(e.dtype) else _truncdiv(a, b)
+            return _BINARY[e.op](a, b)
+        if isinstance(e, Unary):
+            a = self.expr(e.a, env)
+            return np.negative(a) if e.op == "-" else (np.logical_not(a) if e.op == "not" else np.invert(a))
+        if isinstance(e, Cast):
+            value = np.asarray(self.expr(e.value, env)).astype(to_numpy(e.dtype))
+            return _bfloat16(value) if e.dtype == "bfloat16" else value
+        if isinstance(e, Select):
+            return self.select(e, env)
+        return self.intrinsic(e, env)
 
     def load(self, name: str, array: np.ndarray, indices: list[Any]) -> Any:
         """``array[indices]``; an element outside the array reads NaN (a float buffer) or the nearest one."""
