@@ -18,7 +18,7 @@ from vdplace.placement.cost.calibrate import available_devices
 from vdplace.placement.cost.jsonfile import loads
 from vdplace.placement.cost.links import fit_link
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # The op whose time depends on the sign of its input (NumPy's power of negative floats is far slower) reads
 # an activation the program computes: negative whatever positive x is given.

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.test_fix import UNFIXABLE, unfixable_ops  # noqa: F401  (the fixture is used by name)
+from tests.placement.test_fix import UNFIXABLE, unfixable_ops  # noqa: F401  (the fixture is used by name)
 from vdplace import cli
 from vdplace.cli import COMMON_STATUSES, EXIT_STATUSES, build_parser, exit_statuses, main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 MODELS = ROOT / "tests" / "models"
 
@@ -192,7 +192,7 @@ BENCH = ["--family", "chain", "--sizes", "30", "--no-tvm"]
 
 
 def _statuses(tmp_path) -> dict[tuple[str, int], list[str]]:
-    """An invocation for each (command, status) the table promises (``run --ray``: tests/test_runtime_ray.py)."""
+    """An invocation for each (command, status) the table promises (``run --ray``: tests/runtime/test_ray.py)."""
     return {
         ("place", 0): ["place", EXAMPLES / "rfc_hint_copy.py"],
         ("place", 1): ["place", EXAMPLES / "conflict_add.py"],

@@ -19,7 +19,7 @@ from referencing import Registry, Resource
 from vdplace.cli import main
 from vdplace.placement.report import SCHEMA_PATH
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SCHEMAS = ROOT / "docs" / "schemas"
 

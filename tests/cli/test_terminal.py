@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SGR = re.compile(rb"\x1b\[[0-9;]*m")  # colours
 ERASE_LINE = b"\x1b[K"

@@ -20,7 +20,7 @@ import pytest
 from vdplace import ir, placement, runtime
 from vdplace.placement.model.entry import num_inputs
 
-MODELS = Path(__file__).resolve().parent / "models"
+MODELS = Path(__file__).resolve().parents[1] / "models"
 NAMES = sorted(p.name for p in MODELS.iterdir() if (p / "params.py").is_file())
 RTOL, ATOL = 1e-4, 1e-5
 

@@ -852,7 +852,7 @@ def test_an_internal_bug_is_still_a_located_parse_error(monkeypatch):
 
 # -- fuzzing: mutated modules -----------------------------------------------------------------------
 
-DATA = Path(__file__).parent / "data" / "parser"
+DATA = Path(__file__).parents[1] / "data" / "parser"
 SEEDS = [p.read_text() for p in sorted(DATA.glob("*.tvmscript"))]
 PIECES = [
     "(",

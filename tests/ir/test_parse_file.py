@@ -10,7 +10,7 @@ from vdplace.ir import ParseError
 from vdplace.placement import PlacementConflict
 from vdplace.placement.report import render_text
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXCERPT = 'x1: R.Tensor((2, 3), "float32", "llvm") = R.exp(x)'
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_parser import parsed_both_ways
+from tests.ir.test_parser import parsed_both_ways
 from vdplace import ir, placement
 from vdplace.bench.generators import GENERATORS
 from vdplace.ir.parser.fastlines import CANDIDATE, LINE
@@ -176,7 +176,7 @@ def test_generated_modules_read_the_same_with_the_skeleton(family, monkeypatch):
 
 
 def test_every_fast_line_is_a_candidate():
-    root = Path(__file__).parent.parent
+    root = Path(__file__).parents[2]
     texts = [p.read_text() for p in sorted((root / "examples").glob("*.py"))]
     texts += [ir.script(build(300)) for build in GENERATORS.values()]
     fast = 0

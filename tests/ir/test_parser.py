@@ -43,7 +43,7 @@ from vdplace.ir.op import ATTR, DEVICE, SHAPE, TENSORS, VDEVICE, Param, get_op, 
 from vdplace.ir.struct_info import FuncStructInfo
 from vdplace.ir.vdevice import DeviceSpec, Target
 
-DATA = Path(__file__).parent / "data" / "parser"
+DATA = Path(__file__).parents[1] / "data" / "parser"
 CASES = sorted(DATA.glob("*.tvmscript"))
 
 HEADER = """import tvm

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.strategies import modules
+from tests.support.strategies import modules
 from vdplace.ir import DeviceSpec, ModuleBuilder, Target, VDevice, script
 from vdplace.ir.builder import tensor
 from vdplace.ir.expr import (

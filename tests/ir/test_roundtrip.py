@@ -2,7 +2,7 @@
 
 Covers every bundled example, the TVMScript texts of the conformance cases
 (copied under ``tests/data/conformance``), hand-built modules that use every
-kind of value, and random modules from `tests.strategies`.
+kind of value, and random modules from `tests.support.strategies`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.strategies import generated_modules
-from tests.test_printer import brief_example
+from tests.ir.test_printer import brief_example
+from tests.support.strategies import generated_modules
 from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, assert_structural_equal, parse, script
 from vdplace.ir.builder import tensor
 from vdplace.ir.expr import (
@@ -38,9 +38,9 @@ from vdplace.ir.struct_info import (
     TensorStructInfo,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
-CONFORMANCE = sorted((Path(__file__).parent / "data" / "conformance").glob("*.tvmscript"))
+CONFORMANCE = sorted((Path(__file__).parents[1] / "data" / "conformance").glob("*.tvmscript"))
 
 
 def check_roundtrip(mod: IRModule) -> str:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.strategies import modules
+from tests.support.strategies import modules
 from vdplace.ir import DeviceSpec, ModuleBuilder, VDevice, assert_structural_equal, structural_equal
 from vdplace.ir.builder import tensor
 from vdplace.ir.expr import (
@@ -262,7 +262,7 @@ def test_long_functions_compare_without_recursion():
 
 
 def test_deeply_nested_ifs_compare_without_recursion():
-    from tests.test_printer import _nested_ifs
+    from tests.ir.test_printer import _nested_ifs
 
     assert structural_equal(_nested_ifs(3000), _nested_ifs(3000))
     assert not structural_equal(_nested_ifs(3000), _nested_ifs(2999))

@@ -22,11 +22,11 @@ from vdplace.ir.tir import PrimFunc, prim_func_from_text, prim_func_lines
 from vdplace.runtime.errors import KernelError
 from vdplace.runtime.tir import IRRuntimeError, call_tir_kernel, run_prim_func
 
-CASES = sorted(p.stem for p in (Path(__file__).parent / "tir").glob("*.py"))
+CASES = sorted(p.stem for p in (Path(__file__).parents[1] / "tir").glob("*.py"))
 
 
 def _case(name: str):
-    folder = Path(__file__).parent / "tir"
+    folder = Path(__file__).parents[1] / "tir"
     data = np.load(folder / f"{name}.npz")
     ins = [data[f"in{i}"] for i in range(sum(k.startswith("in") for k in data))]
     outs = [data[f"out{i}"] for i in range(sum(k.startswith("out") for k in data))]

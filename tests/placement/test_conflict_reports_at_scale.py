@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from tests.test_diagnostics import _check
+from tests.placement.test_diagnostics import _check
 from vdplace import ir, placement
 from vdplace.ir import progress
 from vdplace.placement.report import SCHEMA_PATH, render_html, render_json, render_text
 from vdplace.placement.report.json_report import runs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GAP = re.compile(r"\u2026 (\d+) bindings, lines (\d+)\u2013(\d+) \u2026")
 
 

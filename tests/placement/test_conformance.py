@@ -12,7 +12,7 @@ import pytest
 
 from vdplace import ir, parse, realize_vdevice
 
-CASES = sorted((Path(__file__).parent / "data" / "conformance").glob("*realize*.input.tvmscript"))
+CASES = sorted((Path(__file__).parents[1] / "data" / "conformance").glob("*realize*.input.tvmscript"))
 
 
 def test_every_realize_case_is_bundled():

@@ -31,7 +31,7 @@ from vdplace.placement.cost import (
 from vdplace.placement.cost.calibrate import available_devices
 from vdplace.placement.cost.timers import TorchTimer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CPU, GPU = VDevice("llvm"), VDevice("cuda", 0)
 GPU_TEXTURE = VDevice("cuda", 0, "texture")
 VDEVICES = [CPU, GPU, GPU_TEXTURE]

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.strategies import small_modules
 from vdplace import ir, placement, runtime
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.cost import CostModel
@@ -26,8 +27,6 @@ from vdplace.placement.cost.problem import coarsen
 from vdplace.placement.errors import PlacementConflict, PlacementError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.report import render_html, render_json, render_text
-
-from .strategies import small_modules
 
 CPU, GPU0, GPU1 = VDevice("llvm", 0), VDevice("cuda", 0), VDevice("cuda", 1)
 TEXTURE = VDevice("cuda", 0, "global.texture")

@@ -2,7 +2,7 @@
 
 Each ``tests/golden/NAME.tvmscript`` is a TVMScript module with one conflict; its
 text report must equal ``tests/golden/NAME.txt``.  After an intended change
-of the report, regenerate with ``VDPLACE_UPDATE_GOLDEN=1 pytest tests/test_diagnostics.py``
+of the report, regenerate with ``VDPLACE_UPDATE_GOLDEN=1 pytest tests/placement/test_diagnostics.py``
 and review the diff.
 """
 
@@ -24,7 +24,7 @@ from vdplace.placement.diagnose import Diagnosis, find_conflicts, summarize
 from vdplace.placement.model.rules import Rule, RuleKind
 from vdplace.placement.report import SCHEMA_PATH, render_html, render_json, render_text
 
-GOLDEN = Path(__file__).with_name("golden")
+GOLDEN = Path(__file__).parents[1] / "golden"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.tvmscript"))
 UPDATE = os.environ.get("VDPLACE_UPDATE_GOLDEN") == "1"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -142,7 +142,7 @@ class Module:
 
 def test_the_errors_module_imports_no_diagnosis_anywhere():
     """`PlacementConflict` is handed its explanation; errors.py imports no diagnosis, not even in a function
-    (tests/test_structure.py checks the module-level import graph for cycles)."""
+    (tests/project/test_structure.py checks the module-level import graph for cycles)."""
     import ast
 
     tree = ast.parse((Path(placement.__file__).parent / "errors.py").read_text())

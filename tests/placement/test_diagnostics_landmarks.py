@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.test_diagnostics import _check
+from tests.placement.test_diagnostics import _check
 from vdplace import ir, placement
 from vdplace.placement.diagnose.chain import KEEP
 from vdplace.placement.diagnose.quote import WIDTH, clip

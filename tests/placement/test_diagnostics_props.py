@@ -1,6 +1,6 @@
 """Property tests of conflict diagnostics: every reported core is a minimal unsatisfiable set.
 
-Two sources of inputs: random modules from `tests.strategies` (with
+Two sources of inputs: random modules from `tests.support.strategies` (with
 conflicting annotations allowed, strict hints on or off), and random
 constraint graphs drawn directly (dense pins and domains, so conflicts with
 several pins, three-way domain clashes and cycles are common).  Decisions
@@ -14,7 +14,7 @@ import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.strategies import generated_modules
+from tests.support.strategies import generated_modules
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.diagnose import find_conflicts
 from vdplace.placement.extract.extract import extract

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_diagnostics import CHAIN_OF_PINS, _check
-from tests.test_diagnostics_landmarks import meeting_module, wide_module
+from tests.placement.test_diagnostics import CHAIN_OF_PINS, _check
+from tests.placement.test_diagnostics_landmarks import meeting_module, wide_module
 from vdplace import ir, placement
 from vdplace.cli import main
 from vdplace.ir import op as op_registry
@@ -32,7 +32,7 @@ from vdplace.placement.report import SCHEMA_PATH, render_json
 from vdplace.placement.report.autofix import apply_edits, fix_text
 from vdplace.placement.report.edits import Edit, Names, plan_edits
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TUPLES_AND_RETURNS = """import tvm
 from tvm.script import ir as I
 from tvm.script import relax as R
@@ -165,7 +165,7 @@ def test_each_fix_alone_resolves_the_conflicts_it_names(name):
 def inline_modules() -> list[tuple[str, int, str]]:
     """Every TVMScript module written as a string constant in the test files: (file, line, text)."""
     found = []
-    for path in sorted((ROOT / "tests").glob("test_*.py")):
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and "@I.ir_module" in node.value:
                 found.append((path.name, node.lineno, node.value))

@@ -24,7 +24,7 @@ from vdplace.placement.diagnose import Diagnosis
 from vdplace.placement.objective import Decision, Settings
 from vdplace.placement.rewrite.realize import Copy
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 HEADER = """
 @I.ir_module
 class M:

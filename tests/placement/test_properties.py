@@ -1,4 +1,4 @@
-"""Properties of `place` on random modules (tests/strategies.py).
+"""Properties of `place` on random modules (tests/support/strategies.py).
 
 * Any module: the answer satisfies every constraint of the set (checked here
   again, independently of `place`'s own check), placing the result again
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 
-from tests.strategies import generated_modules, small_generated
+from tests.support.strategies import generated_modules, small_generated
 from vdplace import ir
 from vdplace.ir.builder import ModuleBuilder, tensor
 from vdplace.ir.vdevice import DeviceSpec, VDevice
@@ -29,7 +29,7 @@ from vdplace.placement.model.entry import uploaded_bytes
 from vdplace.placement.rewrite.realize import realize
 from vdplace.placement.solve.check import check
 
-from .test_placement_moves import _unread_copies, _vars
+from .test_moves import _unread_copies, _vars
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_BRUTE_SITES = 7

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.browser import count_colour, open_page, requires_chromium, screenshot
+from tests.support.browser import count_colour, open_page, requires_chromium, screenshot
 from vdplace import ir, placement
 from vdplace.placement.report.placed_html import placement_html
 from vdplace.placement.report.program_graph import MAX_NODES, PALETTE, program_graph
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 RED, BLUE = PALETTE[0][1:], PALETTE[1][1:]  # llvm:0 and cuda:0 in the examples
 

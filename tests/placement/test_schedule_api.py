@@ -258,7 +258,7 @@ def test_cli_prints_makespan_bound_gap_and_devices(tmp_path, capsys) -> None:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package `chromium`)")
 def test_gantt_page_renders_in_headless_chromium(tmp_path) -> None:
-    from tests.test_diagnostics import _png_pixels
+    from tests.placement.test_diagnostics import _png_pixels
     from vdplace.placement.schedule.gantt import gantt_html
 
     s = place(parse(), objective=Time(MODEL)).schedule
@@ -290,7 +290,7 @@ def test_the_readme_schedule_is_what_the_example_gives(capsys, monkeypatch, tmp_
     import re
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     monkeypatch.chdir(root)
     readme = (root / "README.md").read_text()
     command = "vdplace place examples/schedule_branches.py --objective time --cost roofline --memory cuda:0=13MiB"

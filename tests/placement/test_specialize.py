@@ -24,7 +24,7 @@ from vdplace.ir.visitor import ExprVisitor
 from vdplace.placement.specialize import Clone, search
 from vdplace.placement.specialize.advice import specialization_advice
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 HELPER = EXAMPLES / "specialize_helper.py"
 HEADER = """from tvm.script import ir as I
 from tvm.script import relax as R

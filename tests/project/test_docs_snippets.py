@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SNIPPET = re.compile(r"(?:<!-- excerpt: (\S+) -->\n)?```python\n(.*?)```", re.S)
 OPTIONAL = ("tvm", "torch", "ray", "accelerate", "transformers")
 # vdplace functions that import an optional package themselves: a snippet calling one needs it too.

@@ -39,7 +39,7 @@ import pytest
 
 import vdplace
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 PACKAGE_DIR: dict[str, str] = SETUPTOOLS["package-dir"]

@@ -4,7 +4,7 @@ import os
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TOP_FOLDERS = ("vdplace", "ir", "placement", "runtime", "tests", "docs", "examples", "benchmarks", ".ci")

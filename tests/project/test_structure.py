@@ -53,7 +53,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIR: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80

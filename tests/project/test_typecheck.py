@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / ".ci" / "typecheck"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 

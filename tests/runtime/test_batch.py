@@ -7,7 +7,7 @@ not divide, and a batch with nothing to split at all are one `BatchError`
 (a `ValueError`) naming the parameter, and exit status 2 from
 ``vdplace run --ray --microbatches K``, before Ray starts.  A random batch
 (`random_inputs(microbatches=K)`) draws weights and flags once.  The Ray
-runs themselves are in test_runtime_ray.py.
+runs themselves are in test_ray.py.
 """
 
 from __future__ import annotations

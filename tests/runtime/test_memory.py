@@ -8,7 +8,7 @@ and the largest live tensors; buffers are freed after their last use and
 weights stay resident for the run, so a plan whose live set fits runs even
 when it allocates far more in total.  ``vdplace run --memory VDEV=SIZE``
 sets the limit of a simulated or real device.  The Ray actors' budget is
-tested in test_runtime_ray.py.
+tested in test_ray.py.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 
 from vdplace import ir, placement, runtime
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 CONFORMANCE = sorted((ROOT / "tests" / "data" / "conformance").glob("*.input.tvmscript"))
 # Examples that exist to show a placement conflict: nothing to run.

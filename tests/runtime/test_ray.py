@@ -26,7 +26,7 @@ ray = pytest.importorskip("ray")
 
 from vdplace.runtime.ray import ActorDied, ActorSpec, RayExecutor, RemoteError, RunTimeout  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 MODELS = ROOT / "tests" / "models"
 MODEL_NAMES = sorted(p.name for p in MODELS.iterdir() if (p / "hinted.py").is_file())
@@ -327,7 +327,7 @@ def test_a_simulated_device_too_small_fails_on_its_actor_naming_the_tensor():
 
 def test_an_actors_device_holds_its_memory_limit_in_live_bytes_and_names_the_instruction():
     """Issue 32: x and a0..a3 (1 MiB each) all live on cuda:0; 3 MiB holds x, a0 and a1, not a2."""
-    from tests.test_runtime_memory import fan_out
+    from tests.runtime.test_memory import fan_out
 
     mib = 1024 * 1024
     exe = runtime.compile(placement.place(ir.parse(fan_out(4, rows=mib // 4), filename="fan.py")).module)
@@ -462,8 +462,8 @@ def test_importing_the_runtime_does_not_import_ray():
 
 
 def test_a_match_cast_is_refused_before_any_actor_starts():
-    """Its symbols would be bound on one actor only; the local VM runs it (tests/test_match_cast.py)."""
-    from tests.test_match_cast import NONZERO
+    """Its symbols would be bound on one actor only; the local VM runs it (tests/ir/test_match_cast.py)."""
+    from tests.ir.test_match_cast import NONZERO
 
     exe = runtime.compile(placement.place(ir.parse(NONZERO), default="host").module)
     with pytest.raises(runtime.CompileError, match=r"cannot run main:\d+, an R.match_cast"):

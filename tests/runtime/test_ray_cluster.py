@@ -21,7 +21,7 @@ pytest.importorskip("ray")
 if not Path("/proc/net/tcp").exists():
     pytest.skip("listing sockets reads /proc (Linux)", allow_module_level=True)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Run in the child: start the cluster through RayExecutor, run the MLP example, list the listeners.
 CHILD = r"""

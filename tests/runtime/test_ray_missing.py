@@ -1,7 +1,7 @@
 """Without the ray extra: `vdplace run --ray` and `RayExecutor` fail with one line saying what to install.
 
 Runs only where Ray is not installed (the README's test command); with the
-extra, tests/test_runtime_ray.py runs the executor itself.
+extra, tests/runtime/test_ray.py runs the executor itself.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from vdplace.cli import main
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed")
 
-MLP = Path(__file__).resolve().parent.parent / "examples" / "mlp_two_devices.py"
+MLP = Path(__file__).resolve().parents[2] / "examples" / "mlp_two_devices.py"
 
 
 def test_run_with_ray_says_to_install_the_extra(capsys):

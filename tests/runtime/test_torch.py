@@ -21,7 +21,7 @@ torch = pytest.importorskip("torch")
 
 CPU_V = VDevice("llvm")
 GPU_V = VDevice("cuda", 0)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HAS_CUDA = cuda_backend(0) is not None
 
 

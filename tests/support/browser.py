@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_diagnostics import _png_pixels
+from tests.placement.test_diagnostics import _png_pixels
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 requires_chromium = pytest.mark.skipif(

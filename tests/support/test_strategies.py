@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from tests.strategies import SMALL_SITES, Generated, generated_modules, small_generated, tensor_sites
+from tests.support.strategies import SMALL_SITES, Generated, generated_modules, small_generated, tensor_sites
 from vdplace.ir.expr import (
     Call,
     Constant,

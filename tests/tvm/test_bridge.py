@@ -18,7 +18,7 @@ relax = pytest.importorskip("tvm.relax")
 from vdplace import ir, placement  # noqa: E402
 from vdplace.tvm import PlaceDevices, from_tvm, param_values, to_tvm  # noqa: E402
 
-MODELS = Path(__file__).resolve().parent / "models"
+MODELS = Path(__file__).resolve().parents[1] / "models"
 CASES = ["mlp", "cnn_bn", "attention", "llama_block", "gpt2"]
 
 

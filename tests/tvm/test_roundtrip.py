@@ -21,7 +21,7 @@ tvm = pytest.importorskip("tvm")
 from vdplace import ir, placement  # noqa: E402
 from vdplace.tvm import from_tvm, to_tvm  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(
     [
         *ROOT.glob("examples/*.py"),

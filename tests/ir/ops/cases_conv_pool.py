@@ -1,4 +1,4 @@
-"""Kernel cases of the ops in ir/ops/conv.py, pool.py and resize.py, joined into tests/test_ops.py's KERNEL_CASES.
+"""Kernel cases of the ops in ir/ops/conv.py, pool.py and resize.py, for tests/ir/ops/test_kernels.py's KERNEL_CASES.
 
 Each case is `(op, args, attrs, reference)`: the op runs on `args` with `attrs`, its
 result must have the inferred shape and dtype and agree with `reference(*args)`.
@@ -6,7 +6,7 @@ result must have the inferred shape and dtype and agree with `reference(*args)`.
 The references are written from the definitions, loop by loop over output positions
 and window taps (a transposed convolution as the adjoint of the convolution it undoes,
 built column by column), not from the kernels' tap-at-a-time or matrix forms.  Each
-semantic choice was checked against TVM 0.27 (see tests/test_ops_conv_pool.py).
+semantic choice was checked against TVM 0.27 (see tests/ir/ops/test_conv_pool.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Kernel cases of the ops behind data-dependent shapes: ``R.match_cast``, ``R.unique`` and ``R.call_packed``.
 
-Joined into KERNEL_CASES (tests/test_ops.py).  The unique references are
+Joined into KERNEL_CASES (tests/ir/ops/test_kernels.py).  The unique references are
 TVM 0.27's llvm build on [3, 1, 3, 2, 1, 5, 3], sorted and in first-occurrence order.
 """
 

@@ -3,7 +3,7 @@
 ``R.square``, ``R.log_add_exp``, ``R.outer``, ``R.eye``, ``R.eye_like``,
 ``R.nn.pixel_shuffle``, ``R.nn.nll_loss``, ``R.left_shift``,
 ``R.right_shift``, ``R.image.resize3d``, ``R.meshgrid`` and ``R.size``.
-Joined into KERNEL_CASES (tests/test_ops.py).  Each case is `(op, args,
+Joined into KERNEL_CASES (tests/ir/ops/test_kernels.py).  Each case is `(op, args,
 attrs, reference)`; the references are written entry by entry
 with Python's `math` and plain loops, not the kernels' NumPy calls.
 """

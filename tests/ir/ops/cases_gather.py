@@ -144,7 +144,7 @@ CASES: list = [
     ("index_tensor", (_X, (_ix(0, 3, 4, dtype="int32"),)), {}, lambda x, ix: x[ix[0]]),
     ("one_hot", (_ix(-1, 7, 2, 3), np.float32(1.5), np.float32(-1.0)), {"depth": 5, "axis": 0}, _one_hot_ref),
     ("one_hot", (_ix(0, 6, 4, dtype="uint8"), np.int64(1), np.int64(0)), {"depth": 5, "axis": 0}, _one_hot_ref),
-    # The result shape of a slice of rank 1 or more is known only at run time (tests/test_ops_gather.py).
+    # The result shape of a slice of rank 1 or more is known only at run time (tests/ir/ops/test_gather.py).
     ("dynamic_strided_slice", (np.array(2.5, np.float32), *[np.zeros(0, np.int64)] * 3), {}, _dss_ref),
     # scatter.py
     *[

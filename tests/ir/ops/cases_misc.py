@@ -1,6 +1,6 @@
 """Kernel cases of the ops in ir/ops/trig.py, numeric.py, xor.py, slice_scatter.py, search.py and median.py.
 
-Joined into KERNEL_CASES (tests/test_ops.py).  Each case is `(op, args, attrs,
+Joined into KERNEL_CASES (tests/ir/ops/test_kernels.py).  Each case is `(op, args, attrs,
 reference)`; the references use Python's `math` module entry by entry, or
 plain loops, not the kernels' NumPy calls.
 """

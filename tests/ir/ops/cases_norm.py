@@ -6,7 +6,7 @@ The references are written from the definitions, group by group, row by row or
 element by element in Python floats, not with the kernels' helpers.  Tuple results
 (batch_norm, dropout) are compared exactly, so their inputs make every step exact
 (epsilon 0, variances that are perfect squares, momentum 1/2).  The semantics were
-checked against TVM 0.27 compiled for llvm (see tests/test_ops_norm.py).
+checked against TVM 0.27 compiled for llvm (see tests/ir/ops/test_norm.py).
 """
 
 from __future__ import annotations

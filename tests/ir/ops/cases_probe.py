@@ -3,7 +3,7 @@
 ``R.stack``, ``R.hamming_window``, ``R.assert_op`` and ``R.print`` (new ops),
 add and multiply on bool tensors, ``R.astype`` to bfloat16 (rounded) and
 ``R.clip`` of an integer tensor with infinite bounds.  Joined into
-KERNEL_CASES (tests/test_ops.py).  Each case is `(op, args, attrs,
+KERNEL_CASES (tests/ir/ops/test_kernels.py).  Each case is `(op, args, attrs,
 reference)`; the references are written from the definitions with Python's
 `math` and plain loops, not the kernels' NumPy calls.
 """

@@ -1,6 +1,6 @@
 """Kernel cases of ``R.quantize`` and ``R.dequantize`` (ir/ops/qdq.py).
 
-Joined into KERNEL_CASES (tests/test_ops.py).  Each case is `(op, args,
+Joined into KERNEL_CASES (tests/ir/ops/test_kernels.py).  Each case is `(op, args,
 attrs, reference)`; the references walk the elements with plain loops and
 Python's `round` (half to even), as TVM's legalization defines the ops: the
 quotient rounded to the working float dtype, then the zero point added, the

@@ -2,7 +2,7 @@
 
 The expected values were computed by torch 2.13 (``F.grid_sample`` on the grid moved to torch's
 channels-last layout, ``F.affine_grid`` moved to channels-first) and are embedded in
-`tests.sampling_expected`, so the suite needs no torch.  The inputs are closed-form (no RNG).
+`tests.ir.ops.sampling_expected`, so the suite needs no torch.  The inputs are closed-form (no RNG).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.sampling_expected import EXPECTED
+from tests.ir.ops.sampling_expected import EXPECTED
 
 METHODS = ("nearest", "bilinear", "bicubic")
 PADDINGS = ("zeros", "border", "reflection")
@@ -61,7 +61,7 @@ def affine_grid_key(k: int, align: bool) -> str:
 
 AFFINE_SIZES = {2: (2, 3), 3: (2, 2, 3)}
 
-# Inputs of the end-to-end modules in tests/test_ops_sampling.py.
+# Inputs of the end-to-end modules in tests/ir/ops/test_sampling.py.
 E2E_X = ramp(2, 3, 6, 8)
 E2E_THETA = np.array([[[0.9, -0.3, 0.1], [0.2, 1.1, -0.2]], [[1.2, 0.4, 0.3], [-0.5, 0.8, 0.0]]], dtype=np.float32)
 E2E_GRID = (((np.arange(140) * 53) % 97) / 32.0 - 1.5).reshape(2, 5, 7, 2).astype(np.float32)

@@ -1,4 +1,4 @@
-"""Kernel cases of ``R.call_tir`` (joined into KERNEL_CASES, tests/test_ops.py).
+"""Kernel cases of ``R.call_tir`` (joined into KERNEL_CASES, tests/ir/ops/test_kernels.py).
 
 Each TIR function is written as TVM prints one; the references are plain
 NumPy of what the loops compute.

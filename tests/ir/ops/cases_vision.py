@@ -1,6 +1,6 @@
 """Kernel cases of R.vision.roi_align and R.vision.roi_pool (ir/ops/vision.py).
 
-Joined into KERNEL_CASES (tests/test_ops.py).  Each case is `(op, args, attrs, reference)`; the
+Joined into KERNEL_CASES (tests/ir/ops/test_kernels.py).  Each case is `(op, args, attrs, reference)`; the
 references are TVM 0.27's definitions written with plain Python loops and `math` on Python
 floats, not the kernels' NumPy calls.  The inputs are closed-form (no RNG); the boxes are
 dyadic, chosen so no sample lands on the edge of the "outside" test, and cover boxes partly

@@ -1,4 +1,4 @@
-"""torch 2.13 results for tests/cases_sampling.py and tests/test_ops_sampling.py (generated once)."""
+"""torch 2.13 results for tests/ir/ops/cases_sampling.py and tests/ir/ops/test_sampling.py (generated once)."""
 
 EXPECTED: dict[str, str] = {
     "grid_sample/2d/nearest/zeros/noalign": ("-1 -0.6 0 0 0 0 -0.2 0.2 0 0 0 0"),

@@ -3,7 +3,7 @@
 
 conv1d, conv3d and the transposed convolutions (ir/ops/conv.py), max/avg/adaptive pools
 (pool.py) and image.resize2d (resize.py).  Their kernel cases, with loop-by-loop
-references, are in tests/cases_conv_pool.py.  The expected values marked "TVM 0.27"
+references, are in tests/ir/ops/cases_conv_pool.py.  The expected values marked "TVM 0.27"
 were computed by TVM itself (relax op, compiled for llvm, run) once, when the kernels
 were written; they pin the corners where TVM's semantics are easy to get wrong.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.cases_conv_pool import naive_adaptive, naive_conv, naive_conv_transpose, naive_pool, naive_resize
-from tests.test_ops import T, infer, rand, run
+from tests.ir.ops.cases_conv_pool import naive_adaptive, naive_conv, naive_conv_transpose, naive_pool, naive_resize
+from tests.ir.ops.test_kernels import T, infer, rand, run
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, get_op, parse, script
 from vdplace.ir.op import Work

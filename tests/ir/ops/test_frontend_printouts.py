@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests import cases_frontend_gaps
-from tests.test_ops import T, infer
-from tests.test_ops_probe import P, _torch, run_module
+from tests.ir.ops import cases_frontend_gaps
+from tests.ir.ops.helpers import P, _torch, run_module
+from tests.ir.ops.test_kernels import T, infer
 from vdplace.ir import InferenceError, get_op
 from vdplace.ir.struct_info import TupleStructInfo
 

@@ -2,7 +2,7 @@
 
 gather_elements, gather_nd, index_tensor, one_hot, dynamic_strided_slice (ir/ops/gather.py);
 scatter_elements, scatter_nd, index_put (scatter.py); einsum (einsum.py); sort, argsort, topk
-(sort.py).  Their kernel cases are in tests/cases_gather.py.  The kernels were compared with
+(sort.py).  Their kernel cases are in tests/ir/ops/cases_gather.py.  The kernels were compared with
 TVM 0.27 compiled for llvm once (the expected values here that look odd, such as the running
 "mean" of scatter_elements, are what TVM computes).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.test_ops import T, infer, rand, run
+from tests.ir.ops.test_kernels import T, infer, rand, run
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, get_op, parse, script
 from vdplace.ir.op import Work

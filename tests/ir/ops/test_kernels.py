@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests import (
+from tests.ir.ops import (
     cases_conv_pool,
     cases_dynamic,
     cases_frontend_gaps,
@@ -380,7 +380,7 @@ def _case_id(case: Case) -> str:
 
 def test_every_op_has_a_kernel_case():
     missing = set(all_ops()) - {case[0] for case in KERNEL_CASES}
-    assert not missing, f"ops without a kernel case in tests/test_ops.py: {sorted(missing)}"
+    assert not missing, f"ops without a kernel case in tests/ir/ops/test_kernels.py: {sorted(missing)}"
 
 
 @pytest.mark.parametrize("case", KERNEL_CASES, ids=_case_id)

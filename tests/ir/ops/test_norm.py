@@ -2,7 +2,7 @@
 
 nn.batch_norm, group_norm, instance_norm, rms_norm (ir/ops/norm.py); nn.log_softmax, leakyrelu,
 gelu_tanh, softplus, prelu, selu, dropout (activation.py); nn.pad (pad.py); nn.attention and
-nn.attention_bias (attention.py).  Their kernel cases are in tests/cases_norm.py.  Every kernel
+nn.attention_bias (attention.py).  Their kernel cases are in tests/ir/ops/cases_norm.py.  Every kernel
 was compared once with TVM 0.27 compiled for llvm on random inputs (all modes and attributes
 below); the choices where vdplace departs from TVM's legalization are stated in the modules.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.test_ops import T, infer, rand, run
+from tests.ir.ops.test_kernels import T, infer, rand, run
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, ModuleBuilder, VDevice, get_op, parse, script, tensor
 from vdplace.ir.op import REQUIRED, Work

@@ -6,7 +6,7 @@ a small ONNX QuantizeLinear/DequantizeLinear model built with onnx.helper.
 The expected results were computed by TVM 0.27 (``tvm.compile(mod,
 target="llvm")`` on a ``relax.VirtualMachine``) and by onnxruntime 1.32 on the
 same inputs; the two agreed exactly, and so must vdplace.  The metadata
-constants are the models' initializers.  Kernel cases are in tests/cases_qdq.py.
+constants are the models' initializers.  Kernel cases are in tests/ir/ops/cases_qdq.py.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.test_ops import T, infer
-from tests.test_ops_probe import run_module
+from tests.ir.ops.helpers import run_module
+from tests.ir.ops.test_kernels import T, infer
 from vdplace import ir, placement, runtime
 from vdplace.ir import InferenceError, get_op, parse, script, structural_equal
 from vdplace.ir.op import Work

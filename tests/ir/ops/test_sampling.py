@@ -1,8 +1,8 @@
 # ruff: noqa: E501  (the TVMScript text keeps TVM's printed lines)
 """R.image.grid_sample and R.image.affine_grid (ir/ops/sampling.py): forms, inference, kernels, runs.
 
-Expected values come from torch 2.13 and are embedded (tests/sampling_expected.py); the
-kernel cases themselves are in tests/cases_sampling.py (they also feed tests/test_ops.py).
+Expected values come from torch 2.13 and are embedded (tests/ir/ops/sampling_expected.py); the
+kernel cases themselves are in tests/ir/ops/cases_sampling.py (they also feed tests/ir/ops/test_kernels.py).
 The two modules below are TVMScript printed by TVM 0.27: GRID_TORCH by its PyTorch
 exported-program frontend (affine_grid decomposed by torch.export; grid_sample fed torch's
 channels-last grid unpermuted, so TVM and vdplace compute grid_sample on the planes
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.cases_sampling import (
+from tests.ir.ops.cases_sampling import (
     AFFINE_SIZES,
     E2E_GRID,
     E2E_THETA,
@@ -34,7 +34,7 @@ from tests.cases_sampling import (
     grid_sample_combos,
     grid_sample_key,
 )
-from tests.test_ops import T, infer, run
+from tests.ir.ops.test_kernels import T, infer, run
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, get_op, parse, script, structural_equal
 from vdplace.ir.op import Work

@@ -8,7 +8,7 @@ by TVM 0.27 (``tvm.compile(mod, target="llvm")`` run on ``relax.VirtualMachine``
 closed-form inputs and are embedded here, so the suite needs neither tvm nor onnx.  Where
 onnxruntime 1.32 agrees with TVM the comment says so; where it does not (RoiAlign max mode,
 MaxRoiPool's negative .5 ties) vdplace computes what TVM computes.  Kernel cases are in
-tests/cases_vision.py.
+tests/ir/ops/cases_vision.py.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.cases_vision import ramp
-from tests.test_ops import T, infer
-from tests.test_ops_probe import run_module
+from tests.ir.ops.cases_vision import ramp
+from tests.ir.ops.helpers import run_module
+from tests.ir.ops.test_kernels import T, infer
 from vdplace import placement, runtime
 from vdplace.ir import InferenceError, get_op, parse, script, structural_equal
 from vdplace.ir.op import Work
