@@ -5,7 +5,7 @@
     python benchmarks/fuzz_modules.py -n 2000 --seeds tests/tir/      # only seeds whose name has this text
 
 The seeds are every module the repository holds: ``examples/*.py``,
-``tests/models/*/*.py``, ``tests/tir/*.py`` and the TVMScript string constants of ``tests/*.py``
+``tests/models/*/*.py``, ``tests/tir/*.py`` and the TVMScript string constants of the other ``tests/**/*.py``
 (read with `ast`, never imported).  Each mutant is one seed with one to three
 mutations (`MUTATIONS`: deleted, duplicated and swapped lines, truncation,
 token and character edits, deep nesting, huge dims, odd Unicode).  It goes
@@ -82,7 +82,8 @@ def seed_texts(root: Path = ROOT) -> list[tuple[str, str]]:
     seeds = [(str(p.relative_to(root)), p.read_text()) for p in sorted((root / "examples").glob("*.py"))]
     seeds += [(str(p.relative_to(root)), p.read_text()) for p in sorted((root / "tests" / "models").glob("*/*.py"))]
     seeds += [(str(p.relative_to(root)), p.read_text()) for p in sorted((root / "tests" / "tir").glob("*.py"))]
-    for path in sorted((root / "tests").glob("*.py")):
+    tests = root / "tests"
+    for path in sorted(p for p in tests.rglob("*.py") if p.relative_to(tests).parts[0] not in ("models", "tir")):
         try:
             tree = ast.parse(path.read_text())
         except SyntaxError:

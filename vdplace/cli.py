@@ -45,7 +45,7 @@ from vdplace.cli_run import cmd_run
 Command = Callable[[argparse.Namespace, Output], int]
 
 # What each exit status of each command means; `exit_statuses` writes the README's column from it.  A new
-# sub-command adds its row here (and to the README's table, which tests/test_cli_errors.py checks).
+# sub-command adds its row here (and to the README's table, which tests/cli/test_errors.py checks).
 EXIT_STATUSES: dict[str, list[tuple[int, str]]] = {
     "place": [(0, "placed"), (1, "conflict"), (2, "bad input")],
     "run": [(0, "ran"), (1, "conflict or device error"), (2, "bad input")],

@@ -52,7 +52,7 @@ from vdplace.placement.schedule.simulate import Timing, required_copies, run_ord
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
 MAX_OPS = 300
 # The horizon in units stays below this: CP-SAT's presolve lost the optimum of a 5-op program once its
-# horizon reached 2e10 units with the redundant constraints in (tests/test_schedule.py found it).
+# horizon reached 2e10 units with the redundant constraints in (tests/placement/test_schedule.py found it).
 MAX_UNITS = 2**30
 # CP-SAT's search: two workers taking turns in one thread, one task at a time (deterministic; with the default
 # batch, OR-Tools 9.15 sometimes ran on to the time limit after proving the optimum), stopped by CP-SAT's

@@ -2,7 +2,7 @@
 
 Z3's own ``timeout`` parameter is checked cooperatively and is not honoured in
 every phase: on a loaded machine ``Optimize.check()`` with a 1 s timeout was
-seen running for minutes (tests/test_cost_placement.py under a full suite
+seen running for minutes (tests/placement/test_cost_placement.py under a full suite
 with other jobs).  `interrupt_after` arms a timer thread that calls
 ``Context.interrupt()`` (Z3's thread-safe cancel) once the grace period past
 the timeout is over; the interrupted call returns ``unknown``, as at a timeout.
