@@ -28,12 +28,18 @@ schedule)` returns a new module whose scheduled function (the events'
   op or copy has a priority no later than the reader's, so on every device
   the op calls come in the order of their starts; only events that start
   at the same instant may be swapped, where a dependence says so.
-* **What keeps its place.**  Blocks keep their order.  A *barrier* keeps its
-  place in its block, and no binding moves across one: an impure call, a
-  packed call, ``R.match_cast`` (it binds symbolic dims later struct infos
-  name), a call of a module function and an ``R.If``.  The bindings between
-  two barriers are reordered among themselves (a dataflow block has only
-  ``R.match_cast`` and calls to stop at).  Other functions are unchanged.
+* **What keeps its place.**  Blocks keep their order, and no binding leaves
+  its dataflow block.  Consecutive plain blocks are one sequence (TVMScript
+  prints them as one; they become one block), and the bindings of plain
+  blocks after their last barrier may join the dataflow block right after
+  them (the parameter copies the plan writes in a block of their own before
+  the body, `cost.rewrite`, go where the schedule has them).  When no binding
+  moves, the blocks are the input's.  A *barrier* keeps its place, and no
+  binding moves across one: an impure call, a packed call, ``R.match_cast`` (it binds
+  symbolic dims later struct infos name), a call of a module function and an
+  ``R.If``.  The bindings between two barriers are reordered among
+  themselves (a dataflow block has only ``R.match_cast`` and calls to stop
+  at).  Other functions are unchanged.
 
 So the VM's register lifetimes are those of the schedule or shorter: at
 each binding, what the VM holds on a device was made by a binding taken no
@@ -84,8 +90,8 @@ def schedule_order(mod: IRModule, schedule: Schedule) -> IRModule:
     physical = [v.physical for v in vds]
     timed = _events_of(func, schedule.events, vds, names)
     priority = _priorities(func, timed, names, physical)
-    blocks = tuple(_ordered_block(block, priority) for block in func.body.blocks)
-    if all(new is old for new, old in zip(blocks, func.body.blocks, strict=True)):
+    blocks = _ordered_blocks(func.body.blocks, priority)
+    if blocks is None:
         return mod.replace()
     body = func.body
     seq = SeqExpr(blocks, body.body, body.struct_info, body.span)
@@ -182,22 +188,47 @@ def _first_at_or_after(times: list[float], t: float) -> float:
 
 
 # -- the order of one block ----------------------------------------------------------------------------------
-def _ordered_block(block: BindingBlock, priority: dict[int, Priority]) -> BindingBlock:
-    """`block` with each run of bindings between barriers in schedule order; `block` itself when unchanged."""
-    bindings = list(block.bindings)
-    out: list[Binding] = []
-    run: list[Binding] = []
-    for binding in bindings:
-        if _is_barrier(binding.value):
-            out += _ordered_run(run, priority)
-            out.append(binding)
-            run = []
+def _ordered_blocks(blocks: Sequence[BindingBlock], priority: dict[int, Priority]) -> list[BindingBlock] | None:
+    """The blocks with their bindings in schedule order (module docstring), or None when no binding moves.
+
+    Consecutive plain blocks become one block; the bindings of plain blocks after their last barrier
+    join the dataflow block that follows them.
+    """
+    groups = list(_groups(blocks))
+    segments: list[tuple[BindingBlock, list[Binding]]] = []  # (the block whose kind and span it takes, bindings)
+    carry: list[Binding] = []
+    for k, group in enumerate(groups):
+        bindings = [b for block in group for b in block.bindings]
+        if group[0].is_dataflow:
+            segments.append((group[0], _ordered_run(carry + bindings, priority)))
+            carry = []
+            continue
+        cut = 0
+        if k + 1 < len(groups):  # a dataflow block follows: what comes after the last barrier may join it
+            cut = next((i + 1 for i in range(len(bindings) - 1, -1, -1) if _is_barrier(bindings[i].value)), 0)
+            bindings, carry = bindings[:cut], bindings[cut:]
+        if bindings:
+            segments.append((group[0], _ordered_run(bindings, priority)))
+    old = [b for block in blocks for b in block.bindings]
+    new = [b for _, bindings in segments for b in bindings]
+    if all(a is b for a, b in zip(new, old, strict=True)):
+        return None
+    return [type(block)(bindings, block.span) for block, bindings in segments]
+
+
+def _groups(blocks: Sequence[BindingBlock]) -> Iterator[list[BindingBlock]]:
+    """A dataflow block alone, or consecutive plain blocks together (one sequence of bindings)."""
+    group: list[BindingBlock] = []
+    for block in blocks:
+        if block.is_dataflow:
+            if group:
+                yield group
+                group = []
+            yield [block]
         else:
-            run.append(binding)
-    out += _ordered_run(run, priority)
-    if all(a is b for a, b in zip(out, bindings, strict=True)):
-        return block
-    return type(block)(out, block.span)
+            group.append(block)
+    if group:
+        yield group
 
 
 def _is_barrier(value: Expr) -> bool:
@@ -208,7 +239,21 @@ def _is_barrier(value: Expr) -> bool:
     return isinstance(value, If | SeqExpr | Function)
 
 
-def _ordered_run(run: list[Binding], priority: dict[int, Priority]) -> list[Binding]:
+def _ordered_run(bindings: list[Binding], priority: dict[int, Priority]) -> list[Binding]:
+    """`bindings` with each run between barriers in schedule order; the barriers where they are."""
+    out: list[Binding] = []
+    run: list[Binding] = []
+    for binding in bindings:
+        if _is_barrier(binding.value):
+            out += _topological(run, priority)
+            out.append(binding)
+            run = []
+        else:
+            run.append(binding)
+    return out + _topological(run, priority)
+
+
+def _topological(run: list[Binding], priority: dict[int, Priority]) -> list[Binding]:
     """`run` (bindings with no barrier among them) as the least-priority-first topological order."""
     if len(run) < 2:
         return run
