@@ -272,3 +272,11 @@ class M:
     assert result.schedule.optimal and starts["d"] < starts["m"]  # the schedule runs d before the match_cast
     names = [b.var.name for b in bindings(result.module)]
     assert [n for n in names if n in "abmcde"] == ["b", "a", "m", "d", "c", "e"]  # d stays after it
+
+
+def test_a_schedule_of_another_module_is_refused() -> None:
+    mod = ir.parse_file("examples/schedule_branches.py")
+    result = place(mod, objective=Time(CostModel.roofline(), memory={"cuda:0": "13MiB"}))
+    other = ir.parse(ir.script(result.module).replace("mb3", "mc3"))
+    with pytest.raises(ValueError, match=r"the schedule's event Event\(op main:mb3 .*names no binding of main"):
+        schedule_order(other, result.schedule)
