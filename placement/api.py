@@ -4,14 +4,15 @@ Every objective (`placement.objective`: `Bytes`, the default; `Cost`; any
 other implementation of the contract) runs through one pipeline, whose tail
 is written once, here:
 
-    prepare -> extract -> collapse -> solve -> check -> realize -> verify
+    prepare -> extract -> collapse -> solve -> check -> realize -> verify (-> finish)
 
 extract (one walk, `ConstraintSet`), collapse and solve (the objective's:
 its problem, then a device per site, with a backend from the one registry
 `placement.solve.backend`), check (every constraint, independently,
 `placement.solve.check`), realize (a new module with every site annotated
 and every copy explicit, `placement.rewrite.realize`), verify (the
-objective recomputed from the placed module: its report).  When no
+objective recomputed from the placed module: its report), finish (the
+objective's last word on the placed module: `Time` orders its bindings).  When no
 placement exists the objective raises `PlacementConflict`, and the driver
 adds the specialization advice to it (`placement.specialize.advice`: the
 fully specialized module placed once, here; the diagnosis never places).
@@ -234,6 +235,7 @@ class Driver:
                 placed, copies = realize(decision.extraction, decision.assignment)
             with phase("verify"):
                 report = objective.verify(decision, placed, copies)
+                placed = objective.finish(placed, report)
         _mark_inserted(copies, decision.inserted, objective.name)
         _fill_stats(stats, cs, decision, copies)
         _fill_moves(stats, mod, placed, sizes)

@@ -41,6 +41,9 @@ The contract, step by step:
   `Placement.report` and readable under the objective's `report_name`
   (``Placement.cost`` for `Cost`, ``Placement.schedule`` for an objective
   whose `report_name` is ``"schedule"``).
+* ``finish(placed, report) -> IRModule``: the placed module the driver
+  returns, after `verify` (`placed` itself by default; `Time` puts the
+  bindings in its schedule's order, `schedule.order`).  Never mutates `placed`.
 
 An objective over units of the coarsened problem (`Cost`, and a time
 objective that schedules the same units) subclasses
@@ -166,6 +169,10 @@ class Objective(ABC):
     @abstractmethod
     def verify(self, decision: Decision, placed: IRModule, copies: list[Copy]) -> object:
         """The report, after checking the placed module against the solver's claim."""
+
+    def finish(self, placed: IRModule, report: object) -> IRModule:
+        """The placed module the driver returns, after `verify` checked it: `placed` itself by default."""
+        return placed
 
     def conflict_functions(self, problem: Any, ex: Extraction) -> frozenset[str]:
         """After `solve` raised `PlacementConflict`: the functions whose parameters or results the conflicts

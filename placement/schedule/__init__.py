@@ -7,8 +7,8 @@ of a coarsened program), `simulate` (the exact float simulator),
 `liveness` (memory), `list_scheduler` (HEFT), `search` (placement search),
 `bounds` (proved lower bounds), `cpsat` and `cpsat_memory` (the exact
 solver), `conflict`
-(limits no plan fits), `place` (the pipeline and its check), `gantt` (the
-HTML picture).  docs/schedule.md describes the model.
+(limits no plan fits), `place` (the pipeline and its check), `order` (the
+placed module's bindings in the schedule's order), `gantt` (the HTML picture).  docs/schedule.md describes the model.
 """
 
 from .events import Event, Live, Peak, Schedule

@@ -12,7 +12,9 @@ module, `plan` asks `solve.solve_time` for a vdevice per unit (or raises
 the `conflict.schedule_conflict` of limits no plan fits), the driver writes
 the plan's copies into the module, checks and realizes it, and `verify`
 names the schedule's copies by the bindings of that module and checks the
-schedule against the placed module alone (`place.check_schedule`).
+schedule against the placed module alone (`place.check_schedule`);
+`finish` puts the placed module's bindings in the schedule's order
+(`order.schedule_order`), so the VM and the Ray actors run them so.
 
 The driver's options mean here: ``time_limit_s`` the solver's limit (60 s
 when None), honoured within a second; ``backend`` and ``propagate`` those of
@@ -34,6 +36,7 @@ from vdplace.placement.objective import Decision, Settings
 from vdplace.placement.rewrite.realize import Copy
 from vdplace.placement.schedule.conflict import schedule_conflict
 from vdplace.placement.schedule.events import Schedule
+from vdplace.placement.schedule.order import schedule_order
 from vdplace.placement.schedule.place import check_schedule, copy_names
 from vdplace.placement.schedule.solve import TimeSolution, solve_time
 
@@ -84,6 +87,11 @@ class Time(UnitObjective):
         schedule = sol.make_schedule(names)
         check_schedule(schedule, placed, copies, self)
         return schedule
+
+    def finish(self, placed: IRModule, report: object) -> IRModule:
+        """`placed` with its bindings in the schedule's order (`order.schedule_order`): what the VM and Ray run."""
+        assert isinstance(report, Schedule)
+        return schedule_order(placed, report)
 
     def __repr__(self) -> str:
         return f"Time(memory={self.memory!r}, exact={self.exact})"

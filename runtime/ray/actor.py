@@ -15,6 +15,7 @@ ids the driver hands out.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ..devices import CPU, Device, Simulated, upload_constant
@@ -68,10 +69,12 @@ class VDeviceActor:
         """Run one script; return its exports.  A failure is raised as one picklable `Failure`.
 
         `imports` are Ray references (the driver's inputs, other actors' script
-        exports), fetched here in order before the first command; one that
-        cannot be fetched (its actor died, its script failed) abandons the script.
+        exports), each fetched when the command that takes it runs (`Imports`):
+        the instructions before a copy's receive run while the sender is still
+        working.  One that cannot be fetched (its actor died, its script
+        failed) abandons the script.
         """
-        return self.runner.script(commands, fetch_imports(imports, self.plan.label))
+        return self.runner.script(commands, Imports(imports, self.plan.label))
 
     def begin(self, profile: bool) -> None:
         """Start a measured window: clear counters and the profile, remember memory."""
@@ -91,17 +94,41 @@ class VDeviceActor:
         return f"{ray.get_runtime_context().get_node_id()} {self.device.name}"
 
 
-def fetch_imports(imports: list[Any], label: str) -> tuple[Any, ...]:
-    """The values of `imports` (Ray references); `Failure` (kind ``abandoned``) when one failed."""
-    if not imports:
-        return ()
-    import ray
+class Imports:
+    """A script's imports (Ray references), each fetched by `next` when a command takes it.
 
-    try:
-        return tuple(ray.get(imports))
-    except Exception as err:  # noqa: BLE001  (the failed script is the run's root error, not this one)
-        message = f"on vdevice {label}: an input from another actor failed: {type(err).__name__}"
-        raise Failure({"kind": "abandoned", "message": message, "vdevice": label, "instruction": ""}) from None
+    `waited` is the seconds spent waiting for them (not busy time: the actor
+    had nothing to run).  A reference that cannot be fetched raises
+    `Failure` (kind ``abandoned``): the failed script it came from is the
+    run's root error, not this one.
+    """
+
+    __slots__ = ("refs", "label", "taken", "waited")
+
+    def __init__(self, refs: list[Any], label: str) -> None:
+        self.refs = refs
+        self.label = label
+        self.taken = 0
+        self.waited = 0.0
+
+    def __iter__(self) -> Imports:
+        return self
+
+    def __next__(self) -> Any:
+        if self.taken >= len(self.refs):
+            raise StopIteration
+        import ray
+
+        ref = self.refs[self.taken]
+        self.taken += 1
+        start = time.perf_counter()
+        try:
+            return ray.get(ref)
+        except Exception as err:  # noqa: BLE001  (the failed script is the run's root error, not this one)
+            message = f"on vdevice {self.label}: an input from another actor failed: {type(err).__name__}"
+            raise Failure({"kind": "abandoned", "message": message, "vdevice": self.label, "instruction": ""}) from None
+        finally:
+            self.waited += time.perf_counter() - start
 
 
 def _load_constants(executable: Executable, actor_of: list[int], me: int, device: Device) -> list[Any]:

@@ -10,7 +10,8 @@ the instruction it names (`advance`), then does that instruction's part:
   store, export the reference (the data goes actor to actor, never through
   the driver);
 - ``("recv", fid, pc, index, src)``: a copy's destination: the next import is
-  the exports of actor `src`'s script; fetch entry `index` into the buffer;
+  the exports of actor `src`'s script, waited for only once this actor's
+  steps before the copy have run; fetch entry `index` into the buffer;
 - ``("read", fid, pc)``: export an If's condition (None if another actor holds it);
 - ``("branch", fid, pc, taken)``: take the If's branch the driver read;
 - ``("enter", fid, pc, gid)`` / ``("leave", gid, pc, fid, call_pc)``: a call's frame;
@@ -21,7 +22,7 @@ the instruction it names (`advance`), then does that instruction's part:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -122,7 +123,9 @@ class CommandRunner:
         return n
 
     # -- scripts -------------------------------------------------------------------
-    def script(self, commands: list[tuple], imports: tuple) -> list[Any]:
+    def script(self, commands: list[tuple], imports: Iterable[Any]) -> list[Any]:
+        """Run `commands`; their exports.  `imports` is taken in order, one by each command that imports;
+        what waiting for them takes (an ``imports.waited`` of seconds, as `actor.Imports` keeps) is not busy time."""
         exports: list[Any] = []
         feed = iter(imports)
         start, wall = time.perf_counter(), time.time()
@@ -136,7 +139,8 @@ class CommandRunner:
             kind = type(err).__name__ if isinstance(err, VMError) else "KernelError"
             raise Failure(self._payload(kind, f"on vdevice {self.label}: {err}", "")) from None
         finally:
-            self.counters.script(wall, time.perf_counter() - start, commands)
+            waited = getattr(imports, "waited", 0.0)
+            self.counters.script(wall, time.perf_counter() - start - waited, commands)
         return exports
 
     def _frame(self, fid: int) -> ActorFrame:
@@ -270,8 +274,8 @@ class CommandRunner:
         import ray
 
         _, fid, pc, index, src_actor = command
+        frame = self._advance(fid, pc)  # this actor's own work first: the sender may still be running
         sender_exports = next(feed)
-        frame = self._advance(fid, pc)
         instr = copy_of(frame.proto, pc)
 
         def receive() -> None:
