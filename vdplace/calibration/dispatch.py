@@ -1,0 +1,165 @@
+"""The Ray executor's own costs, measured by running tiny programs through it: per step, per op, per copy.
+
+A kernel timed inside an actor (`ray_actors`) is the kernel alone.  A run on
+Ray actors (`runtime.ray.RayExecutor`) costs more: the driver sends the
+inputs and a script to every actor and fetches the results (a fixed cost
+per step, which no placement changes), the actor's VM steps through each
+instruction (a cost per op), and a copy between actors ends the sender's
+script and starts one on the receiver, which fetches the sender's value
+through the driver that owns it (a cost per copy, far above the bare
+object-store copy that `RayDevices.links` measures when the receiver is
+already waiting).
+
+`measure_dispatch` runs, on one `RayExecutor` over the module's vdevices
+with the calibration's actor specs, three kinds of entry on a 4-float
+tensor, each `runs` times after a warm-up, and takes the medians:
+
+* ``step``: one ``relu`` on the host: T1;
+* ``chain``: `CHAIN` ``relu`` calls on the host: TK;
+* ``trip_i``, one per other physical device: ``relu`` on the host, a copy
+  to the device, a ``relu`` there, a copy back, a ``relu`` on the host: Ti.
+
+Per op: (TK - T1) / (CHAIN - 1) (at least 0); per step: T1 less one op;
+per copy to and from device i: (Ti - T1 - 2 ops) / 2 (at least 0), the
+whole round trip split evenly over its two copies.  `apply_dispatch` adds
+them to a calibrated `CostModel`: the per-op cost to every kernel timed on
+an actor (its table times and its fallback roofline's overhead) and the
+per-copy cost as the latency of the links between actors, and it records all
+three under the model's ``about["ray dispatch"]``; `step_overhead(model)` is
+the per-step cost, which a prediction of a measured step adds to the
+schedule's makespan.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vdplace.ir.builder import ModuleBuilder, tensor
+from vdplace.ir.module import IRModule
+from vdplace.ir.normalize import host_vdevice
+from vdplace.ir.vdevice import VDevice, kind_ordinal
+
+CHAIN = 21  # relu calls of the ``chain`` entry
+SHAPE = (4,)
+
+
+@dataclass
+class Dispatch:
+    """What `measure_dispatch` found, in seconds (module docstring)."""
+
+    step: float  # per step: inputs in, scripts sent, results out, on the driver's side
+    op: float  # per op an actor's VM runs, besides the kernel
+    copy: dict[str, float]  # device key ("cuda:0") -> seconds per copy between it and the host, either way
+    host: str  # the host's device key ("llvm:0")
+    runs: int
+
+    def as_about(self) -> dict[str, Any]:
+        """The JSON-able record kept in the cost file's ``about``."""
+        return {
+            "step seconds": self.step,
+            "op seconds": self.op,
+            "copy seconds": dict(self.copy),
+            "host": self.host,
+            "how": f"medians of {self.runs} runs of tiny programs on the run's own RayExecutor (calibration/dispatch.py)",
+        }
+
+
+def device_key(vdevices: list[VDevice], index: int) -> str:
+    """``kind:ordinal`` of vdevice `index`, the key its actor's timings have."""
+    return f"{vdevices[index].kind}:{kind_ordinal(vdevices, index)}"
+
+
+def probe_module(vdevices: list[VDevice]) -> tuple[IRModule, dict[str, str]]:
+    """The probe programs over `vdevices` (module docstring); and entry ``trip_i`` -> the device key it visits."""
+    host = host_vdevice(vdevices)
+    if host is None:
+        raise ValueError("measuring Ray dispatch needs the module's vdevices")
+    mb = ModuleBuilder(vdevices)
+    on_host = tensor(SHAPE, vdevice=host)
+    f = mb.function("step", [("x", on_host)], ret=on_host)
+    f.finish(f.emit("nn.relu", f.params[0], name="y"))
+    f = mb.function("chain", [("x", on_host)], ret=on_host)
+    cur = f.params[0]
+    for i in range(CHAIN):
+        cur = f.emit("nn.relu", cur, name=f"y{i}")
+    f.finish(cur)
+    trips: dict[str, str] = {}
+    seen = {host.physical}
+    for i, v in enumerate(vdevices):
+        if v.physical in seen:
+            continue
+        seen.add(v.physical)
+        name = f"trip_{len(trips)}"
+        trips[name] = device_key(vdevices, i)
+        f = mb.function(name, [("x", on_host)], ret=on_host)
+        a = f.emit("nn.relu", f.params[0], name="a")
+        b = f.emit("to_vdevice", a, name="b", dst_vdevice=v)
+        c = f.emit("nn.relu", b, name="c")
+        d = f.emit("to_vdevice", c, name="d", dst_vdevice=host)
+        f.finish(f.emit("nn.relu", d, name="e"))
+    return mb.get(), trips
+
+
+def measure_dispatch(
+    vdevices: list[VDevice], actors: Mapping[str, Any] | None, *, address: str | None = None, runs: int = 7
+) -> Dispatch:
+    """Run the probes on a `RayExecutor` like the run's (module docstring); the `Dispatch` costs."""
+    from vdplace.runtime import compile as compile_placed
+    from vdplace.runtime.ray import RayExecutor
+
+    mod, trips = probe_module(list(vdevices))
+    x = np.ones(SHAPE, "float32")
+    medians: dict[str, float] = {}
+    with RayExecutor(compile_placed(mod), actors, address=address) as executor:
+        for entry in ["step", "chain", *trips]:
+            executor.run(entry, x)  # the first run of an entry: warm-up
+            seconds = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                executor.run(entry, x)
+                seconds.append(time.perf_counter() - start)
+            medians[entry] = statistics.median(seconds)
+    op = max(0.0, (medians["chain"] - medians["step"]) / (CHAIN - 1))
+    step = max(0.0, medians["step"] - op)
+    copy = {key: max(0.0, (medians[entry] - medians["step"] - 2 * op) / 2) for entry, key in trips.items()}
+    host = host_vdevice(list(vdevices))
+    assert host is not None
+    return Dispatch(step, op, copy, device_key(list(vdevices), list(vdevices).index(host)), runs)
+
+
+def apply_dispatch(model: Any, dispatch: Dispatch) -> None:
+    """Add `dispatch` to the calibrated `model` in place (module docstring): ops, copies, ``about``."""
+    from vdplace.placement.cost.roofline import Link
+
+    table = model.source
+    for times in table.times.values():
+        for key, seconds in times.items():
+            if seconds is not None:
+                times[key] = seconds + dispatch.op
+    fallback = table.fallback
+    if fallback is not None:
+        for device in table.times:
+            roof = fallback.devices.get(device)
+            if roof is not None:
+                fallback.devices[device] = roof._replace(overhead=roof.overhead + dispatch.op)
+        for (src, dst), link in list(fallback.links.items()):
+            pair = {src, dst}
+            if dispatch.host in pair and len(pair) == 2:
+                other = (pair - {dispatch.host}).pop()
+                if other in dispatch.copy:
+                    fallback.links[src, dst] = Link(dispatch.copy[other], link.bandwidth)
+            elif src in dispatch.copy and dst in dispatch.copy:  # two devices besides the host: the slower path
+                fallback.links[src, dst] = Link(max(dispatch.copy[src], dispatch.copy[dst]), link.bandwidth)
+    model.about["ray dispatch"] = dispatch.as_about()
+
+
+def step_overhead(model: Any) -> float:
+    """Seconds a step on Ray actors costs besides the schedule (``about["ray dispatch"]``); 0 without it."""
+    found = getattr(model, "about", {}).get("ray dispatch")
+    return float(found["step seconds"]) if isinstance(found, Mapping) else 0.0
