@@ -16,10 +16,12 @@ two vdevices):
    actors, then the executor's costs per step, op and copy,
    `vdplace.calibration.dispatch`);
 2. place under `Time(calibrated model)`, once without caps (``free``) and
-   once with the host capped (``cap``): ``llvm:0`` at its peak in the free
-   plan less half of the weights' bytes, so that the second device must take
-   about half of the weights (the ``split`` column: the share of the weights'
-   bytes placed on ``cuda:0``);
+   once with caps (``cap``): both vdevices capped at the free plan's peak
+   less 40% of the weights' bytes (`CAP_SHARE`), so that neither can hold
+   more than about 60% of the weights and the other device must take at least
+   about 40% (the two actors are alike: a cap on one alone would move
+   everything to the other); the ``split`` column is the share of the
+   weights' bytes off the vdevice that holds most of them;
 3. run the placed program with `measure_step` on two fresh actors, the
    weights resident where placed, the same caps as the runtime's memory
    budgets (`DeviceMemoryError` when a device's live bytes pass its cap:
@@ -60,7 +62,7 @@ MODELS_DIR = HERE.parent / "tests" / "models"
 MODELS = ("mlp", "cnn_bn", "resnet_block", "attention", "gpt2", "bert", "llama_block")
 CI_MODELS = ("mlp", "attention")
 ACTORS = {"llvm:0": "cpu", "cuda:0": "cpu"}
-HOST, OTHER = "llvm:0:global", "cuda:0:global"
+CAP_SHARE = 0.4  # each device capped at the free plan's peak less this share of the weights' bytes
 
 
 def load(name: str) -> tuple[IRModule, list[np.ndarray], dict[str, np.ndarray]]:
@@ -77,15 +79,17 @@ def load(name: str) -> tuple[IRModule, list[np.ndarray], dict[str, np.ndarray]]:
     return mod, inputs, weights
 
 
-def weight_share(placed: IRModule, weights: dict[str, np.ndarray]) -> float:
-    """The share of the weights' bytes whose parameter the plan put off the host."""
-    total = sum(w.nbytes for w in weights.values()) or 1
-    moved = 0
+def weight_bytes(placed: IRModule, weights: dict[str, np.ndarray]) -> dict[str, int]:
+    """Bytes of the weights the plan put on each vdevice (by name)."""
+    from vdplace.ir.vdevice import vdevice_name
+
+    out: dict[str, int] = {}
     for p in placed["main"].params:
         vdev = getattr(p.struct_info, "vdevice", None)
-        if p.name in weights and vdev is not None and vdev.device_type != "cpu":
-            moved += weights[p.name].nbytes
-    return moved / total
+        if p.name in weights and vdev is not None:
+            name = vdevice_name(placed.vdevices, vdev)
+            out[name] = out.get(name, 0) + weights[p.name].nbytes
+    return out
 
 
 def run_pair(
@@ -108,7 +112,7 @@ def run_pair(
     row["makespan"] = s.makespan
     row["predicted s"] = s.makespan + step_overhead(model)
     row["predicted peak"] = dict(s.peak_memory)
-    row["split"] = weight_share(result.module, weights)
+    row["weights"] = weight_bytes(result.module, weights)
     try:
         m = measure_step(result.module, inputs, weights=weights, ray=ACTORS, runs=runs, memory=caps or None)
     except DeviceMemoryError as err:
@@ -133,12 +137,24 @@ def bench_model(name: str, runs: int, repeat: int) -> list[dict[str, Any]]:
     calibrated = time.perf_counter() - start
     free = run_pair(name, "free", mod, cal.model, {}, (inputs, weights), runs)
     free["calibrate s"] = calibrated
+    dispatch = cal.model.about.get("ray dispatch", {})
+    print(
+        f"{name}: calibrated in {calibrated:.1f} s; Ray executor per step "
+        f"{dispatch.get('step seconds', 0) * 1e3:.2f} ms, "
+        f"per op {dispatch.get('op seconds', 0) * 1e6:.1f} us, per copy "
+        + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in dispatch.get("copy seconds", {}).items()),
+        flush=True,
+    )
     rows = [free]
-    peak = (free.get("predicted peak") or {}).get(HOST)
+    total = sum(w.nbytes for w in weights.values()) or 1
+    peak = max((free.get("predicted peak") or {}).values(), default=0)
     if peak:
-        cap = max(1, peak - sum(w.nbytes for w in weights.values()) // 2)
-        rows.append(run_pair(name, "cap", mod, cal.model, {HOST: cap}, (inputs, weights), runs))
+        cap = max(1, peak - int(CAP_SHARE * total))
+        caps = {name: cap for name in (free.get("predicted peak") or {})}
+        rows.append(run_pair(name, "cap", mod, cal.model, caps, (inputs, weights), runs))
     for row in rows:
+        held = row.get("weights") or {}
+        row["split"] = None if not held else 1 - max(held.values()) / total
         _print(row)
     return rows
 

@@ -320,7 +320,7 @@ class _Walk:
             host = vds[g.host]
             for v, kind in enumerate(g.val_kind):
                 if kind == INPUT:
-                    g.val_upload[v] = [self.model.copy(g.val_bytes[v], host, d, vds) for d in vds]
+                    g.val_upload[v] = [self.model.upload(g.val_bytes[v], host, d, vds) for d in vds]
         for leaf in tree_leaves(self.tree(func.body.body)):
             v = self.value.get(self.of_root(leaf))
             if v is not None:

@@ -7,7 +7,7 @@ cost; ``predicted peak``: bytes per vdevice by liveness) beside the run's
 runtime's peak of live bytes per vdevice), ``fits`` (False when the run
 raised `DeviceMemoryError` under the caps), ``cap`` (vdevice name ->
 bytes, empty without caps) and ``split`` (the share of the weights' bytes
-placed off the host).
+off the vdevice that holds most of them).
 
 How far off a figure is, `off(predicted, measured)`, is symmetric:
 ``max(p / m, m / p) - 1`` (0 when both are 0, infinite when only one is), so

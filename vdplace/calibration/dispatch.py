@@ -12,7 +12,8 @@ already waiting).
 
 `measure_dispatch` runs, on one `RayExecutor` over the module's vdevices
 with the calibration's actor specs, three kinds of entry on a 4-float
-tensor, each `runs` times after a warm-up, and takes the medians:
+tensor, each once to warm up, then `runs` rounds of each in turn (so that
+the machine's load touches them alike), and takes the medians:
 
 * ``step``: one ``relu`` on the host: T1;
 * ``chain``: `CHAIN` ``relu`` calls on the host: TK;
@@ -23,9 +24,12 @@ Per op: (TK - T1) / (CHAIN - 1) (at least 0); per step: T1 less one op;
 per copy to and from device i: (Ti - T1 - 2 ops) / 2 (at least 0), the
 whole round trip split evenly over its two copies.  `apply_dispatch` adds
 them to a calibrated `CostModel`: the per-op cost to every kernel timed on
-an actor (its table times and its fallback roofline's overhead) and the
-per-copy cost as the latency of the links between actors, and it records all
-three under the model's ``about["ray dispatch"]``; `step_overhead(model)` is
+an actor (its table times and its fallback roofline's overhead), the
+per-copy cost as the latency of the links between actors, and the upload of
+a runtime input as the driver makes it (`CostModel.upload_time`: straight to
+the actor that reads it, its latency in the per-step cost, so the `Time`
+model's upload from the host actor does not apply); it records the three
+costs under the model's ``about["ray dispatch"]``; `step_overhead(model)` is
 the per-step cost, which a prediction of a measured step adds to the
 schedule's makespan.
 """
@@ -46,6 +50,7 @@ from vdplace.ir.normalize import host_vdevice
 from vdplace.ir.vdevice import VDevice, kind_ordinal
 
 CHAIN = 21  # relu calls of the ``chain`` entry
+DRIVER_BANDWIDTH = 1e9  # bytes/s of the driver's uploads when no link between actors was measured
 SHAPE = (4,)
 
 
@@ -66,7 +71,7 @@ class Dispatch:
             "op seconds": self.op,
             "copy seconds": dict(self.copy),
             "host": self.host,
-            "how": f"medians of {self.runs} runs of tiny programs on the run's own RayExecutor (calibration/dispatch.py)",
+            "how": f"medians of {self.runs} runs of tiny programs on a RayExecutor like the run's (dispatch.py)",
         }
 
 
@@ -107,7 +112,7 @@ def probe_module(vdevices: list[VDevice]) -> tuple[IRModule, dict[str, str]]:
 
 
 def measure_dispatch(
-    vdevices: list[VDevice], actors: Mapping[str, Any] | None, *, address: str | None = None, runs: int = 7
+    vdevices: list[VDevice], actors: Mapping[str, Any] | None, *, address: str | None = None, runs: int = 9
 ) -> Dispatch:
     """Run the probes on a `RayExecutor` like the run's (module docstring); the `Dispatch` costs."""
     from vdplace.runtime import compile as compile_placed
@@ -115,16 +120,17 @@ def measure_dispatch(
 
     mod, trips = probe_module(list(vdevices))
     x = np.ones(SHAPE, "float32")
-    medians: dict[str, float] = {}
+    entries = ["step", "chain", *trips]
+    seconds: dict[str, list[float]] = {entry: [] for entry in entries}
     with RayExecutor(compile_placed(mod), actors, address=address) as executor:
-        for entry in ["step", "chain", *trips]:
+        for entry in entries:
             executor.run(entry, x)  # the first run of an entry: warm-up
-            seconds = []
-            for _ in range(runs):
+        for _ in range(runs):  # round robin, so that a change of the machine's load touches every entry alike
+            for entry in entries:
                 start = time.perf_counter()
                 executor.run(entry, x)
-                seconds.append(time.perf_counter() - start)
-            medians[entry] = statistics.median(seconds)
+                seconds[entry].append(time.perf_counter() - start)
+    medians = {entry: statistics.median(times) for entry, times in seconds.items()}
     op = max(0.0, (medians["chain"] - medians["step"]) / (CHAIN - 1))
     step = max(0.0, medians["step"] - op)
     copy = {key: max(0.0, (medians[entry] - medians["step"] - 2 * op) / 2) for entry, key in trips.items()}
@@ -156,7 +162,20 @@ def apply_dispatch(model: Any, dispatch: Dispatch) -> None:
                     fallback.links[src, dst] = Link(dispatch.copy[other], link.bandwidth)
             elif src in dispatch.copy and dst in dispatch.copy:  # two devices besides the host: the slower path
                 fallback.links[src, dst] = Link(max(dispatch.copy[src], dispatch.copy[dst]), link.bandwidth)
+    bandwidths = [link.bandwidth for link in fallback.links.values()] if fallback is not None else []
+    model.upload_time = DriverUpload(min(bandwidths, default=DRIVER_BANDWIDTH))
     model.about["ray dispatch"] = dispatch.as_about()
+
+
+class DriverUpload:
+    """A runtime input's upload on Ray: the driver sends it to whichever actor reads it, in the step's fixed
+    cost, so no actor's link is taken; only its bytes, at `bandwidth`, count beyond that."""
+
+    def __init__(self, bandwidth: float) -> None:
+        self.bandwidth = bandwidth
+
+    def __call__(self, nbytes: int, vdevice: str) -> float:
+        return nbytes / self.bandwidth
 
 
 def step_overhead(model: Any) -> float:
