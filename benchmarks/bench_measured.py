@@ -101,7 +101,7 @@ def run_pair(
     from vdplace.placement import Time, place
     from vdplace.runtime import DeviceMemoryError
 
-    inputs, weights = data
+    inputs, weights, consts = data
     row: dict[str, Any] = {"model": name, "scenario": scenario, "cap": dict(caps)}
     try:
         result = place(mod, objective=Time(model, memory=caps or None), time_limit_s=30)
@@ -114,7 +114,9 @@ def run_pair(
     row["predicted peak"] = dict(s.peak_memory)
     row["weights"] = weight_bytes(result.module, weights)
     try:
-        m = measure_step(result.module, inputs, weights=weights, ray=ACTORS, runs=runs, memory=caps or None)
+        m = measure_step(
+            result.module, inputs, weights=weights, params=consts, ray=ACTORS, runs=runs, memory=caps or None
+        )
     except DeviceMemoryError as err:
         row["fits"] = False
         row["error"] = str(err).splitlines()[0][:160]
@@ -133,9 +135,12 @@ def bench_model(name: str, runs: int, repeat: int) -> list[dict[str, Any]]:
     start = time.perf_counter()
     names = [p.name for p in mod["main"].params]
     given = [*inputs, *(weights[n] for n in names[len(inputs) :])]
-    cal = calibrate_program(mod, given, ray_actors=ACTORS, repeat=repeat, inputs_note="tests/models params.npz")
+    consts = str(MODELS_DIR / name / "params.npz")  # the metadata constants too ("ir.GenericConst:0")
+    cal = calibrate_program(
+        mod, given, params=consts, ray_actors=ACTORS, repeat=repeat, inputs_note="tests/models params.npz"
+    )
     calibrated = time.perf_counter() - start
-    free = run_pair(name, "free", mod, cal.model, {}, (inputs, weights), runs)
+    free = run_pair(name, "free", mod, cal.model, {}, (inputs, weights, consts), runs)
     free["calibrate s"] = calibrated
     dispatch = cal.model.about.get("ray dispatch", {})
     print(
@@ -151,7 +156,7 @@ def bench_model(name: str, runs: int, repeat: int) -> list[dict[str, Any]]:
     if peak:
         cap = max(1, peak - int(CAP_SHARE * total))
         caps = {name: cap for name in (free.get("predicted peak") or {})}
-        rows.append(run_pair(name, "cap", mod, cal.model, caps, (inputs, weights), runs))
+        rows.append(run_pair(name, "cap", mod, cal.model, caps, (inputs, weights, consts), runs))
     for row in rows:
         held = row.get("weights") or {}
         row["split"] = None if not held else 1 - max(held.values()) / total

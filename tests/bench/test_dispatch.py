@@ -76,6 +76,8 @@ def test_an_upload_time_replaces_the_inputs_copy_from_the_host_in_the_schedule()
     (upload,) = [e for e in after.events if e.kind == "copy"]  # now x goes straight to the GPU: its upload
     assert upload.name == "x" and upload.end - upload.start == pytest.approx(1024e-9)
     assert after.makespan < before.makespan
+    # Sent by the driver, x never sits on the host: nothing is live there (before: x until its copy ended).
+    assert before.peak_memory["llvm:0:global"] == 1024 and after.peak_memory["llvm:0:global"] == 0
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs ray")
