@@ -100,6 +100,7 @@ def run_pair(
     from vdplace.calibration.dispatch import step_overhead
     from vdplace.placement import Time, place
     from vdplace.runtime import DeviceMemoryError
+    from vdplace.runtime.ray.errors import RemoteError
 
     inputs, weights, consts = data
     row: dict[str, Any] = {"model": name, "scenario": scenario, "cap": dict(caps)}
@@ -117,7 +118,9 @@ def run_pair(
         m = measure_step(
             result.module, inputs, weights=weights, params=consts, ray=ACTORS, runs=runs, memory=caps or None
         )
-    except DeviceMemoryError as err:
+    except (DeviceMemoryError, RemoteError) as err:  # on an actor, a RemoteError of kind DeviceMemoryError
+        if not isinstance(err, DeviceMemoryError) and err.kind != "DeviceMemoryError":
+            raise
         row["fits"] = False
         row["error"] = str(err).splitlines()[0][:160]
         return row
