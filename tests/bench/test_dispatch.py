@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from vdplace import ir
-from vdplace.calibration.dispatch import CHAIN, Dispatch, apply_dispatch, probe_module, step_overhead
+from vdplace.calibration.dispatch import CHAIN, Dispatch, apply_dispatch, host_program, probe_module, step_overhead
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement import CostModel, Time, place
-from vdplace.placement.cost import Table
+from vdplace.placement.cost import Table, describe_ops
 from vdplace.placement.cost.roofline import Link, Roof, Roofline
 
 CPU, GPU = VDevice("llvm", 0), VDevice("cuda", 0)
@@ -40,6 +40,18 @@ def test_the_probes_run_on_the_host_and_visit_each_other_device_once():
     for entry in ("step", "chain", "trip_0"):
         np.testing.assert_array_equal(vm.run(entry, x), np.maximum(x, 0))
     assert vm.profile.bytes_copied == 2 * 16  # trip_0 copied to the (simulated) GPU and back
+
+
+def test_the_program_on_the_host_holds_its_weights_as_constants_and_sums_its_kernels():
+    mod = ir.parse(TWO.replace('"float32", "cuda:0")):', '"float32")):').replace(', "cuda:0") = R.add', ") = R.add"))
+    rng = np.random.default_rng(0)
+    x, w = (rng.standard_normal(256).astype("float32") for _ in range(2))
+    model = calibrated()
+    program = host_program(mod, [x, w], model, "main", None)
+    assert program is not None and program.calls == 1 and [p.name for p in program.module["main"].params] == ["x"]
+    (add,) = describe_ops(mod)
+    assert program.kernels == model.kernel(add, CPU, [CPU, GPU]) and program.inputs == [x]
+    assert host_program(ir.parse(TWO), [x, w], model, "main", None) is None  # w is pinned to the GPU: a copy
 
 
 def calibrated() -> CostModel:
@@ -96,7 +108,9 @@ def test_calibrating_on_ray_actors_measures_the_executors_costs(monkeypatch):
     finally:
         ray.shutdown()
     found = result.model.about["ray dispatch"]
-    assert found["step seconds"] > 0 and found["op seconds"] >= 0 and set(found["copy seconds"]) == {"cuda:0"}
+    assert found["step seconds"] > 0 and set(found["copy seconds"]) == {"cuda:0"}
+    own = found["op seconds, the program's own run"]  # the program itself ran on the host actor
+    assert own is not None and found["op seconds"] == max(own, found["op seconds, chain probe"])
     link = result.table.fallback.links["llvm:0", "cuda:0"]
     assert link.latency == found["copy seconds"]["cuda:0"]
     assert result.model.upload_time is not None and step_overhead(result.model) == found["step seconds"]

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,7 @@ from vdplace.ir.normalize import host_vdevice
 from vdplace.ir.vdevice import VDevice, kind_ordinal
 
 CHAIN = 21  # relu calls of the ``chain`` entry
+PREFIX = "vdplace_probe_"  # the probes' function names, beside the program's
 DRIVER_BANDWIDTH = 1e9  # bytes/s of the driver's uploads when no link between actors was measured
 SHAPE = (4,)
 
@@ -63,12 +64,16 @@ class Dispatch:
     copy: dict[str, float]  # device key ("cuda:0") -> seconds per copy between it and the host, either way
     host: str  # the host's device key ("llvm:0")
     runs: int
+    probe_op: float | None = None  # per op from the ``chain`` probe
+    program_op: float | None = None  # per op from the program's own run on the host, where it ran
 
     def as_about(self) -> dict[str, Any]:
         """The JSON-able record kept in the cost file's ``about``."""
         return {
             "step seconds": self.step,
             "op seconds": self.op,
+            "op seconds, chain probe": self.probe_op,
+            "op seconds, the program's own run": self.program_op,
             "copy seconds": dict(self.copy),
             "host": self.host,
             "how": f"medians of {self.runs} runs of tiny programs on a RayExecutor like the run's (dispatch.py)",
@@ -111,32 +116,96 @@ def probe_module(vdevices: list[VDevice]) -> tuple[IRModule, dict[str, str]]:
     return mb.get(), trips
 
 
+@dataclass
+class Program:
+    """The calibrated program itself with every op on the host (`host_program`)."""
+
+    module: IRModule  # placed on the host, its weights constants there
+    entry: str
+    inputs: list[Any]  # the entry's runtime inputs
+    calls: int  # its op calls (device ops aside)
+    kernels: float  # the calibrated seconds of those calls on the host, summed (before any dispatch cost)
+    params: Any = None  # values of the metadata constants, as `runtime.compile` takes them
+
+
+def host_program(mod: IRModule, inputs: Sequence[Any], model: Any, entry: str, params: Any) -> Program | None:
+    """`mod` placed with every op on the host (weights: the entry's parameters past ``num_input``, as
+    constants), or None where it cannot be (a pin elsewhere, a copy, a placement error)."""
+    from vdplace.bench.step import weights_as_constants
+    from vdplace.placement import place
+    from vdplace.placement.cost import describe_ops
+    from vdplace.placement.cost.problem import COPY_OPS
+
+    try:
+        placed = place(mod, default="host").module
+    except Exception:  # noqa: BLE001  (the probes alone then)
+        return None
+    func = placed[entry]
+    count = int(func.attrs.get("num_input", len(func.params)))
+    weights = {p.name: np.asarray(v) for p, v in zip(func.params[count:], inputs[count:], strict=False)}
+    resident = weights_as_constants(placed, weights, entry) if weights else placed
+    ops = describe_ops(resident)
+    host = host_vdevice(list(resident.vdevices))
+    if host is None or any(op.op in COPY_OPS or not _on(op.result, host) for op in ops):
+        return None
+    calls = [op for op in ops if op.registry is None or op.registry.device_rule != "explicit"]
+    kernels = 0.0
+    for op in calls:
+        seconds = model.kernel(op, host, resident.vdevices)
+        if seconds is None:
+            return None
+        kernels += seconds
+    return Program(resident, entry, list(inputs[:count]), len(calls), kernels, params)
+
+
+def _on(sinfo: Any, host: VDevice) -> bool:
+    """Whether every tensor of `sinfo` is on `host` (or says nothing of its vdevice)."""
+    from vdplace.ir.struct_info import tensor_leaves
+
+    return all(getattr(leaf, "vdevice", None) in (None, host) for _, leaf in tensor_leaves(sinfo))
+
+
 def measure_dispatch(
-    vdevices: list[VDevice], actors: Mapping[str, Any] | None, *, address: str | None = None, runs: int = 9
+    vdevices: Sequence[VDevice],
+    actors: Mapping[str, Any] | None,
+    *,
+    address: str | None = None,
+    runs: int = 9,
+    program: Program | None = None,
 ) -> Dispatch:
-    """Run the probes on a `RayExecutor` like the run's (module docstring); the `Dispatch` costs."""
+    """Run the probes (and `program`) on a `RayExecutor` like the run's (module docstring); the costs."""
     from vdplace.runtime import compile as compile_placed
     from vdplace.runtime.ray import RayExecutor
 
-    mod, trips = probe_module(list(vdevices))
+    probes, trips = probe_module(list(vdevices))
     x = np.ones(SHAPE, "float32")
-    entries = ["step", "chain", *trips]
-    seconds: dict[str, list[float]] = {entry: [] for entry in entries}
-    with RayExecutor(compile_placed(mod), actors, address=address) as executor:
-        for entry in entries:
-            executor.run(entry, x)  # the first run of an entry: warm-up
+    calls = {PREFIX + name: (x,) for name in ["step", "chain", *trips]}
+    mod, params = probes.replace(functions={PREFIX + n: f for n, f in probes.functions.items()}), None
+    if program is not None:
+        functions = {**program.module.functions, **mod.functions}
+        mod, params = program.module.replace(functions=functions), program.params
+        calls[program.entry] = tuple(program.inputs)
+    seconds: dict[str, list[float]] = {entry: [] for entry in calls}
+    with RayExecutor(compile_placed(mod, params=params), actors, address=address) as executor:
+        for entry, args in calls.items():
+            executor.run(entry, *args)  # the first run of an entry: warm-up
         for _ in range(runs):  # round robin, so that a change of the machine's load touches every entry alike
-            for entry in entries:
+            for entry, args in calls.items():
                 start = time.perf_counter()
-                executor.run(entry, x)
+                executor.run(entry, *args)
                 seconds[entry].append(time.perf_counter() - start)
     medians = {entry: statistics.median(times) for entry, times in seconds.items()}
-    op = max(0.0, (medians["chain"] - medians["step"]) / (CHAIN - 1))
-    step = max(0.0, medians["step"] - op)
-    copy = {key: max(0.0, (medians[entry] - medians["step"] - 2 * op) / 2) for entry, key in trips.items()}
+    one = medians[PREFIX + "step"]
+    probe = max(0.0, (medians[PREFIX + "chain"] - one) / (CHAIN - 1))
+    own = None
+    if program is not None and program.calls:
+        own = max(0.0, (medians[program.entry] - one - program.kernels) / program.calls)
+    op = probe if own is None else max(probe, own)
+    copy = {key: max(0.0, (medians[PREFIX + entry] - one - 2 * op) / 2) for entry, key in trips.items()}
     host = host_vdevice(list(vdevices))
     assert host is not None
-    return Dispatch(step, op, copy, device_key(list(vdevices), list(vdevices).index(host)), runs)
+    key = device_key(list(vdevices), list(vdevices).index(host))
+    return Dispatch(max(0.0, one - probe), op, copy, key, runs, probe, own)
 
 
 def apply_dispatch(model: Any, dispatch: Dispatch) -> None:

@@ -100,9 +100,11 @@ def calibrate_program(
         with RayDevices(mod.vdevices, ray_actors, address=ray_address) as ray_devices:
             result = calibrate(mod, timers=ray_devices.timers, links=ray_devices.links(repeat), **options)
         if dispatch:
-            from .dispatch import apply_dispatch, measure_dispatch
+            from .dispatch import apply_dispatch, host_program, measure_dispatch
 
-            apply_dispatch(result.model, measure_dispatch(mod.vdevices, ray_actors, address=ray_address))
+            program = None if inputs is None else host_program(mod, inputs, result.model, entry, params)
+            costs = measure_dispatch(mod.vdevices, ray_actors, address=ray_address, program=program)
+            apply_dispatch(result.model, costs)
     result.seconds = time.perf_counter() - start  # the reference run, Ray's start and the links included
     result.model.about["inputs"] = note
     if found is not None:
