@@ -12,17 +12,23 @@ already waiting).
 
 `measure_dispatch` runs, on one `RayExecutor` over the module's vdevices
 with the calibration's actor specs, three kinds of entry on a 4-float
-tensor, each once to warm up, then `runs` rounds of each in turn (so that
-the machine's load touches them alike), and takes the medians:
+tensor, and the program itself with every op on the host where it can
+(`host_program`: its weights constants there, its calibrated kernels summed
+to K over its N op calls; TP), each once to warm up, then `runs` rounds of each in turn (so that
+the machine's load touches them alike); every difference below is the
+median over rounds of the difference within a round:
 
 * ``step``: one ``relu`` on the host: T1;
 * ``chain``: `CHAIN` ``relu`` calls on the host: TK;
 * ``trip_i``, one per other physical device: ``relu`` on the host, a copy
   to the device, a ``relu`` there, a copy back, a ``relu`` on the host: Ti.
 
-Per op: (TK - T1) / (CHAIN - 1) (at least 0); per step: T1 less one op;
-per copy to and from device i: (Ti - T1 - 2 ops) / 2 (at least 0), the
-whole round trip split evenly over its two copies.  `apply_dispatch` adds
+Per op: the larger of (TK - T1) / (CHAIN - 1) and (TP - T1 - K) / N (the
+VM's steps through the program and kernels that in a run, once each between
+other kernels, take longer than their best timed call), at least 0; per
+step: T1 (the median) less the probe's one op; per copy to and from device
+i: (Ti - T1 - 2 ops) / 2 (at least 0), the whole round trip split evenly
+over its two copies.  `apply_dispatch` adds
 them to a calibrated `CostModel`: the per-op cost to every kernel timed on
 an actor (its table times and its fallback roofline's overhead), the
 per-copy cost as the latency of the links between actors, and the upload of
@@ -194,14 +200,19 @@ def measure_dispatch(
                 start = time.perf_counter()
                 executor.run(entry, *args)
                 seconds[entry].append(time.perf_counter() - start)
-    medians = {entry: statistics.median(times) for entry, times in seconds.items()}
-    one = medians[PREFIX + "step"]
-    probe = max(0.0, (medians[PREFIX + "chain"] - one) / (CHAIN - 1))
+    steps = seconds[PREFIX + "step"]
+    one = statistics.median(steps)
+
+    def over_step(entry: str) -> float:
+        """The median over rounds of `entry`'s time less the one-relu step's in the same round."""
+        return statistics.median(t - s for t, s in zip(seconds[entry], steps, strict=True))
+
+    probe = max(0.0, over_step(PREFIX + "chain") / (CHAIN - 1))
     own = None
     if program is not None and program.calls:
-        own = max(0.0, (medians[program.entry] - one - program.kernels) / program.calls)
+        own = max(0.0, (over_step(program.entry) - program.kernels) / program.calls)
     op = probe if own is None else max(probe, own)
-    copy = {key: max(0.0, (medians[PREFIX + entry] - one - 2 * op) / 2) for entry, key in trips.items()}
+    copy = {key: max(0.0, (over_step(PREFIX + entry) - 2 * op) / 2) for entry, key in trips.items()}
     host = host_vdevice(list(vdevices))
     assert host is not None
     key = device_key(list(vdevices), list(vdevices).index(host))
