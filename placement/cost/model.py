@@ -164,6 +164,10 @@ class CostModel:
         self.memory: dict[str, int] = {name: parse_bytes(size) for name, size in (memory or {}).items()}
         self.source: Roofline | Table | None = None
         self.about: dict[str, Any] = {}
+        # Seconds to bring a runtime input of n bytes onto a vdevice (name), where inputs do not start on
+        # the host: Ray actors get them from the driver (`vdplace.calibration.dispatch`).  None: a copy
+        # from the host.  Set on the object, not written to a cost file.
+        self.upload_time: Callable[[int, str], float] | None = None
 
     @classmethod
     def roofline(
@@ -240,6 +244,13 @@ class CostModel:
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
         where = f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})"
         return _checked(self.copy_time(nbytes, *names), where, allow_none=False)  # type: ignore[return-value]
+
+    def upload(self, nbytes: int, host: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
+        """Seconds to bring a runtime input of `nbytes` to `dst`: `upload_time` if set, else a copy from `host`."""
+        if self.upload_time is None:
+            return self.copy(nbytes, host, dst, vdevices)
+        name = vdevice_name(vdevices, dst)
+        return _checked(self.upload_time(nbytes, name), f"upload_time({nbytes}, {name!r})", allow_none=False)  # type: ignore[return-value]
 
     def limit(self, vdevice: VDevice, vdevices: Sequence[VDevice]) -> int | None:
         """Bytes available on `vdevice`, or None; a key naming no vdevice of the module is a `ValueError`."""

@@ -30,7 +30,7 @@ def add_memory(model: Any) -> None:
         for d in model.x[g.val_unit[v]]:
             if d in stays:
                 stays[d].append((_home_stay(model, v, d), g.val_bytes[v]))
-        if v in model.up and g.host in stays:
+        if v in model.up and g.host in stays and not g.inputs_from_driver:
             stays[g.host].append((_host_stay(model, v), g.val_bytes[v]))  # type: ignore[index]
         for (w, d), y in model.y.items():
             if w == v and d in stays:

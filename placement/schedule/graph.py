@@ -23,7 +23,9 @@ and one more walk over the entry function's bindings:
   host (the last CPU vdevice): one placed elsewhere is uploaded first.  The
   other parameters (weights) and constants are where they are placed when the
   run starts.  A module with no CPU vdevice has no host: inputs start where
-  they are placed.
+  they are placed.  With the model's `upload_time` (inputs sent by Ray's
+  driver to the actor that reads them) an upload lasts what it says and the
+  input never sits on the host (`inputs_from_driver`).
 * the *outputs* are the values the entry function returns, each on the unit
   that returns it.
 
@@ -81,6 +83,7 @@ class TaskGraph:
         self.physical = [first.setdefault(v.physical, d) for d, v in enumerate(self.vdevices)]
         cpus = [d for d, v in enumerate(self.vdevices) if v.device_type == "cpu"]
         self.host: int | None = cpus[-1] if cpus else None
+        self.inputs_from_driver = False  # the model's `upload_time`: an input never sits on the host (Ray)
         self.limits: list[int | None] = list(p.limits)
         self.allowed = [[d for d, t in enumerate(row) if t is not None] for row in p.compute]
         self.pinned = list(p.pinned)
@@ -248,7 +251,12 @@ class _Walk:
         elif vt is TupleGetItem:
             self.alias(tree, self.tree(value))
         elif vt is Constant:
-            self.constants(self.expr_sites.get(id(value), tree))
+            # The value is the bound variable's (the root `placement.cost.problem` copies and prices), not
+            # the constant expression's own site, which names the same tensor.
+            self.constants(tree)
+            site = self.expr_sites.get(id(value))
+            if site is not None:
+                self.alias(site, tree)
 
     def call(self, binding: Binding, call: Call, tree: Tree) -> None:
         op = call.op
@@ -317,10 +325,11 @@ class _Walk:
             g.val_copy[v] = p.copy[k]
         vds = g.vdevices
         if g.host is not None:
+            g.inputs_from_driver = getattr(self.model, "upload_time", None) is not None
             host = vds[g.host]
             for v, kind in enumerate(g.val_kind):
                 if kind == INPUT:
-                    g.val_upload[v] = [self.model.copy(g.val_bytes[v], host, d, vds) for d in vds]
+                    g.val_upload[v] = [self.model.upload(g.val_bytes[v], host, d, vds) for d in vds]
         for leaf in tree_leaves(self.tree(func.body.body)):
             v = self.value.get(self.of_root(leaf))
             if v is not None:

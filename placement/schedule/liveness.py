@@ -9,7 +9,8 @@ A value occupies a vdevice over a half-open interval of the run:
   end when nothing reads it; weights and constants stay the whole run;
 * at a copy's destination: from the copy's start to the end of its last
   reader there (the copy's end when none);
-* on the host, a runtime input uploaded elsewhere: from 0 to its upload's end;
+* on the host, a runtime input uploaded elsewhere: from 0 to its upload's end
+  (not when inputs come from Ray's driver, `TaskGraph.inputs_from_driver`);
 * an output of the entry function stays where it is returned to the end of
   the run (the makespan).
 
@@ -100,6 +101,8 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
     for (v, d), start in starts.items():
         out.append((v, d, start, ends.get((v, d), start)))
     host = g.host
+    if g.inputs_from_driver:
+        host_stays.clear()  # the driver sends the input: it never sits on the host
     for v, end in host_stays:
         out.append((v, host, 0.0, end))  # type: ignore[arg-type]
     return out

@@ -70,14 +70,17 @@ def measure_step(
     ray_address: str | None = None,
     simulate_missing: bool = True,
     timeout: float = 600.0,
+    memory: Mapping[str, int] | None = None,
 ) -> StepMeasurement:
     """Run `placed` (every tensor placed) `warmup` + `runs` times; its `StepMeasurement` (module docstring).
 
     `params`: values of the metadata constants the text only references, as
     for `runtime.compile`.  `ray`: vdevice name -> `ActorSpec` or kind (``{}``
     for the defaults) to run on Ray actors, `ray_address` a cluster to join;
-    without it, the local VM, with `simulate_missing` devices.  Errors of the
-    run are the runtime's (`runtime.VMError`).
+    without it, the local VM, with `simulate_missing` devices.  `memory`
+    (vdevice name -> bytes): each such device's budget of live bytes in the
+    run, as ``vdplace run --memory`` sets it.  Errors of the run are the
+    runtime's (`runtime.VMError`; over a budget, `runtime.DeviceMemoryError`).
     """
     from vdplace.runtime import VirtualMachine
     from vdplace.runtime import compile as compile_placed
@@ -88,12 +91,12 @@ def measure_step(
     executable = compile_placed(mod, params=params)
     names = [vdevice_name(mod.vdevices, v) for v in mod.vdevices]
     if ray is None:
-        vm = VirtualMachine(executable, simulate_missing=simulate_missing)
+        vm = VirtualMachine(executable, simulate_missing=simulate_missing, memory=memory)
         devices = {name: vm.device_of(i).name for i, name in enumerate(names)}
         return _measure("vm", lambda: vm.run(entry, *inputs), lambda: vm.profile, devices, runs, warmup)
     from vdplace.runtime.ray import RayExecutor
 
-    with RayExecutor(executable, ray, address=ray_address, timeout=timeout) as executor:
+    with RayExecutor(executable, ray, address=ray_address, timeout=timeout, memory=memory) as executor:
         devices = {names[i]: plan.device_name for plan in executor.plans for i in plan.vdevices}
         return _measure(
             "ray", lambda: executor.run(entry, *inputs), lambda: executor.profile.local, devices, runs, warmup

@@ -49,6 +49,7 @@ def calibrate_program(
     dims: Mapping[str, int] | None = None,
     max_bytes: int = MAX_BYTES,
     inputs_note: str | None = None,
+    dispatch: bool = True,
 ) -> Calibration:
     """Calibrate `mod` on the program's values (module docstring); the `Calibration`.
 
@@ -58,7 +59,9 @@ def calibrate_program(
     `devices`: built-in devices (``cpu``, ``cuda``; default: this machine's,
     or none with `ray_actors`); `ray_actors`: vdevice name -> `ActorSpec`
     or kind (``{}``: the defaults, one actor per physical device), with
-    `ray_address` a cluster to join (None: a local one).  `inputs_note` says
+    `ray_address` a cluster to join (None: a local one); with `dispatch`
+    the Ray executor's own costs per step, op and copy are measured too and
+    added to the model (`dispatch`: ``about["ray dispatch"]``).  `inputs_note` says
     in the file where given inputs came from.  A reference run that fails is
     a `ValueError`; Ray actors that cannot start a `runtime.DeviceUnavailable`.
     """
@@ -96,6 +99,12 @@ def calibrate_program(
 
         with RayDevices(mod.vdevices, ray_actors, address=ray_address) as ray_devices:
             result = calibrate(mod, timers=ray_devices.timers, links=ray_devices.links(repeat), **options)
+        if dispatch:
+            from .dispatch import apply_dispatch, host_program, measure_dispatch
+
+            program = None if inputs is None else host_program(mod, inputs, result.model, entry, params)
+            costs = measure_dispatch(mod.vdevices, ray_actors, address=ray_address, program=program)
+            apply_dispatch(result.model, costs)
     result.seconds = time.perf_counter() - start  # the reference run, Ray's start and the links included
     result.model.about["inputs"] = note
     if found is not None:
