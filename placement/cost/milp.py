@@ -41,17 +41,26 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 from scipy.optimize import LinearConstraint, milp
 from scipy.sparse import csr_array
 
-from vdplace.placement.cost.objective import allowed, plan_cost
+from vdplace.placement.cost.objective import allowed, allowed_times, plan_cost
 from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
 
 ONE = -1  # the column index of the constant 1 in a row's terms
 Terms = list[tuple[int, float]]
+
+
+class _Result(Protocol):
+    """What `scipy.optimize.milp` answers (an `OptimizeResult`), as read here; ``mip_dual_bound`` may be absent."""
+
+    status: int  # 0: optimal, 1: a limit reached, 2: infeasible, ...
+    fun: float | None
+    x: np.ndarray | None
 
 
 class _Program:
@@ -84,7 +93,7 @@ class _Program:
         self.lo.append(lo)
         self.hi.append(hi)
 
-    def solve(self, seconds: float) -> object:
+    def solve(self, seconds: float) -> _Result:
         n = len(self.cost)
         index = np.int32 if max(len(self.lo), n, len(self.vals)) < 2**31 else np.int64  # scipy 1.13's HiGHS takes int32
         coords = (np.array(self.rows, dtype=index), np.array(self.cols, dtype=index))
@@ -102,8 +111,9 @@ class _Encoding:
         self.p = p
         self.scale = 1.0  # objective units per second, set before the columns are made
         self.lp = _Program()
-        self.allowed = [allowed(p, u) for u in range(p.num_units)]
-        self.offset = sum(min(p.compute[u][d] for d in a) for u, a in enumerate(self.allowed))  # type: ignore[type-var]
+        self.times = [allowed_times(p, u) for u in range(p.num_units)]
+        self.allowed = [list(times) for times in self.times]
+        self.offset = sum(min(times.values()) for times in self.times)
         self.x: dict[tuple[int, int], int] = {}
         self.y: dict[tuple[int, int], int] = {}
         self.impossible = False
@@ -115,13 +125,14 @@ class _Encoding:
         return [(ONE, 1.0)] if self.allowed[u] == [d] else []
 
     def units(self) -> None:
-        p, lp = self.p, self.lp
+        lp = self.lp
         for u, a in enumerate(self.allowed):
             if len(a) < 2:
                 continue
-            cheapest = min(p.compute[u][d] for d in a)  # type: ignore[type-var]
-            for d in a:
-                self.x[u, d] = lp.column((p.compute[u][d] - cheapest) * self.scale, True)  # type: ignore[operator]
+            times = self.times[u]
+            cheapest = min(times.values())
+            for d, seconds in times.items():
+                self.x[u, d] = lp.column((seconds - cheapest) * self.scale, True)
             lp.row([(self.x[u, d], 1.0) for d in a], 1.0, 1.0)
 
     def values(self) -> None:
@@ -247,11 +258,11 @@ def solve_milp(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None =
     if left <= 0:
         return PlanResult(None, False, enc.offset)
     res = enc.lp.solve(left)
-    if res.status == 2:  # type: ignore[attr-defined]
+    if res.status == 2:
         return _infeasible()
-    bound = res.fun if res.status == 0 else getattr(res, "mip_dual_bound", None)  # type: ignore[attr-defined]
+    bound = res.fun if res.status == 0 else getattr(res, "mip_dual_bound", None)
     lower = enc.offset + (bound / enc.scale if bound is not None and math.isfinite(bound) else 0.0)
-    plan = None if res.x is None else enc.plan(res.x)  # type: ignore[attr-defined]
+    plan = None if res.x is None else enc.plan(res.x)
     if plan is None or not plan_cost(p, plan).feasible:  # none, or a row kept only within HiGHS's tolerance
         return PlanResult(None, False, lower)
-    return PlanResult(plan, res.status == 0, lower)  # type: ignore[attr-defined]
+    return PlanResult(plan, res.status == 0, lower)

@@ -31,6 +31,7 @@ is the default; with propagation on, the benchmark families leave Z3 at most
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Hashable, Sequence
 
 import z3
@@ -240,4 +241,4 @@ def _model_devices(
 
 register_backend("z3", Z3Backend)
 for _encoding in ENCODINGS:
-    register_backend(f"z3-{_encoding}", lambda encoding=_encoding: Z3Backend(encoding))
+    register_backend(f"z3-{_encoding}", functools.partial(Z3Backend, _encoding))

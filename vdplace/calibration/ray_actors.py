@@ -21,6 +21,7 @@ clocks).  The receiver is already waiting when the sender finishes
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import time
@@ -155,7 +156,7 @@ class RayDevices:
         """The copy path between every ordered pair of actors, measured (module docstring), by device keys."""
         found: dict[tuple[str, str], Link] = {}
         for a, b in itertools.permutations(range(len(self.actors)), 2):
-            link = measure_link(lambda n, a=a, b=b: self._copy(a, b, n), repeat)
+            link = measure_link(functools.partial(self._copy, a, b), repeat)
             for src in self.keys[a]:
                 for dst in self.keys[b]:
                     found[src, dst] = link
