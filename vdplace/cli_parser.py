@@ -119,7 +119,7 @@ class Parser(argparse.ArgumentParser):
                 default = getattr(action, "attached_default", None)
                 if default is not None:
                     defaults.update(dict.fromkeys(action.option_strings, default))
-        out = []
+        out: list[str] = []
         for i, word in enumerate(argv):
             if word == "--":
                 return out + argv[i:]
@@ -135,7 +135,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def _name(action: argparse.Action) -> str:
-    return "/".join(action.option_strings) or action.metavar or action.dest
+    metavar = " ".join(action.metavar) if isinstance(action.metavar, tuple) else action.metavar
+    return "/".join(action.option_strings) or metavar or action.dest
 
 
 def _unrecognized(parser: Parser, rest: Sequence[str]) -> str:
