@@ -65,10 +65,11 @@ class TimingActor:
     ) -> tuple[bool, float | str]:
         """(True, seconds) of one call of op `name` here, or (False, why it cannot be timed)."""
         from vdplace.ir import get_op
+        from vdplace.ir.struct_info import ObjectStructInfo
         from vdplace.placement.cost.model import OpInfo
         from vdplace.placement.cost.timers import time_numpy
 
-        op = OpInfo("main", name, name, [], None, attrs, None, get_op(name))  # type: ignore[arg-type]
+        op = OpInfo("main", name, name, [], ObjectStructInfo(), attrs, None, get_op(name))  # the inputs are made
         try:
             if self.torch_timer is not None:
                 return True, self.torch_timer.time(op, args, repeat, budget, attrs=attrs)
