@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from vdplace.ir.collector import collector_paused
 from vdplace.ir.module import IRModule
@@ -252,9 +253,9 @@ class Driver:
 
 
 @module_pass("RealizeVDevice")
-def realize_vdevice(mod: IRModule, **options: object) -> IRModule:
-    """The RealizeVDevice pass: `place(mod, **options).module`."""
-    return place(mod, **options).module  # type: ignore[arg-type]
+def realize_vdevice(mod: IRModule, **options: Any) -> IRModule:
+    """The RealizeVDevice pass: `place(mod, **options).module` (the options as `ModulePass` forwards them)."""
+    return place(mod, **options).module
 
 
 def _objective(objective: Objective | None, cost: CostModel | None) -> Objective:
@@ -295,7 +296,7 @@ def _check(cs: ConstraintSet, assignment: list[int | None]) -> None:
     """The independent checker's verdict: a violated constraint is a bug in placement, never the user's."""
     violations = check(cs, assignment)
     if violations:
-        shown = "; ".join(f"{c!r}: {why}" for c, why in violations[:5])
+        shown = "; ".join(why if c is None else f"{c!r}: {why}" for c, why in violations[:5])
         raise PlacementInternalError(f"placement failed its own check ({len(violations)} violations): {shown}")
 
 

@@ -6,7 +6,8 @@ draw them) name these types without importing the driver (`placement.api`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
 
 from vdplace.ir.module import IRModule
 from vdplace.ir.vdevice import VDevice
@@ -16,6 +17,7 @@ from vdplace.placement.rewrite.realize import Copy
 if TYPE_CHECKING:
     from vdplace.placement.cost.report import PlacementCost
     from vdplace.placement.objective import Objective
+    from vdplace.placement.schedule.events import Schedule
 
 # The driver's phases, in order, as `Stats.times` keys them.
 PHASES = ("extract", "collapse", "solve", "check", "realize", "verify")
@@ -197,12 +199,12 @@ class Placement:
     @property
     def cost(self) -> PlacementCost | None:
         """The report of an objective whose `report_name` is ``"cost"`` (`Cost`), else None."""
-        return self._report("cost")  # type: ignore[return-value]
+        return cast("PlacementCost | None", self._report("cost"))  # what that `report_name` promises
 
     @property
-    def schedule(self) -> object:
+    def schedule(self) -> Schedule | None:
         """The report of an objective whose `report_name` is ``"schedule"`` (a time objective), else None."""
-        return self._report("schedule")
+        return cast("Schedule | None", self._report("schedule"))  # what that `report_name` promises
 
     def _report(self, name: str) -> object:
         return self.report if self.objective is not None and self.objective.report_name == name else None
@@ -232,7 +234,9 @@ class Placement:
         return f"Placement({len(self.assignment)} sites, {len(self.copies)} copies, {self.stats!r})"
 
 
-def _device_map(sites: list[Site], vdevices: list[VDevice], assignment: list[int | None]) -> dict[str, VDevice | None]:
+def _device_map(
+    sites: Iterable[Site], vdevices: list[VDevice], assignment: list[int | None]
+) -> dict[str, VDevice | None]:
     """Site labels -> devices; the k-th redefinition of a name (or k-th anonymous value) gets ``#k``."""
     out: dict[str, VDevice | None] = {}
     seen: dict[tuple[str, str, str, tuple[int, ...]], int] = {}

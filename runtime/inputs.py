@@ -102,9 +102,9 @@ def input_dims(
             if not shapes.is_name(d):
                 continue
             if shape is not None and axis < len(shape):
-                bound.setdefault(d, int(shape[axis]))  # type: ignore[arg-type]
+                bound.setdefault(d, int(shape[axis]))
             else:
-                bound.setdefault(d, (dims or {}).get(d, symbolic_size))  # type: ignore[arg-type]
+                bound.setdefault(d, (dims or {}).get(d, symbolic_size))
     return {**(dims or {}), **bound}
 
 

@@ -167,7 +167,8 @@ class _Interpreter:
         raise VMError(f"the reference interpreter cannot evaluate a {type(expr).__name__}")
 
     def op(self, call: Call, args: list[Any], attrs: dict[str, Any], dims: dict[str, int]) -> Any:
-        op: Op = call.op  # type: ignore[assignment]
+        op = call.op
+        assert isinstance(op, Op), "a call of a module function is evaluated by `call`"
         if op.name in ("to_vdevice", "hint_on_device"):
             return args[0]
         if op.name == "match_cast":  # binds the annotation's new symbols, as the VM does

@@ -8,7 +8,7 @@ the text is never executed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from vdplace.ir import sizes
 from vdplace.ir.op import INDICES
@@ -16,7 +16,7 @@ from vdplace.ir.op import INDICES
 from .errors import InputError
 
 
-def is_name(dim: Any) -> bool:
+def is_name(dim: object) -> TypeGuard[str]:
     """True for a dim that is a bare symbol (``"n"``), which an input shape can bind."""
     return isinstance(dim, str) and dim.isidentifier()
 

@@ -40,16 +40,22 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     return f"; did you mean {match!r}?" if match else ""
 
 
+class AttachedAction(argparse._StoreAction):
+    """An option whose value is attached and optional: bare, it means `attached_default` (`Parser.attached`)."""
+
+    attached_default = ""
+
+
 class Formatter(argparse.HelpFormatter):
     """Help text: ``--ray[=ADDRESS]`` for an option whose value is attached and optional."""
 
     def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
-        if getattr(action, "attached_default", None) is not None:
+        if isinstance(action, AttachedAction):
             return f"[={action.metavar or default_metavar}]"
         return super()._format_args(action, default_metavar)
 
     def _format_action_invocation(self, action: argparse.Action) -> str:
-        if getattr(action, "attached_default", None) is not None:
+        if isinstance(action, AttachedAction):
             value = self._format_args(action, action.dest.upper())
             return ", ".join(f"{option}{value}" for option in action.option_strings)
         return super()._format_action_invocation(action)
@@ -82,8 +88,9 @@ class Parser(argparse.ArgumentParser):
 
     def attached(self, option: str, default: str, **kwargs: Any) -> argparse.Action:
         """Add ``option`` taking an optional attached value: ``--ray`` means `default`, ``--ray=X`` means X."""
-        action = self.add_argument(option, **kwargs)
-        action.attached_default = default  # type: ignore[attr-defined]
+        action = self.add_argument(option, action=AttachedAction, **kwargs)
+        assert isinstance(action, AttachedAction)
+        action.attached_default = default
         return action
 
     def options(self) -> list[str]:
@@ -116,10 +123,9 @@ class Parser(argparse.ArgumentParser):
         defaults = {}
         for parser in [self, *self._subparsers_all()]:
             for action in parser._actions:
-                default = getattr(action, "attached_default", None)
-                if default is not None:
-                    defaults.update(dict.fromkeys(action.option_strings, default))
-        out = []
+                if isinstance(action, AttachedAction):
+                    defaults.update(dict.fromkeys(action.option_strings, action.attached_default))
+        out: list[str] = []
         for i, word in enumerate(argv):
             if word == "--":
                 return out + argv[i:]
@@ -135,7 +141,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def _name(action: argparse.Action) -> str:
-    return "/".join(action.option_strings) or action.metavar or action.dest
+    metavar = " ".join(action.metavar) if isinstance(action.metavar, tuple) else action.metavar
+    return "/".join(action.option_strings) or metavar or action.dest
 
 
 def _unrecognized(parser: Parser, rest: Sequence[str]) -> str:

@@ -20,7 +20,7 @@ from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Failure, Output
 
 if TYPE_CHECKING:
     from vdplace.ir import IRModule
-    from vdplace.placement import Placement, PlacementConflict
+    from vdplace.placement import Objective, Placement, PlacementConflict
 
 EXIT_CONFLICT = EXIT_FAILED
 
@@ -51,6 +51,7 @@ def _place(mod: IRModule, args: argparse.Namespace, dims: dict[str, int] | None 
     mod = _with_vdevices(mod, args.vdevice)
     time_objective = getattr(args, "objective", None) == "time"
     model = _cost_model(args)
+    objective: Objective | None
     if time_objective:  # --memory: the schedule's limits by liveness (`placement.Time`)
         objective = placement.Time(model, memory=_memory_limits(args))
     else:

@@ -145,7 +145,10 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace, out: Out
         if args.inputs == "random":
             raise
         raise Failure(f"--inputs {args.inputs}: {err}") from None
-    return _write_outputs(outputs, vm.profile.table() if args.profile else None, vm.profile, args, out)
+    profile = vm.profile  # recorded by the run when asked for
+    return _write_outputs(
+        outputs, profile.table() if args.profile and profile is not None else None, profile, args, out
+    )
 
 
 def _inputs(args: argparse.Namespace, mod: IRModule, microbatches: int = 1) -> list[Any]:

@@ -36,7 +36,7 @@ def greedy(p: CostProblem) -> list[int]:
     for v, value in enumerate(p.values):
         for c in value.consumers:
             inputs[c].append(v)
-    plan: list[int | None] = [None] * p.num_units
+    plan: list[int] = []  # the units placed so far, in order: a later unit has no device yet
     copied: list[set[int]] = [set() for _ in p.values]
     used = [0] * p.num_devices
     for u in range(p.num_units):
@@ -45,7 +45,8 @@ def greedy(p: CostProblem) -> list[int]:
             t = p.compute[u][d] or 0.0
             extra = p.memory[u]
             for v in inputs[u]:
-                home = plan[p.values[v].unit]
+                unit = p.values[v].unit
+                home = plan[unit] if unit < u else None
                 if home is not None and home != d and d not in copied[v]:
                     t += p.copy[v][home][d]
                     extra += p.values[v].nbytes
@@ -54,12 +55,14 @@ def greedy(p: CostProblem) -> list[int]:
             key = (not fits, t, d)
             if best is None or key < best:
                 best = key
-        d = best[2]  # type: ignore[index]
-        plan[u] = d
+        assert best is not None, "a unit has a device to try"
+        d = best[2]
+        plan.append(d)
         used[d] += p.memory[u]
         for v in inputs[u]:
-            home = plan[p.values[v].unit]
+            unit = p.values[v].unit
+            home = plan[unit] if unit <= u else None
             if home is not None and home != d and d not in copied[v]:
                 copied[v].add(d)
                 used[d] += p.values[v].nbytes
-    return plan  # type: ignore[return-value]
+    return plan

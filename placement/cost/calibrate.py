@@ -41,6 +41,7 @@ them.
 
 from __future__ import annotations
 
+import functools
 import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -188,7 +189,7 @@ def calibrate(
                     times[device][key] = timer(op, list(args), repeat, budget, attrs=dict(attrs))
                 else:
                     made_up.add(key)
-                    args = make_inputs(op, rng, lambda name, f=op.function: sizes.size(name, f), max_bytes)
+                    args = make_inputs(op, rng, functools.partial(sizes.size, func=op.function), max_bytes)
                     times[device][key] = timer(op, args, repeat, budget)
             except Skip as why:
                 skipped[device][key] = str(why)

@@ -24,7 +24,7 @@ from vdplace.ir.vdevice import vdevice_name
 from vdplace.placement.cost.objective import allowed
 from vdplace.placement.cost.problem import Coarsened
 from vdplace.placement.diagnose import conflict_error
-from vdplace.placement.errors import PlacementConflict, PlacementError
+from vdplace.placement.errors import Constraint, PlacementConflict, PlacementError
 from vdplace.placement.model.constraints import ConstraintSet, Pin, pin_columns
 
 
@@ -79,7 +79,7 @@ class MemoryExplanation:
         self,
         cs: ConstraintSet,
         module: Any,
-        cores: list[list[Pin]],
+        cores: list[list[Constraint]],
         text: str,
         where: tuple[str | None, int, int | None] = (None, 0, None),
         items: list[dict[str, Any]] | None = None,
@@ -135,7 +135,8 @@ def memory_conflict(co: Coarsened, mod: IRModule, *, proved: bool) -> PlacementC
             pins = _pins_in(cs, co, set(units))
             items = _items(pins, copies, co, mod)
             text = _text(names[d], forced, limit, items)
-            return PlacementConflict(MemoryExplanation(cs, mod, [pins], text, (names[d], forced, limit), items))
+            core: list[Constraint] = [*pins]
+            return PlacementConflict(MemoryExplanation(cs, mod, [core], text, (names[d], forced, limit), items))
     limited = ", ".join(f"{names[d]} <= {lim} bytes" for d, lim in enumerate(p.limits) if lim is not None)
     if proved:
         text = f"no placement fits the memory limits together ({limited}): every plan exceeds one of them"

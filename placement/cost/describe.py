@@ -60,7 +60,7 @@ def op_info(
 # Work items: ("expr", node, name, binding) walks a node; ("emit", call, name, binding) describes a call
 # whose arguments are already walked.  `name` and `binding` are set for a binding's whole value only; the
 # binding's span is read when its call is described (a span not built yet is built then, and only then).
-_Item = tuple[str, object, "str | None", "Binding | None"]
+_Item = tuple[str, Expr, "str | None", "Binding | None"]
 
 
 def _describe(function: str, body: SeqExpr, found: list[OpInfo], sizes: Sizes) -> None:
@@ -78,7 +78,7 @@ def _describe(function: str, body: SeqExpr, found: list[OpInfo], sizes: Sizes) -
             items.append(("expr", node.body, None, None))
             stack.extend(reversed(items))
         else:
-            stack.extend(reversed(_children(node, name, binding)))  # type: ignore[arg-type]
+            stack.extend(reversed(_children(node, name, binding)))
 
 
 def _children(node: Expr, name: str | None, binding: Binding | None) -> list[_Item]:

@@ -21,7 +21,7 @@ from vdplace.ir.expr import Binding, Call, Constant, If, SeqExpr
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.sizes import Sizes
-from vdplace.ir.struct_info import StructInfo, tensor_leaves
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.cost.describe import op_info
 from vdplace.placement.cost.model import CostModel
@@ -119,9 +119,11 @@ class _Evaluator:
         var = binding.var
         out = self.out
         if op.name in COPY_OPS:
-            src = self.name(call.args[0].struct_info.vdevice, var.name)  # type: ignore[attr-defined]
-            dst = self.name(var.struct_info.vdevice, var.name)  # type: ignore[attr-defined]
-            size = self.sizes.nbytes(var.struct_info, self.func)  # type: ignore[arg-type]
+            source, result = call.args[0].struct_info, var.struct_info
+            assert isinstance(source, TensorStructInfo) and isinstance(result, TensorStructInfo), "inference checked"
+            src = self.name(source.vdevice, var.name)
+            dst = self.name(result.vdevice, var.name)
+            size = self.sizes.nbytes(result, self.func)
             vd = self.vdevices
             seconds = self.model.copy(size, vd[self.index[src]], vd[self.index[dst]], vd)
             out.transfer += seconds
@@ -137,8 +139,8 @@ class _Evaluator:
         self.hold(var.struct_info, var.name)
         device = self.name(leaves[0][1].vdevice, var.name)
         info = op_info(self.func, var.name, call, binding.span, var.struct_info, self.sizes)
-        seconds = self.model.kernel(info, self.vdevices[self.index[device]], self.vdevices)
-        if seconds is None:
+        kernel = self.model.kernel(info, self.vdevices[self.index[device]], self.vdevices)
+        if kernel is None:
             raise ValueError(f"{self.func}:{var.name} (R.{op.name}) is placed on {device}, where it cannot run")
-        out.compute += seconds
-        out.device_compute[device] += seconds
+        out.compute += kernel
+        out.device_compute[device] += kernel

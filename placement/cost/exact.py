@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import z3
 
-from vdplace.placement.cost.objective import allowed
+from vdplace.placement.cost.objective import allowed_times
 from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.solve.deadline import interrupt_after
@@ -41,11 +41,12 @@ class _Encoding:
         self.p = p
         self.ctx = z3.Context()  # its own: interrupting it (`interrupt_after`) touches no other Z3 call
         self.opt = z3.Optimize(ctx=self.ctx)
-        self.allowed = [allowed(p, u) for u in range(p.num_units)]
+        self.times = [allowed_times(p, u) for u in range(p.num_units)]
+        self.allowed = [list(times) for times in self.times]
         self.x: dict[tuple[int, int], z3.BoolRef] = {}
         self.y: dict[tuple[int, int], z3.BoolRef] = {}
-        self.offset = sum(min(p.compute[u][d] for d in a) for u, a in enumerate(self.allowed))  # type: ignore[type-var]
-        worst = sum(max(p.compute[u][d] for d in a) for u, a in enumerate(self.allowed))  # type: ignore[type-var]
+        self.offset = sum(min(times.values()) for times in self.times)
+        worst = sum(max(times.values()) for times in self.times)
         worst += sum(max(max(row) for row in p.copy[v]) * p.num_devices for v in range(len(p.values)))
         self.quantum = max(worst, 1e-300) / 2.0**48
         self.handle: object = None
@@ -62,16 +63,17 @@ class _Encoding:
             self.handle = self.opt.add_soft(clause, weight)
 
     def units(self) -> None:
-        p, opt = self.p, self.opt
+        opt = self.opt
         for u, a in enumerate(self.allowed):
             if len(a) < 2:
                 continue
-            cheapest = min(p.compute[u][d] for d in a)  # type: ignore[type-var]
+            times = self.times[u]
+            cheapest = min(times.values())
             for d in a:
                 self.x[u, d] = z3.Bool(f"x{u}_{d}", self.ctx)
             opt.add(z3.PbEq([(self.x[u, d], 1) for d in a], 1))
-            for d in a:
-                self.soft(z3.Not(self.x[u, d]), p.compute[u][d] - cheapest)  # type: ignore[operator]
+            for d, seconds in times.items():
+                self.soft(z3.Not(self.x[u, d]), seconds - cheapest)
 
     def values(self) -> None:
         p, opt = self.p, self.opt
@@ -144,7 +146,7 @@ def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None 
         if enc.handle is not None:
             bound = opt.lower(enc.handle)
             if z3.is_rational_value(bound):
-                lower += bound.as_fraction() * enc.quantum  # type: ignore[union-attr]
+                lower += bound.as_fraction() * enc.quantum
         model = opt.model()
     except z3.Z3Exception:  # no model (interrupted before the first one)
         return PlanResult(None, False, float(lower))

@@ -51,7 +51,7 @@ from vdplace.placement.cost.highs_process import (
     MilpProgram,
     solve_milp_by,
 )
-from vdplace.placement.cost.objective import allowed, plan_cost
+from vdplace.placement.cost.objective import allowed, allowed_times, plan_cost
 from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
 
@@ -114,8 +114,9 @@ class _Encoding:
         self.deadline = deadline
         self.scale = 1.0  # objective units per second, set before the columns are made
         self.lp = _Program()
-        self.allowed = [allowed(p, u) for u in range(p.num_units)]
-        self.offset = sum(min(p.compute[u][d] for d in a) for u, a in enumerate(self.allowed))  # type: ignore[type-var]
+        self.times = [allowed_times(p, u) for u in range(p.num_units)]
+        self.allowed = [list(times) for times in self.times]
+        self.offset = sum(min(times.values()) for times in self.times)
         self.x: dict[tuple[int, int], int] = {}
         self.y: dict[tuple[int, int], int] = {}
         self.impossible = False
@@ -127,13 +128,14 @@ class _Encoding:
         return [(ONE, 1.0)] if self.allowed[u] == [d] else []
 
     def units(self) -> None:
-        p, lp = self.p, self.lp
+        lp = self.lp
         for u, a in enumerate(self.allowed):
             if len(a) < 2:
                 continue
-            cheapest = min(p.compute[u][d] for d in a)  # type: ignore[type-var]
-            for d in a:
-                self.x[u, d] = lp.column((p.compute[u][d] - cheapest) * self.scale, True)  # type: ignore[operator]
+            times = self.times[u]
+            cheapest = min(times.values())
+            for d, seconds in times.items():
+                self.x[u, d] = lp.column((seconds - cheapest) * self.scale, True)
             lp.row([(self.x[u, d], 1.0) for d in a], 1.0, 1.0)
 
     def values(self) -> None:

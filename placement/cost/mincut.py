@@ -59,5 +59,5 @@ def solve_mincut(p: CostProblem, prices: Sequence[float] | None = None) -> tuple
             for c in value.consumers:
                 g.add(c, extra + 1, inf)
         extra += 2
-    value, source_side = g.min_cut(s, t)
-    return [0 if source_side[u] else 1 for u in range(n)], value
+    cut, source_side = g.min_cut(s, t)
+    return [0 if source_side[u] else 1 for u in range(n)], cut

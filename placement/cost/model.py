@@ -233,7 +233,8 @@ class CostModel:
         if self.kernel_time is None:
             return 0.0
         name = vdevice_name(vdevices, vdevice)
-        return _checked(self.kernel_time(op, name), f"kernel_time({op!r}, {name!r})", allow_none=True)
+        seconds = self.kernel_time(op, name)
+        return None if seconds is None else _checked(seconds, f"kernel_time({op!r}, {name!r})")
 
     def copy(self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
         """Seconds to move `nbytes` from `src` to `dst`: 0 on one physical device."""
@@ -243,7 +244,7 @@ class CostModel:
             return 0.0
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
         where = f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})"
-        return _checked(self.copy_time(nbytes, *names), where, allow_none=False)  # type: ignore[return-value]
+        return _checked(self.copy_time(nbytes, *names), where)
 
     def upload(self, nbytes: int, host: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
         """Seconds to bring a runtime input of `nbytes` to `dst`: `upload_time` if set, else a copy from `host`."""
@@ -265,9 +266,8 @@ class CostModel:
         return found
 
 
-def _checked(value: object, where: str, *, allow_none: bool) -> float | None:
-    if value is None and allow_none:
-        return None
+def _checked(value: object, where: str) -> float:
+    """`value` (what a cost model's callable returned) as seconds; anything else is a `ValueError`."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise ValueError(f"{where} returned {value!r}; expected a finite number of seconds >= 0")
     return float(value)

@@ -62,3 +62,8 @@ def plan_cost(p: CostProblem, plan: Sequence[int]) -> PlanCost:
 def allowed(p: CostProblem, u: int) -> list[int]:
     """The devices unit u may go on."""
     return [d for d, t in enumerate(p.compute[u]) if t is not None]
+
+
+def allowed_times(p: CostProblem, u: int) -> dict[int, float]:
+    """The devices unit u may go on (in order), each with the seconds of u's ops there."""
+    return {d: t for d, t in enumerate(p.compute[u]) if t is not None}

@@ -29,17 +29,19 @@ nothing of their own.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 
-from vdplace.ir.expr import Binding, Call, Constant, DataflowVar, If, SeqExpr, Tuple, TupleGetItem, Var
+from vdplace.ir.expr import Binding, Call, Constant, DataflowVar, Expr, If, SeqExpr, Tuple, TupleGetItem, Var
 from vdplace.ir.op import Op
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.cost.describe import op_info
 from vdplace.placement.cost.model import CostModel, OpInfo
 from vdplace.placement.errors import PlacementError
 from vdplace.placement.extract.extraction import Extraction, Tree, tree_leaves
-from vdplace.placement.model.classes import Classes, collapse
-from vdplace.placement.model.constraints import Equal, EqualTable, pin_columns
+from vdplace.placement.model.classes import Classes
+from vdplace.placement.model.constraints import EqualTable, pin_columns
+from vdplace.placement.model.union_find import UnionFind
 
 COPY_OPS = ("to_vdevice", "hint_on_device")
 
@@ -145,30 +147,35 @@ class Coarsened:
         self.kept: list[int] = []
 
 
-def _columns(equals: Sequence[Equal]) -> tuple[list[int], list[int]]:
-    return [e.a for e in equals], [e.b for e in equals]
-
-
 def coarsen(ex: Extraction, model: CostModel) -> Coarsened:
     """The cost problem of an extracted module under `model`."""
     walk = _Walk(ex)
     walk.run()
     cs = ex.constraints
     drop = walk.relaxed
-    kept = EqualTable()
-    a_col, b_col = (cs.equals.a, cs.equals.b) if type(cs.equals) is EqualTable else _columns(cs.equals)
+    equals = cs.equals
+    a_col: Sequence[int]
+    b_col: Sequence[int]
+    if isinstance(equals, EqualTable):
+        a_col, b_col = equals.a, equals.b
+    else:
+        a_col, b_col = [e.a for e in equals], [e.b for e in equals]
+    kept_a, kept_b = array("i"), array("i")
+    kept: list[int] = []  # the index of each kept equality in `cs.equals`
     for i, (a, b) in enumerate(zip(a_col, b_col, strict=True)):
         if (a, b) not in drop:
-            kept.a.append(a)
-            kept.b.append(b)
-            kept.why.append(i)  # type: ignore[arg-type]  # the index of the equality in `cs.equals`
-    classes = collapse(len(cs.sites), kept)
+            kept_a.append(a)
+            kept_b.append(b)
+            kept.append(i)
+    uf = UnionFind(len(cs.sites))
+    uf.union_pairs(kept_a, kept_b)
+    classes = Classes(*uf.sets())
     vdevices = cs.vdevices
     problem = CostProblem(vdevices, [model.limit(v, vdevices) for v in vdevices])
     out = Coarsened(ex, problem, classes, walk.uses)
     out.owner = walk.owner
     out.ops = walk.ops
-    out.kept = kept.why  # type: ignore[assignment]
+    out.kept = kept
     _units(out, model, walk.memory_sites)
     _values(out, model)
     return out
@@ -190,9 +197,10 @@ def _units(out: Coarsened, model: CostModel, memory_sites: list[int]) -> None:
     for info, anchor in out.ops:
         row = compute[classes.of[anchor]]
         for d in range(k):
-            if row[d] is not None:
+            so_far = row[d]
+            if so_far is not None:
                 t = model.kernel(info, p.vdevices[d], p.vdevices)
-                row[d] = None if t is None else row[d] + t  # type: ignore[operator]
+                row[d] = None if t is None else so_far + t
     for u in range(n):
         for d in range(k):
             if d not in allowed[u]:
@@ -269,32 +277,30 @@ class _Walk:
         _refuse_nested_calls(value, binding)
         tree = self.var_sites[var]
         self._own(var, tree, ())
-        vt = type(value)
-        if vt is Call:
+        if type(value) is Call:
             self.call(binding, value, tree)
-        elif vt is If:
+        elif type(value) is If:
             self.seq(value.true_branch)
             self.seq(value.false_branch)
-        elif vt is Var or vt is DataflowVar:
+        elif type(value) is Var or type(value) is DataflowVar:
             self.alias(tree, self.var_sites[value])
-        elif vt is Tuple and type(tree) is tuple:
+        elif type(value) is Tuple and type(tree) is tuple:
             for sub, field in zip(tree, value.fields, strict=False):
                 self.alias(sub, self._tree(field))
-        elif vt is TupleGetItem:
+        elif type(value) is TupleGetItem:
             self.alias(tree, self._tree(value))
-        elif vt is Constant:
+        elif type(value) is Constant:
             self.memory_sites.extend(tree_leaves(self.ex.expr_sites[id(value)]))
 
-    def _tree(self, e: object) -> Tree:
-        t = type(e)
-        if t is Var or t is DataflowVar:
-            return self.var_sites[e]  # type: ignore[index]
-        if t is TupleGetItem:
-            sub = self._tree(e.tuple_value)  # type: ignore[attr-defined]
-            i = e.index  # type: ignore[attr-defined]
+    def _tree(self, e: Expr) -> Tree:
+        if type(e) is Var or type(e) is DataflowVar:
+            return self.var_sites[e]
+        if type(e) is TupleGetItem:
+            sub = self._tree(e.tuple_value)
+            i = e.index
             return sub[i] if type(sub) is tuple and 0 <= i < len(sub) else None
-        if t is Tuple:
-            return tuple(self._tree(f) for f in e.fields)  # type: ignore[attr-defined]
+        if type(e) is Tuple:
+            return tuple(self._tree(f) for f in e.fields)
         return self.ex.expr_sites.get(id(e))
 
     def call(self, binding: Binding, call: Call, tree: Tree) -> None:
@@ -326,31 +332,31 @@ class _Walk:
             for i, arg in enumerate(call.args):
                 self.use(arg, tree, binding, i, tie=True)
 
-    def use(self, arg: object, consumer: Tree, binding: Binding, index: int | None, *, tie: bool) -> bool:
+    def use(self, arg: Expr, consumer: Tree, binding: Binding, index: int | None, *, tie: bool) -> bool:
         """Record a relaxed use of variable `arg` on `consumer`'s unit, if its value has a variable to copy."""
         if type(arg) is not Var and type(arg) is not DataflowVar:
             return False
-        site = self.var_sites[arg]  # type: ignore[index]
+        site = self.var_sites[arg]
         if type(site) is not int or type(consumer) is not int:
             return False
         root = self.of(site)
         if root not in self.owner:
             return False
-        self.uses.append(Use(arg, root, consumer, binding, index))  # type: ignore[arg-type]
+        self.uses.append(Use(arg, root, consumer, binding, index))
         if tie:
             self.relaxed.add((site, consumer))
         return True
 
 
-def _refuse_nested_calls(value: object, binding: Binding) -> None:
+def _refuse_nested_calls(value: Expr, binding: Binding) -> None:
     """A call inside a binding's value (an argument, a tuple field) is a `PlacementError`: bind it first."""
-    t = type(value)
-    if t is Call:
-        inner = value.args  # type: ignore[attr-defined]
-    elif t is Tuple:
-        inner = value.fields  # type: ignore[attr-defined]
-    elif t is TupleGetItem:
-        inner = (value.tuple_value,)  # type: ignore[attr-defined]
+    inner: tuple[Expr, ...]
+    if type(value) is Call:
+        inner = value.args
+    elif type(value) is Tuple:
+        inner = value.fields
+    elif type(value) is TupleGetItem:
+        inner = (value.tuple_value,)
     else:
         return
     for sub in inner:

@@ -27,7 +27,7 @@ from vdplace.ir.expr import Binding, BindingBlock, Call, DataflowVar, Expr, Func
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import get_op
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
-from vdplace.ir.vdevice import vdevice_name
+from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.cost.problem import Coarsened, Use
 from vdplace.placement.extract.extraction import Tree, tree_leaves
 
@@ -46,8 +46,8 @@ class _Plan:
 
     def __init__(self, co: Coarsened, plan: list[int]) -> None:
         self.co = co
-        of = co.classes.of
-        self.dev = lambda site: plan[of[site]]
+        self.plan = plan
+        self.of = co.classes.of
         self.dests: dict[int, set[int]] = {}
         self.home_reads: set[int] = set()
         self.var_sites = co.ex.var_sites
@@ -56,7 +56,7 @@ class _Plan:
             if type(use.var) is not DataflowVar:
                 read_outside.add(use.root)
             e = self.dev(use.consumer)
-            if self.dev(self.var_sites[use.var]) == e:  # type: ignore[arg-type]
+            if self.var_dev(use.var) == e:
                 continue
             if e == self.dev(use.root):
                 self.home_reads.add(use.root)
@@ -68,6 +68,16 @@ class _Plan:
         self.copies: dict[tuple[int, int], Var] = {}
         self.after: dict[int, list[Binding]] = {}  # id(var) of a definition -> bindings to insert after it
         self.names: set[str] = set()
+
+    def dev(self, site: int) -> int:
+        """The device the plan puts `site` on."""
+        return self.plan[self.of[site]]
+
+    def var_dev(self, var: Var) -> int:
+        """The device the plan puts variable `var` on: a relaxed use's variable is one tensor site."""
+        site = self.var_sites[var]
+        assert type(site) is int, "a relaxed use reads one tensor site (`problem._Walk.use`)"
+        return self.dev(site)
 
     def fresh(self, base: str) -> str:
         name, k = base, 1
@@ -107,15 +117,15 @@ class _Plan:
     def read(self, use: Use) -> Expr:
         """What a use reads (see the module docstring)."""
         e = self.dev(use.consumer)
-        if self.dev(self.var_sites[use.var]) == e:  # type: ignore[arg-type]
+        if self.var_dev(use.var) == e:
             return use.var
         if e == self.dev(use.root):
             return self.holder.get(use.root) or self.co.owner[use.root][0]
         return self.copies[use.root, e]
 
 
-def _with_device(sinfo: StructInfo, vdevice: object) -> StructInfo:
-    return sinfo.with_vdevice(vdevice) if isinstance(sinfo, TensorStructInfo) else sinfo  # type: ignore[arg-type]
+def _with_device(sinfo: StructInfo, vdevice: VDevice) -> StructInfo:
+    return sinfo.with_vdevice(vdevice) if isinstance(sinfo, TensorStructInfo) else sinfo
 
 
 def rewrite(co: Coarsened, plan: list[int]) -> tuple[IRModule, set[str]]:

@@ -284,11 +284,13 @@ class Conflict:
         self.raw = raw
         self.pins = [Requirement(cs, u.constraint) for u in raw.unary]
         self.is_path = raw.is_path
-        self.sites: list[Site] = [cs.sites[s] for s in raw.sites]
+        sites, edges = raw.sites, raw.edges
+        assert sites is not None and edges is not None, "built from a completed conflict (`core.complete`)"
+        self.sites: list[Site] = [cs.sites[s] for s in sites]
         if raw.is_path:
-            self.path = [Step(cs, graph.edges[e], raw.sites[i], raw.sites[i + 1]) for i, e in enumerate(raw.edges)]
+            self.path = [Step(cs, graph.edges[e], sites[i], sites[i + 1]) for i, e in enumerate(edges)]
         else:
-            self.path = [Step(cs, graph.edges[e], graph.edges[e].a, graph.edges[e].b) for e in raw.edges]
+            self.path = [Step(cs, graph.edges[e], graph.edges[e].a, graph.edges[e].b) for e in edges]
         self.fixes: list[Fix] = []
         self.verified = ""
         self.title = self._title()

@@ -107,7 +107,8 @@ class RawConflict:
         return frozenset(u.key for u in self.unary)
 
     def __repr__(self) -> str:
-        return f"RawConflict({self.kind}, {list(self.unary)}, edges={list(self.edges)})"
+        edges = None if self.edges is None else list(self.edges)
+        return f"RawConflict({self.kind}, {list(self.unary)}, edges={edges})"
 
 
 def intersect(unary: Iterable[Unary], universe: frozenset[int]) -> frozenset[int]:

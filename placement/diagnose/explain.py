@@ -104,7 +104,7 @@ class Diagnosis:
     @property
     def cores(self) -> list[list[Constraint]]:
         """Each explained conflict's constraints: its pins and domains, then its chain of equalities."""
-        return [c.constraints for c in self.conflicts]
+        return [[*c.constraints] for c in self.conflicts]  # each a new list, of the wider `Constraint`
 
     @property
     def message(self) -> str:

@@ -74,6 +74,7 @@ def _fixes(graph: ConstraintGraph, conflict: Conflict, conflicts: Sequence[Confl
 def _copy_fix(graph: ConstraintGraph, raw: RawConflict, conflicts: Sequence[Conflict]) -> Fix | None:
     cs = graph.cs
     candidates = []
+    assert raw.edges is not None, "a shown conflict is completed (`core.complete`)"
     for pos, e in enumerate(raw.edges):
         eq = graph.edges[e]
         direction = edge_direction(eq)
@@ -204,27 +205,31 @@ _CHANGEABLE = {RuleKind.HINT, RuleKind.ANNOTATION, RuleKind.PARAM, RuleKind.RETU
 
 def _pin_fix(graph: ConstraintGraph, raw: RawConflict, u: Unary, conflicts: Sequence[Conflict]) -> Fix | None:
     """Drop a hint, else change the pin's device; for annotations the other way round."""
-    family = u.constraint.rule.kind
+    pin = u.constraint
+    if not isinstance(pin, Pin):
+        return None  # a domain: no rule kind of it can be dropped or changed
+    family = pin.rule.kind
     order = ("drop", "change") if family is RuleKind.HINT else ("change", "drop")
     for kind in order:
         if kind == "drop" and family in _DROPPABLE:
             others = [w for w in _class_unary(graph, u.site) if w is not u]
             if not _no_new_conflict(graph, [*others, u], others):
                 continue
-            plan = pin_plan(graph.cs, u.constraint, None)
-            fix = Fix("drop_pin", _drop_message(graph, u, family), u.constraint.span, [u.constraint], [], plan)
+            plan = pin_plan(graph.cs, pin, None)
+            fix = Fix("drop_pin", _drop_message(graph, u, family), pin.span, [pin], [], plan)
             fix.resolves = [c.number for c in conflicts if u.key in c.raw.key]
             return fix
         if kind == "change" and family in _CHANGEABLE:
-            fix = _change_fix(graph, raw, u, family, conflicts)
-            if fix is not None:
-                return fix
+            changed = _change_fix(graph, raw, u, pin, family, conflicts)
+            if changed is not None:
+                return changed
     return None
 
 
 def _change_fix(
-    graph: ConstraintGraph, raw: RawConflict, u: Unary, family: RuleKind, conflicts: Sequence[Conflict]
+    graph: ConstraintGraph, raw: RawConflict, u: Unary, pin: Pin, family: RuleKind, conflicts: Sequence[Conflict]
 ) -> Fix | None:
+    """Move `pin` (`u`'s constraint) to a device that resolves the conflict and makes no new one, if any."""
     rest = [w for w in raw.unary if w is not u]
     others = [w for w in _class_unary(graph, u.site) if w is not u]
     for device in sorted(intersect(rest, graph.universe)):
@@ -233,7 +238,6 @@ def _change_fix(
         message = _change_message(graph, u, family, device)
         if message is None:
             continue
-        pin = u.constraint
         new = Pin(pin.site, device, pin.rule, pin.span, pin.origin)
         fix = Fix("change_pin", message, pin.span, [pin], [new], pin_plan(graph.cs, pin, device))
         fix.resolves = [

@@ -280,8 +280,9 @@ class CopyPlanner:
                 self.ex.dropped.update(reads.members.get(root, ()))
                 continue
             keep[i] = True
-            if static[i] is not None:
-                wanted.add(reads.root(static[i]))  # type: ignore[arg-type]
+            read = static[i]
+            if read is not None:
+                wanted.add(reads.root(read))
         for rec, kept in zip(recs, keep, strict=True):
             if kept and rec.plan.reuse is None and rec.at != rec.device:
                 self._edge(rec.plan, rec.src, rec.res, rec.at, rec.device, rec.rule, rec.span, rec.origin)
@@ -327,6 +328,7 @@ class CopyPlanner:
         if at is not None and self.vdevices[at].physical == self.vdevices[device].physical:
             free = True
         a = src if plan.home is None else self.ex.var_sites[plan.home]
+        assert type(a) is int, "a home variable is a copy op's input: one tensor site"
         cs = self.ex.constraints
         weight = 0 if free else cs.sites[src].nbytes
-        cs.prefers.append(Prefer(a, res, weight, rule, span, origin))  # type: ignore[arg-type]
+        cs.prefers.append(Prefer(a, res, weight, rule, span, origin))

@@ -96,11 +96,12 @@ class _Extractor:
             self.index.setdefault(v, i)
         host = host_vdevice(self.vdevices)
         self.host = None if host is None else self.index[host]
-        self.cs = ConstraintSet(self.vdevices, sizes)
-        self.ex = Extraction(mod, self.cs, sizes)
-        self.sites: SiteTable = self.cs.sites  # type: ignore[assignment]
-        self.equals: EqualTable = self.cs.equals  # type: ignore[assignment]
-        self.pins: PinTable = self.cs.pins  # type: ignore[assignment]
+        self.cs = cs = ConstraintSet(self.vdevices, sizes)
+        self.ex = Extraction(mod, cs, sizes)
+        assert type(cs.sites) is SiteTable and type(cs.equals) is EqualTable and type(cs.pins) is PinTable
+        self.sites = cs.sites  # a new set's tables, which the walk fills column by column
+        self.equals = cs.equals
+        self.pins = cs.pins
         self._same_rules: dict[str, Rule] = {}
         self._domains: dict[str, frozenset[int] | None] = {}
         self.copies = CopyPlanner(self.ex, self.vdevices, settle)
@@ -109,7 +110,7 @@ class _Extractor:
         self.own_sites = (0, 0, 0)  # the walked function's: those two bounds, then its body's first site
 
     # -- sites ----------------------------------------------------------------
-    def new_tree(self, sinfo: StructInfo, name: str, span: Span | None, kind: str, path: tuple = ()) -> Tree:
+    def new_tree(self, sinfo: StructInfo, name: str, span: Span | None, kind: str, path: tuple[int, ...] = ()) -> Tree:
         if type(sinfo) is TensorStructInfo:
             sites = self.sites
             sid = len(sites)
@@ -159,6 +160,7 @@ class _Extractor:
             self.func = fname
             sites.enter(fname)
             first = len(records)
+            tree: Tree
             for param in func.params:
                 sinfo = param.struct_info
                 if type(sinfo) is TensorStructInfo:  # a plain tensor: recorded, built on demand
@@ -193,8 +195,8 @@ class _Extractor:
             self.own_sites = (*self.params_of[fname], len(records))
             self.seq(body)  # leaves `copies.scopes` as it found it: empty
             result = body.body
-            rt = type(result)
-            tree = var_sites.get(result) if rt is Var or rt is DataflowVar else None  # type: ignore[call-overload]
+            result_var = result if type(result) is Var or type(result) is DataflowVar else None
+            tree = None if result_var is None else var_sites.get(result_var)
             ret = ex.ret_sites[fname]
             lo, hi, start = self.own_sites
             if type(tree) is int and type(ret) is int and (tree >= start or lo <= tree < hi):
@@ -203,7 +205,10 @@ class _Extractor:
                 equals.why.append(func)
                 continue
             span = result.span or func.ret_span or func.span
-            tree = self.expr(result, span, func) if tree is None else self.own(result, tree, span)  # type: ignore[arg-type]
+            if result_var is None or tree is None:
+                tree = self.expr(result, span, func)
+            else:
+                tree = self.own(result_var, tree, span)
             self.tie(ret, tree, _FUNC_RESULT, span, func)
         self.copies.finish()
         return ex
@@ -226,7 +231,9 @@ class _Extractor:
         pin_site = self.pins.site.append
         pin_device = self.pins.device.append
         pin_why = self.pins.why.append
-        last_vdevice = last_index = None  # the device index of the last annotation's vdevice
+        last_vdevice: VDevice | None = None  # the last annotation's vdevice and its device index
+        last_index = -1
+        tree: Tree
         lo, hi, start = self.own_sites  # a site below `start` and outside [lo, hi) is another function's
         scopes = self.copies.scopes
         scopes.enter()
@@ -256,13 +263,11 @@ class _Extractor:
                             pin_why(binding)
                     else:
                         self.pin_tree(annotation, tree, _ANNOTATION, binding.span or var.span, binding)
-                vt = type(value)
-                if vt is Call:
+                if type(value) is Call:
                     op = value.op
                     if type(op) is Op and op.device_rule == "same" and op.device_types is None and type(tree) is int:
                         for arg in value.args:
-                            ta = type(arg)
-                            if ta is Var or ta is DataflowVar:
+                            if type(arg) is Var or type(arg) is DataflowVar:
                                 leaf = var_sites.get(arg)
                                 if type(leaf) is int:
                                     if leaf < start and not lo <= leaf < hi:
@@ -281,29 +286,28 @@ class _Extractor:
 
     def other_value(self, value: Expr, tree: Tree, span: Span | None, binding: Binding) -> None:
         """A binding's value that is not a call: an alias, an If, a tuple, a tuple item, a constant, a leaf."""
-        vt = type(value)
-        if vt is Var or vt is DataflowVar:
+        if type(value) is Var or type(value) is DataflowVar:
             source = self.var(value, span)
             self.tie(tree, source, _ALIAS, span, binding)
             self.alias(tree, source)
-        elif vt is If:
+        elif type(value) is If:
             self.expr(value.cond, span, binding)
             self.seq(value.true_branch)
             self.seq(value.false_branch)
             for branch in (value.true_branch, value.false_branch):
                 self.tie(tree, self.expr(branch.body, span, binding), _IF, span, binding)
-        elif vt is Tuple and type(tree) is tuple:
+        elif type(value) is Tuple and type(tree) is tuple:
             for i, (sub, field) in enumerate(zip(tree, value.fields, strict=False)):
                 rule = Rule.of(RuleKind.TUPLE_FIELD, index=i)
                 source = self.expr(field, span, binding)
                 self.tie(sub, source, rule, span, binding)
                 self.alias(sub, source)
-        elif vt is TupleGetItem:
+        elif type(value) is TupleGetItem:
             rule = Rule.of(RuleKind.GET_ITEM, index=value.index)
             source = self.expr(value, span, binding)
             self.tie(tree, source, rule, span, binding)
             self.alias(tree, source)
-        elif vt is Constant:
+        elif type(value) is Constant:
             self.tie(tree, self.expr(value, span, binding), _CONSTANT, span, binding)
         else:
             self.expr(value, span, binding)
@@ -339,17 +343,17 @@ class _Extractor:
 
     def expr(self, e: Expr, span: Span | None, origin: object) -> Tree:
         """The site tree of an expression used as a value (walking nested calls)."""
-        t = type(e)
-        if t is Var or t is DataflowVar:
-            return self.var(e, span)  # type: ignore[arg-type]
-        if t is Tuple:
-            return tuple(self.expr(f, span, origin) for f in e.fields)  # type: ignore[attr-defined]
-        if t is TupleGetItem:
-            tree = self.expr(e.tuple_value, span, origin)  # type: ignore[attr-defined]
-            index = e.index  # type: ignore[attr-defined]
+        if type(e) is Var or type(e) is DataflowVar:
+            return self.var(e, span)
+        if type(e) is Tuple:
+            return tuple(self.expr(f, span, origin) for f in e.fields)
+        if type(e) is TupleGetItem:
+            tree = self.expr(e.tuple_value, span, origin)
+            index = e.index
             if type(tree) is tuple and 0 <= index < len(tree):
                 return tree[index]
             return None
+        t = type(e)
         if t is ShapeExpr or t is PrimValue or t is StringImm or t is GlobalVar:
             return None
         where = e.span or span
@@ -357,12 +361,12 @@ class _Extractor:
             tree = self.new_tree(e.struct_info, "<const>", where, "value")
             self.ex.expr_sites[id(e)] = tree
             return tree
-        if t is Call:
-            callee = e.op  # type: ignore[attr-defined]
+        if type(e) is Call:
+            callee = e.op
             label = f"<cls.{callee.name}>" if type(callee) is GlobalVar else f"<R.{callee.name}>"
             tree = self.new_tree(e.struct_info, label, where, "value")
             self.ex.expr_sites[id(e)] = tree
-            self.call(e, tree, where, origin)  # type: ignore[arg-type]
+            self.call(e, tree, where, origin)
             return tree
         if isinstance(e, Var):
             return self.var(e, span)
@@ -371,7 +375,7 @@ class _Extractor:
     # -- calls ------------------------------------------------------------------
     def call(self, call: Call, res: Tree, span: Span | None, origin: object) -> None:
         op = call.op
-        if type(op) is GlobalVar:
+        if isinstance(op, GlobalVar):
             self.call_function(call, op.name, res, span, origin)
             return
         rule = op.device_rule
@@ -413,8 +417,7 @@ class _Extractor:
         equals = self.equals
         anchor = res if type(res) is int else next(tree_leaves(res), None)
         for arg in args:
-            ta = type(arg)
-            tree = self.var(arg, span) if ta is Var or ta is DataflowVar else self.expr(arg, span, origin)
+            tree = self.var(arg, span) if type(arg) is Var or type(arg) is DataflowVar else self.expr(arg, span, origin)
             if type(tree) is int:
                 if anchor is None:
                     anchor = tree
@@ -426,7 +429,7 @@ class _Extractor:
                         anchor = leaf
                     else:
                         equals.add(leaf, anchor, text, span, origin)
-        if type(res) is not int:
+        if type(res) is not int and anchor is not None:  # (no anchor: `res` has no leaf)
             for leaf in tree_leaves(res):
                 if leaf != anchor:
                     equals.add(leaf, anchor, text, span, origin)
@@ -473,12 +476,14 @@ class _Extractor:
         var_sites = self.ex.var_sites
         for i, param in enumerate(params):  # once per call: a variable argument is looked up inline
             arg = call.args[i]
-            ta = type(arg)
-            tree = var_sites.get(arg) if ta is Var or ta is DataflowVar else None  # type: ignore[call-overload]
-            if tree is None:
-                tree = self.var(arg, span) if ta is Var or ta is DataflowVar else self.expr(arg, span, origin)
+            if type(arg) is Var or type(arg) is DataflowVar:
+                tree = var_sites.get(arg)
+                if tree is None:
+                    tree = self.var(arg, span)
+                else:
+                    self.own(arg, tree, span)
             else:
-                self.own(arg, tree, span)  # type: ignore[arg-type]
+                tree = self.expr(arg, span, origin)
             self.tie(tree, var_sites[param], (_CALL_ARG, i, name), span, origin)
         self.tie(res, self.ex.ret_sites[name], (_CALL_RESULT, name), span, origin)
 
@@ -491,12 +496,20 @@ class _Extractor:
         if callee is None or len(callee.params) != len(args) or len(args) > MAX_LINKED_TIES or type(res) is not int:
             return False
         var_sites, (lo, hi, start), ret = self.ex.var_sites, self.own_sites, self.ex.ret_sites[name]
-        trees = [var_sites.get(a) if type(a) is Var or type(a) is DataflowVar else None for a in args]  # type: ignore[call-overload]
-        params = [var_sites[p] for p in callee.params]
-        if type(ret) is not int or any(type(b) is not int for b in params):
+        if type(ret) is not int:
             return False
-        if any(type(a) is not int or (a < start and not lo <= a < hi) for a in trees):
-            return False
+        trees: list[int] = []
+        for a in args:
+            tree = var_sites.get(a) if type(a) is Var or type(a) is DataflowVar else None
+            if type(tree) is not int or (tree < start and not lo <= tree < hi):
+                return False
+            trees.append(tree)
+        params: list[int] = []
+        for p in callee.params:
+            tree = var_sites[p]
+            if type(tree) is not int:
+                return False
+            params.append(tree)
         equals = self.equals
         equals.a.extend(trees)
         equals.a.append(res)

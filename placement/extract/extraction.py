@@ -17,7 +17,7 @@ from vdplace.ir.struct_info import StructInfo
 from vdplace.placement.extract.copies import CopyPlan
 from vdplace.placement.model.constraints import ConstraintSet
 
-Tree = int | tuple | None
+Tree = int | tuple["Tree", ...] | None
 
 
 def declared_return(func: Function) -> StructInfo | None:
@@ -75,9 +75,10 @@ class Extraction:
         self.dropped: set[Var] = set()
 
     def take_var_sites(self) -> dict[Var, Tree]:
-        """`var_sites`, for realization to rewrite in place; a second call is an error."""
-        var_sites = self.var_sites
-        if var_sites is None:
-            raise RuntimeError("this extraction was realized already: extract the module again")
-        self.var_sites = None  # type: ignore[assignment]
+        """`var_sites`, for realization to rewrite in place (the attribute goes); a second call is an error."""
+        try:
+            var_sites = self.var_sites
+        except AttributeError:
+            raise RuntimeError("this extraction was realized already: extract the module again") from None
+        del self.var_sites
         return var_sites

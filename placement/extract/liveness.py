@@ -46,7 +46,7 @@ def function_reads(body: SeqExpr, copy_calls: Container[int], tracked: set[Var])
     """The real reads of the `tracked` variables of a function `body` (and of their aliases); `copy_calls` holds
     ``id(call)`` of its planned copy ops.  A variable not tracked, nor an alias of one, counts as unread."""
     out = Reads()
-    interesting, used = set(tracked), set()
+    interesting, used = set(tracked), set[Var]()
     _seq(body, copy_calls, out.alias_of, interesting, used)
     out.read = {out.root(var) for var in used}
     for var in out.alias_of:
@@ -61,25 +61,23 @@ def _seq(
     for block in seq.blocks:
         for binding in block.bindings:
             value = binding.value
-            t = type(value)
-            if t is Call:
-                if id(value) in copy_calls and isinstance(value.args[0], Var):  # type: ignore[attr-defined]
+            if type(value) is Call:
+                if id(value) in copy_calls and isinstance(value.args[0], Var):
                     continue
-                for arg in value.args:  # type: ignore[attr-defined]
-                    ta = type(arg)
-                    if ta is Var or ta is DataflowVar:
+                for arg in value.args:
+                    if type(arg) is Var or type(arg) is DataflowVar:
                         if arg in interesting:
-                            used.add(arg)  # type: ignore[arg-type]
+                            used.add(arg)
                     else:
                         _expr(arg, interesting, used)
-            elif t is Var or t is DataflowVar:
-                alias_of[binding.var] = value  # type: ignore[assignment]
+            elif type(value) is Var or type(value) is DataflowVar:
+                alias_of[binding.var] = value
                 if value in interesting:
                     interesting.add(binding.var)
-            elif t is If:
-                _expr(value.cond, interesting, used)  # type: ignore[attr-defined]
-                _seq(value.true_branch, copy_calls, alias_of, interesting, used)  # type: ignore[attr-defined]
-                _seq(value.false_branch, copy_calls, alias_of, interesting, used)  # type: ignore[attr-defined]
+            elif type(value) is If:
+                _expr(value.cond, interesting, used)
+                _seq(value.true_branch, copy_calls, alias_of, interesting, used)
+                _seq(value.false_branch, copy_calls, alias_of, interesting, used)
             else:
                 _expr(value, interesting, used)
     _expr(seq.body, interesting, used)
@@ -94,13 +92,13 @@ def _expr(e: Expr, interesting: set[Var], used: set[Var]) -> None:
             if e in interesting:
                 used.add(e)
         elif type(e) is Call:
-            pending.extend(e.args)  # type: ignore[attr-defined]
+            pending.extend(e.args)
         elif type(e) is Tuple:
-            pending.extend(e.fields)  # type: ignore[attr-defined]
+            pending.extend(e.fields)
         elif type(e) is TupleGetItem:
-            pending.append(e.tuple_value)  # type: ignore[attr-defined]
+            pending.append(e.tuple_value)
         elif type(e) is If:
-            pending += (e.cond, e.true_branch, e.false_branch)  # type: ignore[attr-defined]
+            pending += (e.cond, e.true_branch, e.false_branch)
         elif type(e) is SeqExpr:
-            pending += [b.value for block in e.blocks for b in block.bindings]  # type: ignore[attr-defined]
-            pending.append(e.body)  # type: ignore[attr-defined]
+            pending += [b.value for block in e.blocks for b in block.bindings]
+            pending.append(e.body)

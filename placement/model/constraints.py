@@ -26,6 +26,7 @@ from typing import Generic, TypeVar, final
 from vdplace.ir.expr import Binding, Call, Function, GlobalVar, Var
 from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
+from vdplace.ir.struct_info import TensorStructInfo
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement.model.rules import Rule, RuleKind, RuleSpec, built
 
@@ -216,15 +217,15 @@ class SiteTable:
         if i < 0:
             i += len(self.records)
         func = self.func_of(i)
-        nbytes = self.sizes.nbytes
         if type(record) is Binding:
             var = record.var
-            site = Site(i, func, var.name, (), var.span or record.span, nbytes(var.struct_info, func), "binding")
+            name, span, sinfo, kind = var.name, var.span or record.span, var.struct_info, "binding"
         elif type(record) is Function:
-            span = record.ret_span or record.span
-            site = Site(i, func, "<ret>", (), span, nbytes(record.ret_struct_info, func), "return")
+            name, span, sinfo, kind = "<ret>", record.ret_span or record.span, record.ret_struct_info, "return"
         else:
-            site = Site(i, func, record.name, (), record.span, nbytes(record.struct_info, func), "param")
+            name, span, sinfo, kind = record.name, record.span, record.struct_info, "param"
+        assert type(sinfo) is TensorStructInfo, "a node is recorded for a plain tensor only"
+        site = Site(i, func, name, (), span, self.sizes.nbytes(sinfo, func), kind)
         self.records[i] = site
         return site
 

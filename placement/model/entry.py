@@ -77,10 +77,10 @@ def uploaded_bytes(mod: IRModule, placed: IRModule, sizes: Sizes) -> int:
             old_sinfo, new_sinfo = param.struct_info, new.struct_info
             if old_sinfo is new_sinfo:
                 continue  # kept as it was: not moved
-            if type(old_sinfo) is TensorStructInfo:  # the common case, without generators
-                dev = new_sinfo.vdevice  # type: ignore[attr-defined]
+            if type(old_sinfo) is TensorStructInfo and type(new_sinfo) is TensorStructInfo:  # without generators
+                dev = new_sinfo.vdevice
                 if old_sinfo.vdevice is None and dev is not None and dev.device_type != "cpu":
-                    total += sizes.nbytes(new_sinfo, fname)  # type: ignore[arg-type]
+                    total += sizes.nbytes(new_sinfo, fname)
                 continue
             for old, leaf in zip(tensor_leaves(old_sinfo), tensor_leaves(new_sinfo), strict=True):
                 if old.vdevice is None and leaf.vdevice is not None and leaf.vdevice.device_type != "cpu":

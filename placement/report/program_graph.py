@@ -160,6 +160,7 @@ class _Builder:
 
     def _value(self, value: Call | Constant, name: str, line: int | None) -> int:
         """The node of an op call, function call or constant whose value is called `name`; its edges in."""
+        reads: tuple[tuple[int, Copy | None], ...]
         if isinstance(value, Constant):
             kind, text, reads = "const", "constant", ()
         elif isinstance(value.op, GlobalVar):
@@ -344,6 +345,8 @@ def _layout(graph: FunctionGraph) -> dict[int, tuple[int, int]]:
 def _edge_svg(edge: Edge, pos: dict[int, tuple[int, int]], nodes: dict[int, Node]) -> str:
     (x1, y1), (x2, y2) = pos[edge.src], pos[edge.dst]
     sx, sy = x1 + MARGIN + NODE_W / 2, y1 + MARGIN + NODE_H
+    tx: float
+    ty: float
     tx, ty = x2 + MARGIN + NODE_W / 2, y2 + MARGIN
     if ty <= sy:  # a read back up (into the return, drawn beside): enter from the side
         tx, ty = (x2 + MARGIN, y2 + MARGIN + NODE_H / 2)

@@ -391,21 +391,22 @@ class _Realizer:
         if plan is not None and plan.reuse is not None:
             return self.new_var(plan.reuse)
         arg = call.args[0]
-        placed = self.var_sites.get(arg) if isinstance(arg, Var) else None  # type: ignore[call-overload]
+        placed = self.var_sites.get(arg) if isinstance(arg, Var) else None
         if type(placed) is int:  # not realized yet: its site's device
             source, src = None, self.devices[self.assignment[placed]]
         else:
             source = placed if isinstance(placed, Var) else self.expr(arg)
             src = _device(source)
         if plan is not None:
-            home = None if plan.home is None else _device(self.new_var(plan.home))
-            if src != dst and home == dst:
-                return self.new_var(plan.home)  # type: ignore[arg-type]
+            home_var = plan.home
+            home = None if home_var is None else _device(self.new_var(home_var))
+            if src != dst and home_var is not None and home == dst:
+                return self.new_var(home_var)
             if src != dst and plan.near is not None:
                 source = self.new_var(plan.near)
                 src = _device(source)
-            elif src != dst and home is not None and home.physical == dst.physical:
-                source, src = self.new_var(plan.home), home  # type: ignore[arg-type]
+            elif src != dst and home_var is not None and home is not None and home.physical == dst.physical:
+                source, src = self.new_var(home_var), home
         if source is None:
             source = self.expr(arg)  # a left-out input read after all is an internal error `new_var` reports
         if src is not None and src == dst:

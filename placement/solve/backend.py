@@ -201,7 +201,7 @@ def resolve_backend(
             raise ValueError(f"unknown {noun} {backend!r}; use one of {names}")
         if problem not in kinds:
             raise ValueError(f"{noun} {backend!r} does not decide {problem.__name__}s; use one of {names}")
-        return kinds[problem]()  # type: ignore[no-any-return]
+        return kinds[problem]()
     if not isinstance(backend, Backend):
         raise TypeError(f"backend must be a Backend or a registered name, not {type(backend).__name__}")
     if not decides(backend, problem):

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, EqualTable, Pin, pin_columns
 
-Violation = tuple[Pin | Equal | Domain, str]
+Violation = tuple[Pin | Equal | Domain | None, str]
+"""A broken constraint and why; None for a site whose value is no device index (no constraint to blame)."""
 
 
 def check(cs: ConstraintSet, assignment: Sequence[int | None]) -> list[Violation]:
@@ -25,7 +26,7 @@ def check(cs: ConstraintSet, assignment: Sequence[int | None]) -> list[Violation
     if not _all_valid(assignment, n):
         for i, value in enumerate(assignment):
             if value is not None and not (type(value) is int and 0 <= value < n):
-                bad.append((Pin(i, -1, "valid device", None), f"site {i} has device {value!r}, not an index below {n}"))
+                bad.append((None, f"site {i} has device {value!r}, not an index below {n}"))
     sites, devices = pin_columns(cs.pins)
     for i, (site, device) in enumerate(zip(sites, devices, strict=True)):
         if assignment[site] != device:
@@ -43,9 +44,7 @@ def _all_valid(assignment: Sequence[int | None], n: int) -> bool:
     """Whether every value is None or an int (not a bool) in ``range(n)``: set operations, no loop per site."""
     if not set(map(type, assignment)) <= {int, type(None)}:
         return False
-    values = set(assignment)
-    values.discard(None)
-    return all(0 <= v < n for v in values)  # type: ignore[operator]
+    return all(0 <= v < n for v in set(assignment) if v is not None)
 
 
 def _broken_equals(equals: EqualTable | Sequence[Equal], assignment: Sequence[int | None]) -> list[Equal]:

@@ -88,8 +88,9 @@ class ClassFacts:
         out = []
         if c in self.allowed:
             out.append(self.allowed[c])
-        if self.pin[c] is not None:
-            out.append(frozenset((self.pin[c],)))
+        pin = self.pin[c]
+        if pin is not None:
+            out.append(frozenset((pin,)))
         return out
 
 
@@ -255,7 +256,11 @@ def decide_separable(
     num_devices = len(physical)
     no_start = (0, 0)
     for c, incident in ends.items():
-        fixed_ends = [(pin[e.b] if e.a == c else pin[e.a], e.weight, e.count, e.hints) for e in incident]
+        fixed_ends: list[tuple[int, int, int, int]] = []
+        for e in incident:
+            end = pin[e.b] if e.a == c else pin[e.a]
+            assert end is not None, "the other end of an edge in `ends` is pinned"
+            fixed_ends.append((end, e.weight, e.count, e.hints))
         allowed = facts.allowed.get(c) or range(num_devices)
         start = starts.get(c, no_start) if starts else no_start
         devices[c] = _cheapest(fixed_ends, sorted(allowed), devices[c], physical, start, host)
@@ -263,7 +268,7 @@ def decide_separable(
 
 
 def _cheapest(
-    fixed_ends: list[tuple[int | None, int, int, int]],
+    fixed_ends: list[tuple[int, int, int, int]],
     allowed: list[int],
     default: int | None,
     physical: Sequence[Hashable],
@@ -282,7 +287,7 @@ def _cheapest(
             if end != d:
                 apart += count
                 unhonoured += hints
-                if physical[end] != physical[d]:  # type: ignore[index]
+                if physical[end] != physical[d]:
                     moved += weight
         key = (moved, unhonoured, inputs, apart, 0 if d == default else 1)
         if best is None or key < best:

@@ -31,7 +31,8 @@ is the default; with propagation on, the benchmark families leave Z3 at most
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Sequence
+import functools
+from collections.abc import Collection, Hashable, Mapping, Sequence
 
 import z3
 
@@ -164,7 +165,7 @@ def _add_objective(opt: z3.Optimize, enc: _Encoder, variables: dict[int, z3.Expr
 
 
 def _split_edges(
-    edges: Sequence[SoftEdge], variables: dict[int, z3.ExprRef], fixed: dict[int, int]
+    edges: Sequence[SoftEdge], variables: dict[int, z3.ExprRef], fixed: Mapping[int, int]
 ) -> tuple[dict[tuple[int, int], list[int]], list[SoftEdge]]:
     """Edges to a fixed class summed per (variable, device) as [weight, count, hints], and edges between two
     variables."""
@@ -240,4 +241,4 @@ def _model_devices(
 
 register_backend("z3", Z3Backend)
 for _encoding in ENCODINGS:
-    register_backend(f"z3-{_encoding}", lambda encoding=_encoding: Z3Backend(encoding))
+    register_backend(f"z3-{_encoding}", functools.partial(Z3Backend, _encoding))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from vdplace.ir.expr import (
     Binding,
+    BindingBlock,
     Call,
     Constant,
     Expr,
@@ -118,14 +119,14 @@ class _Cloner(_Retargeter):
     def visit_var_def(self, var: Var) -> Var:
         return type(var)(var.name, var.struct_info, var.span)
 
-    def visit_function(self, func: Function, params: tuple[Var, ...], body: Expr) -> Function:
-        return Function(params, body, func.ret_struct_info, func.attrs, func.span, func.ret_span)  # type: ignore[arg-type]
+    def visit_function(self, func: Function, params: tuple[Var, ...], body: SeqExpr) -> Function:
+        return Function(params, body, func.ret_struct_info, func.attrs, func.span, func.ret_span)
 
-    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple, body: Expr) -> Expr:
+    def visit_seq_expr(self, seq: SeqExpr, blocks: tuple[BindingBlock, ...], body: Expr) -> SeqExpr:
         return SeqExpr(blocks, body, seq.struct_info, seq.span)
 
-    def visit_if(self, node: If, cond: Expr, true_branch: Expr, false_branch: Expr) -> Expr:
-        return If(cond, true_branch, false_branch, node.struct_info, node.span)  # type: ignore[arg-type]
+    def visit_if(self, node: If, cond: Expr, true_branch: SeqExpr, false_branch: SeqExpr) -> Expr:
+        return If(cond, true_branch, false_branch, node.struct_info, node.span)
 
     def visit_call(self, call: Call, args: tuple[Expr, ...]) -> Expr:
         op = call.op

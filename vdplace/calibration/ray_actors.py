@@ -21,6 +21,7 @@ clocks).  The receiver is already waiting when the sender finishes
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import time
@@ -64,10 +65,11 @@ class TimingActor:
     ) -> tuple[bool, float | str]:
         """(True, seconds) of one call of op `name` here, or (False, why it cannot be timed)."""
         from vdplace.ir import get_op
+        from vdplace.ir.struct_info import ObjectStructInfo
         from vdplace.placement.cost.model import OpInfo
         from vdplace.placement.cost.timers import time_numpy
 
-        op = OpInfo("main", name, name, [], None, attrs, None, get_op(name))  # type: ignore[arg-type]
+        op = OpInfo("main", name, name, [], ObjectStructInfo(), attrs, None, get_op(name))  # the inputs are made
         try:
             if self.torch_timer is not None:
                 return True, self.torch_timer.time(op, args, repeat, budget, attrs=attrs)
@@ -155,7 +157,7 @@ class RayDevices:
         """The copy path between every ordered pair of actors, measured (module docstring), by device keys."""
         found: dict[tuple[str, str], Link] = {}
         for a, b in itertools.permutations(range(len(self.actors)), 2):
-            link = measure_link(lambda n, a=a, b=b: self._copy(a, b, n), repeat)
+            link = measure_link(functools.partial(self._copy, a, b), repeat)
             for src in self.keys[a]:
                 for dst in self.keys[b]:
                     found[src, dst] = link
