@@ -251,7 +251,7 @@ class CostModel:
         if self.upload_time is None:
             return self.copy(nbytes, host, dst, vdevices)
         name = vdevice_name(vdevices, dst)
-        return _checked(self.upload_time(nbytes, name), f"upload_time({nbytes}, {name!r})", allow_none=False)  # type: ignore[return-value]
+        return _checked(self.upload_time(nbytes, name), f"upload_time({nbytes}, {name!r})")
 
     def limit(self, vdevice: VDevice, vdevices: Sequence[VDevice]) -> int | None:
         """Bytes available on `vdevice`, or None; a key naming no vdevice of the module is a `ValueError`."""
