@@ -29,9 +29,13 @@ liveness, and whether the fast device's peak is within `cap`.
   bytes least) on accelerate's pins; a map that splits an op's operands has
   no such plan (its `error` says so).
 
-A plan fixed in advance (``accelerate``, ``host``, ``bytes``) is evaluated by writing it out
-and reading it back (`evaluate_placed`): every tensor is then annotated as a
-user writes it, so `Time` has nothing left to decide and schedules it.
+A plan fixed in advance (``accelerate``, ``host``, ``bytes``) is evaluated
+with every binding's struct info made its written annotation (`pin_all`,
+`evaluate_placed`): every tensor is then pinned as if the user wrote its
+vdevice, so `Time` has nothing left to decide and schedules it.  (Printing
+and parsing the module back would pin it too, but loses the shapes of the
+metadata constants the text only references, and with them the op keys of
+the calibrated table.)
 
 The `Time` objective's task graph drops the reads of a constant bound to a
 variable (``lv = R.const(...)``; the realized module then copies it, the
@@ -115,19 +119,31 @@ class _Inline(ExprMutator):
         return self.constants.get(var) or super().visit_dataflow_var(var)
 
 
+def pin_all(mod: IRModule) -> IRModule:
+    """`mod` with every binding's struct info (its vdevice included) as its written annotation: all pinned.
+
+    The parameters' struct infos are pins already; `mod` is not modified.
+    """
+    return mod.replace(functions={name: _PinAll().mutate(f) for name, f in mod.functions.items()})
+
+
+class _PinAll(ExprMutator):
+    def visit_binding(self, binding: Binding, var: Var, value: Expr) -> Binding:
+        return Binding(var, value, var.struct_info, binding.span)
+
+
 def evaluate_placed(placed: IRModule, model: Any, time_limit_s: float = 10.0) -> Any:
     """The `Time` schedule of `placed`, a module with every tensor placed, under `model` (a `CostModel`).
 
-    The module is printed and parsed back, so every annotation is one the
-    user wrote (a pin): `Time` keeps them all and only orders the run.  No
+    Every binding's vdevice is made an annotation the user wrote (`pin_all`),
+    so `Time` keeps them all and only orders the run.  No
     memory limit applies: the peaks are what the plan needs.  `ValueError`
     if the placement moves a parameter or an op call off the vdevice
     `placed` gives it (its copies may be renamed, aliases added).
     """
-    from vdplace.ir import parse, script
     from vdplace.placement import Time, place
 
-    result = place(parse(script(placed)), objective=Time(model), time_limit_s=time_limit_s)
+    result = place(pin_all(placed), objective=Time(model), time_limit_s=time_limit_s)
     before, after = _devices_in_order(placed), _devices_in_order(result.module)
     if before != after:
         where = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), len(before))
@@ -182,7 +198,8 @@ def compare_plans(
         raise ValueError(f"unknown plan(s) {unknown}; the plans are {', '.join(PLANS)}")
     out: dict[str, PlanResult] = {}
     time_objective = Time(model, memory={FAST_NAME: cap})
-    maps = _accelerate_maps(mod, torch_model, cap, host_bytes) if {"accelerate", "accelerate-time", "bytes"} & set(wanted) else []
+    with_maps = {"accelerate", "accelerate-time", "bytes"} & set(wanted)
+    maps = _accelerate_maps(mod, torch_model, cap, host_bytes) if with_maps else []
     if "accelerate" in wanted:
         out["accelerate"] = _best([_accelerate_cost(note, pinned, model, cap, time_limit_s) for note, pinned in maps])
     if "accelerate-time" in wanted:
@@ -248,7 +265,7 @@ def _accelerate_time(note: str, pinned: IRModule, model: Any, cap: int, time_lim
 
 
 def _accelerate_maps(mod: IRModule, torch_model: Any, cap: int, host_bytes: int) -> list[tuple[str, IRModule]]:
-    """accelerate's literal and raised maps under `cap` as pinned modules, labelled; the raised one only if it differs."""
+    """accelerate's literal and raised maps under `cap` as pinned modules, labelled; the raised one if it differs."""
     from vdplace.tvm import accelerate_map
 
     devices = {0: "cuda:0", "cpu": "llvm:0"}
