@@ -91,31 +91,28 @@ def test_a_fixed_plan_is_scheduled_as_written():
     assert schedule.peak_memory[FAST_NAME] == 3 * 64 * 64 * 4  # w, a's copy and b live together
 
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("accelerate")
-pytest.importorskip("tvm")
-
-
-class Small(torch.nn.Module):
-    """GPT-2-like in shape: the embedding is the largest layer; blocks with matmuls worth the fast device."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.wte = torch.nn.Embedding(256, 64)
-        self.h = torch.nn.ModuleList(
-            torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 64)) for _ in range(2)
-        )
-
-    def forward(self, ids):
-        x = self.wte(ids)
-        for block in self.h:
-            x = x + block(x)
-        return x
-
-
 @pytest.fixture(scope="module")
 def small():
+    """A GPT-2-like torch model (the embedding its largest layer, blocks of matmuls), converted; needs the extras."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("accelerate")
+    pytest.importorskip("tvm")
     from vdplace.tvm import from_torch
+
+    class Small(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.wte = torch.nn.Embedding(256, 64)
+            self.h = torch.nn.ModuleList(
+                torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 64))
+                for _ in range(2)
+            )
+
+        def forward(self, ids):
+            x = self.wte(ids)
+            for block in self.h:
+                x = x + block(x)
+            return x
 
     torch.manual_seed(0)
     model = Small().eval()
