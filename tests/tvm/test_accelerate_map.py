@@ -108,3 +108,34 @@ def test_bad_maps_are_clear_errors(converted):
     other = torch.nn.Linear(2, 2)
     with pytest.raises(ValueError, match="name no parameter of the torch model"):
         accelerate_map(bare, other, {"cpu": 10**9})
+
+
+class WithBuffer(torch.nn.Module):
+    """BERT-like: the embeddings module holds a buffer, and a tight cap splits that module."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embeddings = torch.nn.Module()
+        self.embeddings.words = torch.nn.Embedding(32, 16)
+        self.embeddings.positions = torch.nn.Embedding(16, 16)
+        self.embeddings.register_buffer("position_ids", torch.arange(16).unsqueeze(0), persistent=False)
+        self.encoder = torch.nn.Sequential(*(torch.nn.Linear(16, 16) for _ in range(8)))
+
+    def forward(self, ids):
+        e = self.embeddings
+        return self.encoder(e.words(ids) + e.positions(e.position_ids[:, : ids.shape[1]]))
+
+
+def test_a_split_modules_buffer_accelerate_leaves_out_is_no_error():
+    model = WithBuffer().eval()
+    imported = from_torch(model, (torch.zeros(1, 6, dtype=torch.long),), keep_params_as_input=True)
+    caps = {0: int(weight_bytes(model) * 0.35), "cpu": 10**9}
+    device_map = accelerate.infer_auto_device_map(model, max_memory=caps)
+    assert device_map["embeddings.words"] == 0
+    assert "embeddings" not in device_map and "embeddings.position_ids" not in device_map  # split, buffer left out
+    plan = accelerate_map(imported.module, model, caps)  # was: "places no module holding 'embeddings.position_ids'"
+    want: dict[object, int] = {}
+    for name, p in model.named_parameters():  # the parameters' bytes per device; the uncovered buffer nowhere
+        device = accelerates_choice(model, caps)[name]
+        want[device] = want.get(device, 0) + p.numel() * p.element_size()
+    assert plan.weight_bytes == want

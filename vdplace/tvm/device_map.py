@@ -256,8 +256,22 @@ def _sizes(model: Any) -> dict[str, int]:
 
 
 def _bytes_per_device(model: Any, device_map: Mapping[str, Device]) -> dict[Device, int]:
+    """Parameter and buffer bytes per device; a buffer no entry covers counts nowhere.
+
+    accelerate leaves a split module's own buffers out of its map (BERT's
+    ``embeddings.position_ids`` once ``embeddings`` is split); its parameters
+    are always covered.
+    """
+    buffers = {name for name, _ in model.named_buffers()}
     used: dict[Device, int] = {}
     for name, size in _sizes(model).items():
+        if name in buffers and not _covered(name, device_map):
+            continue
         device = _device_of(name, device_map)
         used[device] = used.get(device, 0) + size
     return used
+
+
+def _covered(name: str, device_map: Mapping[str, Device]) -> bool:
+    parts = name.split(".")
+    return any(".".join(parts[:end]) in device_map for end in range(len(parts), -1, -1))

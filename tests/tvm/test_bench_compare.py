@@ -1,0 +1,148 @@
+"""The library side of benchmarks/bench_accelerate.py (`vdplace.bench.compare`): caps, fixed plans, the plans."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vdplace import ir
+from vdplace.bench.compare import (
+    FAST_NAME,
+    HOST_NAME,
+    PLANS,
+    compare_plans,
+    evaluate_placed,
+    inline_bound_constants,
+    share_caps,
+)
+from vdplace.placement import CostModel, place
+
+# A slow host beside the default GPU roofline, so that the fast device is worth a copy.
+SLOW_HOST = CostModel.roofline(devices={"cpu": {"flops": 1e9, "bandwidth": 2e9, "overhead": 4e-6}})
+
+BOUND_CONSTANT = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0, "global"), I.vdevice("llvm", 0, "global")]})
+
+    @R.function
+    def main(x: R.Tensor((4, 8), dtype="float32")) -> R.Tensor((4, 8), dtype="float32"):
+        with R.dataflow():
+            c: R.Tensor((), dtype="float32") = R.const(2.0, "float32")
+            y: R.Tensor((4, 8), dtype="float32") = R.multiply(x, c)
+            z: R.Tensor((4, 8), dtype="float32") = R.add(y, c)
+            R.output(z)
+        return z
+"""
+
+PLACED = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0, "global"), I.vdevice("llvm", 0, "global")]})
+
+    @R.function
+    def main(x: R.Tensor((64, 64), "float32", "llvm:0"),
+             w: R.Tensor((64, 64), "float32", "cuda:0")
+    ) -> R.Tensor((64, 64), "float32", "llvm:0"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            a: R.Tensor((64, 64), "float32", "llvm:0") = R.nn.relu(x)
+            ag: R.Tensor((64, 64), "float32", "cuda:0") = R.to_vdevice(a, dst_vdevice="cuda:0:global")
+            b: R.Tensor((64, 64), "float32", "cuda:0") = R.matmul(ag, w)
+            bc: R.Tensor((64, 64), "float32", "llvm:0") = R.to_vdevice(b, dst_vdevice="llvm:0:global")
+            c: R.Tensor((64, 64), "float32", "llvm:0") = R.nn.relu(bc)
+            R.output(c)
+        return c
+"""
+
+
+def test_caps_are_shares_of_the_weights():
+    assert share_caps(16_320) == [5712, 8976]  # 35% and 55%: the bench's default rule
+    assert share_caps(1000, [0.3, 0.6]) == [300, 600]
+    for bad in (0.0, 1.0, 1.5, -0.2):
+        with pytest.raises(ValueError, match="share of the weights must be in"):
+            share_caps(1000, [bad])
+
+
+def test_bound_constants_are_inlined_and_the_values_kept():
+    from vdplace.runtime import VirtualMachine, compile
+
+    mod = ir.parse(BOUND_CONSTANT)
+    inlined = inline_bound_constants(mod)
+    names = [b.var.name for b in ir.iter_bindings(inlined["main"])]
+    assert names == ["y", "z"]  # the constant's binding is gone, its readers read the constant
+    assert [b.var.name for b in ir.iter_bindings(mod["main"])] == ["c", "y", "z"]  # the input is not modified
+    x = np.arange(32, dtype="float32").reshape(4, 8)
+    placed = place(inlined, default="host").module
+    got = VirtualMachine(compile(placed), simulate_missing=True).run("main", x)
+    np.testing.assert_allclose(got, x * 2 + 2)
+
+
+def test_a_fixed_plan_is_scheduled_as_written():
+    placed = ir.parse(PLACED)
+    schedule = evaluate_placed(placed, SLOW_HOST)
+    ops = {e.name: e.device for e in schedule.events if e.kind == "op"}
+    assert ops == {"a": HOST_NAME, "b": FAST_NAME, "c": HOST_NAME}
+    copies = sorted(e.device for e in schedule.events if e.kind == "copy")
+    assert copies == [(FAST_NAME, HOST_NAME), (HOST_NAME, FAST_NAME)]
+    # One chain: every op and copy after the one before it, nothing overlaps.
+    busy = sum(e.end - e.start for e in schedule.events)
+    assert schedule.makespan == pytest.approx(busy, rel=1e-12)
+    assert schedule.peak_memory[FAST_NAME] == 3 * 64 * 64 * 4  # w, a's copy and b live together
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A GPT-2-like torch model (the embedding its largest layer, blocks of matmuls), converted; needs the extras."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("accelerate")
+    pytest.importorskip("tvm")
+    from vdplace.tvm import from_torch
+
+    class Small(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.wte = torch.nn.Embedding(256, 64)
+            self.h = torch.nn.ModuleList(
+                torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 64))
+                for _ in range(2)
+            )
+
+        def forward(self, ids):
+            x = self.wte(ids)
+            for block in self.h:
+                x = x + block(x)
+            return x
+
+    torch.manual_seed(0)
+    model = Small().eval()
+    imported = from_torch(model, (torch.zeros(1, 32, dtype=torch.long),), keep_params_as_input=True)
+    weights = sum(p.numel() * p.element_size() for p in model.parameters())
+    return model, imported.module, weights
+
+
+def test_the_plans_of_a_small_model(small):
+    from vdplace.tvm import accelerate_map
+    from vdplace.tvm.device_map import DEFAULT_DEVICES
+
+    model, mod, weights = small
+    cap = share_caps(weights, [0.5])[0]
+    plans = compare_plans(mod, model, cap, SLOW_HOST, time_limit_s=5)
+    assert list(plans) == list(PLANS)
+    time_plan, host = plans["time"], plans["host"]
+    assert time_plan.fits and time_plan.peaks[FAST_NAME] <= cap  # within the cap, by liveness
+    assert host.weight_bytes == {HOST_NAME: weights} and host.peaks[FAST_NAME] == 0
+    # accelerate's rows keep the weights where one of its maps put them
+    caps = {0: cap, "cpu": 1 << 40}
+    maps = [accelerate_map(mod, model, caps, devices=DEFAULT_DEVICES, raise_caps=r) for r in (False, True)]
+    on_fast = {m.weight_bytes.get(0, 0) for m in maps}
+    for label in ("accelerate", "accelerate-time"):
+        assert plans[label].weight_bytes.get(FAST_NAME, 0) in on_fast, label
+    # accelerate's maps spend the fast device's memory on the embedding (the largest, cheapest layer);
+    # Time keeps the weights on the host and runs the matmuls on the fast device, weights copied there
+    assert plans["accelerate"].weight_bytes[FAST_NAME] > time_plan.weight_bytes.get(FAST_NAME, 0)
+    for label in ("accelerate", "accelerate-time", "host"):
+        assert time_plan.makespan * 5 < plans[label].makespan, label
+    assert plans["bytes"].module is not None or plans["bytes"].error.startswith("no plan")
+    with pytest.raises(ValueError, match="unknown plan"):
+        compare_plans(mod, model, cap, SLOW_HOST, plans=["fastest"])
