@@ -2,12 +2,15 @@
 
 Every unit has one Boolean per vdevice it may go on (exactly one true).
 Every op is an optional interval on each of those vdevices, with one start
-variable; each vdevice's intervals do not overlap.  A value read on a
-vdevice other than its home has a copy there (a Boolean true exactly when
-some reader's unit is on that vdevice and the home is not); the copy is one
-optional interval per possible source (the home's vdevice) on that link,
-and the links' intervals do not overlap; a runtime input placed off the host
-has an upload the same way.  An op starts after each operand is at its home
+variable; the intervals of each physical device (all its vdevices, which are
+memory scopes of it) do not overlap.  A value read on a vdevice other than
+its home has a copy there (a Boolean true exactly when some reader's unit is
+on that vdevice and the home is not); the copy is one optional interval per
+possible source (the home's vdevice) on that link, and the links' intervals
+do not overlap (a copy between two scopes of one physical device takes no
+link, and no time); a runtime input placed off the host has an upload the
+same way.  Interchangeable vdevices are told apart by value precedence
+(`_Model._symmetry`).  An op starts after each operand is at its home
 and, when it reads a copy, after the copy.  Memory limits: `cpsat_memory`.
 
 Exactness.  CP-SAT works in integers: the time unit `q` is a power of two
@@ -87,8 +90,8 @@ class ExactResult:
 
 
 def applicable(g: TaskGraph) -> bool:
-    """CP-SAT is used for at most `MAX_OPS` op calls and one vdevice per physical device."""
-    return g.num_ops <= MAX_OPS and len(set(g.physical)) == g.num_devices
+    """CP-SAT is used for at most `MAX_OPS` op calls."""
+    return g.num_ops <= MAX_OPS
 
 
 def solve_exact(
@@ -161,7 +164,7 @@ class _Model:
             m.add_exactly_one(row.values())
         self.true: Any = None
         self.events = 0  # reservoir events
-        self.dev_iv: dict[int, list[Any]] = {d: [] for d in range(g.num_devices)}
+        self.dev_iv: dict[int, list[Any]] = {}  # per physical device (its first vdevice): its ops
         self.link_iv: dict[tuple[int, int], list[Any]] = {}
         self._ops()
         self._values(dests)
@@ -173,6 +176,9 @@ class _Model:
                 m.add_no_overlap(ivs)
         if any(lim is not None for lim in g.limits):
             add_memory(self)
+        self.classes = symmetric_classes(g, allowed)
+        self.order = _unit_order(g)
+        self.seen: list[tuple[Any, int, list[int]]] = []
         self._symmetry()
         m.minimize(self.makespan)
         if hint is not None:
@@ -212,7 +218,8 @@ class _Model:
             end = 0
             for d, lit in self.x[u].items():
                 size = self.dur(g.op_time[i][d])
-                self.dev_iv[d].append(m.new_optional_fixed_size_interval_var(s, size, lit, f"op{i}_{d}"))
+                iv = m.new_optional_fixed_size_interval_var(s, size, lit, f"op{i}_{d}")
+                self.dev_iv.setdefault(g.physical[d], []).append(iv)
                 end = end + size * lit
             self.s.append(s)
             self.e.append(s + end)
@@ -257,8 +264,7 @@ class _Model:
                 m.add(start == 0).only_enforce_if(lit)
                 continue
             size = self.dur(g.val_upload[v][d])  # type: ignore[index]
-            iv = m.new_optional_fixed_size_interval_var(start, size, lit, f"up{v}_{d}")
-            self.link_iv.setdefault((g.host, d), []).append(iv)
+            self._on_link(g.host, d, start, size, lit, f"up{v}_{d}")
             end = end + size * lit
         self.up[v] = start
         m.add(self.makespan >= start + end)
@@ -291,43 +297,78 @@ class _Model:
                 m.add_bool_and([lit, y]).only_enforce_if(z)
                 m.add_bool_or([lit.Not(), y.Not(), z])
             size = self.dur(table[h][d])
-            iv = m.new_optional_fixed_size_interval_var(start, size, z, f"copy{v}_{h}_{d}")
-            self.link_iv.setdefault((h, d), []).append(iv)
+            self._on_link(h, d, start, size, z, f"copy{v}_{h}_{d}")
             end = end + size * z
         self.y[v, d], self.c[v, d], self.ce[v, d] = y, start, start + end
         m.add(self.makespan >= start + end)
 
+    def _on_link(self, src: int, dst: int, start: Any, size: int, lit: Any, name: str) -> None:
+        """A copy from vdevice src to dst occupies their link (one direction between two physical devices)
+        when `lit` holds; between two memory scopes of one physical device it takes no link."""
+        link = (self.g.physical[src], self.g.physical[dst])
+        if link[0] != link[1]:
+            iv = self.m.new_optional_fixed_size_interval_var(start, size, lit, name)
+            self.link_iv.setdefault(link, []).append(iv)
+
     # -- symmetry ----------------------------------------------------------------
     def _symmetry(self) -> None:
-        """Of two interchangeable vdevices (`_interchangeable`), the first unit that may go on both does not go
-        on the second: swapping the two in any plan gives a plan as good."""
-        g = self.g
-        for d1 in range(g.num_devices):
-            for d2 in range(d1 + 1, g.num_devices):
-                if not _interchangeable(g, self.allowed, d1, d2):
-                    continue
-                for i in range(g.num_ops):
-                    row = self.x[g.op_unit[i]]
-                    if d1 in row and d2 in row:
-                        self.m.add(row[d2] == 0)
-                        break
+        """Value precedence over each class of interchangeable vdevices (`symmetric_classes`): in the units'
+        order (`_unit_order`), a unit goes on the class's (k+1)-th vdevice only after some earlier unit went on
+        its k-th.  Any plan becomes one that satisfies this, as good, by renaming the class's vdevices in the
+        order units first use them (`canonical`)."""
+        m = self.m
+        for cls in self.classes:
+            units = [u for u in self.order if cls[0] in self.x[u]]
+            for d1, d2 in zip(cls, cls[1:], strict=False):
+                before = None  # true only when some unit so far went on d1
+                for k, u in enumerate(units):
+                    if before is None:
+                        m.add(self.x[u][d2] == 0)
+                    else:
+                        m.add_implication(self.x[u][d2], before)
+                    if k + 1 < len(units):
+                        now = m.new_bool_var(f"seen{d1}_{k}")
+                        m.add_bool_or([now.Not(), self.x[u][d1]] + ([] if before is None else [before]))
+                        self.seen.append((now, d1, units[: k + 1]))
+                        before = now
+
+    def canonical(self, placement: list[int]) -> dict[int, int]:
+        """The renaming of vdevices (within each interchangeable class) that makes `placement` satisfy
+        `_symmetry`: the class's vdevices in the order units first use them."""
+        rename: dict[int, int] = {}
+        for cls in self.classes:
+            used: list[int] = []
+            for u in self.order:
+                d = placement[u]
+                if d in cls and d not in used:
+                    used.append(d)
+            used += [d for d in cls if d not in used]
+            rename.update(zip(used, cls, strict=True))
+        return rename
 
     # -- redundant constraints -------------------------------------------------
     def redundant(self, head: list[dict[int, float]], tail: list[dict[int, float]]) -> None:
-        """Heads, tails and head-level work per stream (`bounds`), in whole units rounded down."""
+        """Heads, tails and head-level work per stream (physical device: its scopes' ops together, `bounds`), in
+        whole units rounded down."""
         g, m, q = self.g, self.m, self.q
         for i in range(g.num_ops):
             row = self.x[g.op_unit[i]]
             m.add(self.s[i] >= sum(int(head[i][d] / q) * lit for d, lit in row.items()))
             m.add(self.makespan >= self.e[i] + sum(int(tail[i][d] / q) * lit for d, lit in row.items()))
-        for d in range(g.num_devices):
-            items = [(int(head[i][d] / q), self.dur(g.op_time[i][d]), i) for i in range(g.num_ops) if d in head[i]]
-            levels = sorted({h for h, size, _ in items if size})
+        for stream in sorted(set(g.physical)):
+            scopes = [d for d in range(g.num_devices) if g.physical[d] == stream]
+            items = [
+                (int(head[i][d] / q), self.dur(g.op_time[i][d]), i, d)
+                for i in range(g.num_ops)
+                for d in scopes
+                if d in head[i]
+            ]
+            levels = sorted({h for h, size, _, _ in items if size})
             if len(levels) > LEVELS:
                 levels = [levels[round(j * (len(levels) - 1) / (LEVELS - 1))] for j in range(LEVELS)]
             for theta in levels:
-                at = [(size, self.x[g.op_unit[i]][d]) for h, size, i in items if h >= theta]
-                some = m.new_bool_var(f"on{d}_{theta}")  # true when an op of the level runs on d
+                at = [(size, self.x[g.op_unit[i]][d]) for h, size, i, d in items if h >= theta]
+                some = m.new_bool_var(f"on{stream}_{theta}")  # true when an op of the level runs on the stream
                 for _, lit in at:
                     m.add_implication(lit, some)
                 work = sum(size * lit for size, lit in at if size)
@@ -337,11 +378,16 @@ class _Model:
     def _hint(self, placement: list[int], timing: Timing) -> None:
         """A whole solution to start from: `placement` run in `timing`'s order with the durations in units."""
         m, g = self.m, self.g
+        rename = self.canonical(placement)
+        placement = [rename.get(d, d) for d in placement]
+        order = [(kind, (key[0], rename.get(key[1], key[1])) if kind == "copy" else key) for kind, key in timing.order]  # type: ignore[index]
         for u, row in enumerate(self.x):
             for d, lit in row.items():
                 m.add_hint(lit, int(placement[u] == d))  # ortools < 9.11 takes no bool
+        for lit, d, units in self.seen:
+            m.add_hint(lit, int(any(placement[u] == d for u in units)))
         try:
-            whole = run_order(_in_units(g, self), placement, list(timing.order), None)
+            whole = run_order(_in_units(g, self), placement, order, None)
         except PlacementInternalError:
             return  # an order that is not this model's (it cannot be here): the placement alone is a hint
         for i, s in enumerate(self.s):
@@ -391,6 +437,29 @@ def _in_units(g: TaskGraph, model: _Model) -> TaskGraph:
     out.val_copy = [None if t is None else [[float(model.dur(x)) for x in r] for r in t] for t in g.val_copy]
     out.val_upload = [None if t is None else [float(model.dur(x)) for x in t] for t in g.val_upload]
     return out
+
+
+def symmetric_classes(g: TaskGraph, allowed: list[list[int]]) -> list[list[int]]:
+    """Classes of at least two vdevices any permutation of which maps every plan to one as good: each is
+    interchangeable (`_interchangeable`) with the class's first, so the swaps with it, which generate every
+    permutation of the class, are symmetries.  Only vdevices alone on their physical device are considered."""
+    alone = [d for d in range(g.num_devices) if g.physical.count(g.physical[d]) == 1]
+    classes: list[list[int]] = []
+    for d in alone:
+        for cls in classes:
+            if _interchangeable(g, allowed, cls[0], d):
+                cls.append(d)
+                break
+        else:
+            classes.append([d])
+    return [cls for cls in classes if len(cls) > 1]
+
+
+def _unit_order(g: TaskGraph) -> list[int]:
+    """The units in the order of their first op call, then those without ops by index."""
+    order = list(dict.fromkeys(g.op_unit))
+    seen = set(order)
+    return order + [u for u in range(g.num_units) if u not in seen]
 
 
 def _interchangeable(g: TaskGraph, allowed: list[list[int]], d1: int, d2: int) -> bool:

@@ -9,9 +9,9 @@
    each vdevice), improved by group moves (`search.search`), each judged by
    its list schedule.  The budget: the whole time limit for a large program,
    a tenth of it when CP-SAT follows.
-4. Programs of at most `cpsat.MAX_OPS` op calls (one vdevice per physical
-   device): CP-SAT (`cpsat.solve_exact`) from the best plan so far, for the
-   rest of the time: proved optimal, or its plan and proved bound.  With
+4. Programs of at most `cpsat.MAX_OPS` op calls: CP-SAT (`cpsat.solve_exact`)
+   from the best plan so far, for the rest of the time: proved optimal, or
+   its plan and proved bound.  With
    memory limits, a third of that time goes first to the program without
    them: its optimum bounds the limited one, and its plan is optimal when it
    fits the limits.
