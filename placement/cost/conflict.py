@@ -24,7 +24,7 @@ from vdplace.ir.vdevice import vdevice_name
 from vdplace.placement.cost.objective import allowed
 from vdplace.placement.cost.problem import Coarsened
 from vdplace.placement.diagnose import conflict_error
-from vdplace.placement.errors import PlacementConflict, PlacementError
+from vdplace.placement.errors import Constraint, PlacementConflict, PlacementError
 from vdplace.placement.model.constraints import ConstraintSet, Pin, pin_columns
 
 
@@ -79,7 +79,7 @@ class MemoryExplanation:
         self,
         cs: ConstraintSet,
         module: Any,
-        cores: list[list[Pin]],
+        cores: list[list[Constraint]],
         text: str,
         where: tuple[str | None, int, int | None] = (None, 0, None),
         items: list[dict[str, Any]] | None = None,

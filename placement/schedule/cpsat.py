@@ -215,7 +215,7 @@ class _Model:
         for i in range(g.num_ops):
             u = g.op_unit[i]
             s = m.new_int_var(0, self.horizon, f"s{i}")
-            end = 0
+            end: Any = 0
             for d, lit in self.x[u].items():
                 size = self.dur(g.op_time[i][d])
                 iv = m.new_optional_fixed_size_interval_var(s, size, lit, f"op{i}_{d}")
@@ -258,7 +258,7 @@ class _Model:
             return 0
         home = self.x[g.val_unit[v]]
         start = m.new_int_var(0, self.horizon, f"up{v}")
-        end = 0
+        end: Any = 0
         for d, lit in home.items():
             if d == g.host:
                 m.add(start == 0).only_enforce_if(lit)
@@ -286,7 +286,7 @@ class _Model:
         assert table is not None
         start = m.new_int_var(0, self.horizon, f"c{v}_{d}")
         m.add(start >= self.ready[v])
-        end = 0
+        end: Any = 0
         for h, lit in home.items():
             if h == d:
                 continue

@@ -39,7 +39,7 @@ from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import vdevice_name
-from vdplace.placement.cost.model import CostModel
+from vdplace.placement.cost.model import CostModel, OpInfo
 from vdplace.placement.cost.problem import COPY_OPS, Coarsened, RootWalk
 from vdplace.placement.errors import PlacementError
 from vdplace.placement.extract.extraction import Tree, tree_leaves
@@ -258,13 +258,13 @@ class _Walk(RootWalk):
             self.value[leaf] = v
             g.op_makes[i].append(v)
 
-    def times(self, info: object, unit: int) -> list[float | None]:
+    def times(self, info: OpInfo, unit: int) -> list[float | None]:
         """Seconds of one op on each vdevice: the unit's row when it is the unit's only op."""
         row = self.co.problem.compute[unit]
         if self.ops_in_unit.get(unit, 0) == 1:
             return list(row)
         vds = self.g.vdevices
-        return [None if t is None else self.model.kernel(info, vds[d], vds) for d, t in enumerate(row)]  # type: ignore
+        return [None if t is None else self.model.kernel(info, vds[d], vds) for d, t in enumerate(row)]
 
     def finish(self, func: Function) -> None:
         g, p = self.g, self.co.problem

@@ -164,7 +164,8 @@ def solve_time(
             return out
         slack = res.slack
         if res.timing is not None and (chosen is None or res.timing.makespan <= chosen[1].makespan):
-            chosen = (res.placement, res.timing)  # type: ignore[assignment]
+            assert res.placement is not None  # a timing comes with its placement
+            chosen = (res.placement, res.timing)
             out.method = "cp-sat"
     out.seconds = time.perf_counter() - start
     if chosen is None:

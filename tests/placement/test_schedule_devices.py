@@ -8,9 +8,11 @@ from the placed module's events alone:
   kernel times, links and limit: CP-SAT breaks the symmetry between them) or
   differs in its kernel times or its memory limit (no symmetry to break);
   either way nothing beats the makespan, and a claimed optimum is the optimum.
-* ``scopes``: llvm:0 and two memory scopes of one GPU (global, and texture:
-  the second cuda vdevice, printed ``cuda:1:texture``): their ops share the GPU's stream (one at a time), a copy between
-  them takes no link and no time, and CP-SAT schedules them (proved optimal).
+* ``scopes``: llvm:0 (the host) and two memory scopes of one GPU (global,
+  and texture: the second cuda vdevice, printed ``cuda:1:texture``); the
+  parameters pinned to GPU global memory, the ops run on the GPU: the two
+  scopes' ops share the GPU's stream (one at a time), a copy between them
+  takes no link and no time, and CP-SAT schedules them (proved optimal).
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ class Program:
 
     def text(self) -> str:
         t = f'R.Tensor(({self.side}, {self.side}), "float32")'
-        params = ", ".join(f"{p}: {t}" for p in self.params)
+        pinned = f'R.Tensor(({self.side}, {self.side}), "float32", "cuda:0")'  # GPU 0's global memory
+        params = ", ".join(f"{p}: {pinned if self.layout == 'scopes' else t}" for p in self.params)
         lines = [
             "@I.ir_module",
             "class M:",
@@ -114,8 +117,8 @@ def programs(draw, layout: str, limits: bool = False) -> Program:
     twin = layout == "gpus" and draw(st.booleans())  # cuda:1 is cuda:0's twin
     times: dict[tuple[str, str], float | None] = {}
     for name, _, _ in ops:
-        times[name, devices[0]] = draw(st.sampled_from(TIMES))
-        times[name, devices[1]] = draw(st.sampled_from((*TIMES, None)))
+        times[name, devices[0]] = draw(st.sampled_from(TIMES)) if layout == "gpus" else None
+        times[name, devices[1]] = draw(st.sampled_from((*TIMES, None) if layout == "gpus" else TIMES))
         times[name, devices[2]] = times[name, devices[1]] if twin else draw(st.sampled_from((*TIMES, None)))
     phys = sorted({physical(d) for d in devices})
     latency = {(a, b): draw(st.sampled_from(LATENCIES)) for a in phys for b in phys if a != b}
@@ -152,6 +155,8 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
     target, best = bound * (1 - 1e-9), None
     for choice in itertools.product(prog.devices, repeat=len(units)):
         home = dict(zip(units, choice, strict=True))
+        if prog.layout == "scopes" and any(home[p] != "cuda:0:global" for p in prog.params):
+            continue  # pinned
         if any(prog.times[name, home[name]] is None for name in ops):
             continue
         tasks: dict[str, tuple[tuple, float, list[str]]] = {}  # name -> (resource, seconds, predecessors)
@@ -335,7 +340,7 @@ def test_scopes_run_one_op_at_a_time_and_copy_free() -> None:
         {},
         {("cpu", "gpu0"): 1e-3, ("gpu0", "cpu"): 1e-3},
     )
-    for name, cpu, glob, tex in (("a", 1e-3, 3e-6, 5e-6), ("b", 1e-3, 5e-6, 3e-6), ("c", 1e-3, 1e-6, 2e-6)):
+    for name, cpu, glob, tex in (("a", None, 3e-6, 5e-6), ("b", None, 5e-6, 3e-6), ("c", None, 1e-6, 2e-6)):
         prog.times[name, HOST], prog.times[name, "cuda:0:global"], prog.times[name, "cuda:1:texture"] = cpu, glob, tex
     result = solve(prog)
     s = result.schedule
