@@ -20,11 +20,13 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.test_schedule import _best_order
 from vdplace import ir
 from vdplace.placement import CostModel, PlacementConflict, Time, place
 
@@ -179,7 +181,7 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
                     tasks[copy] = (_link(home[a], home[name], copy), secs, [ready[a]] if ready[a] else [])
                 preds.append(copy)
             tasks[name] = (("dev", physical(home[name])), prog.times[name, home[name]], preds)
-        found = _best_order(prog, home, tasks, target)
+        found = _best_order(tasks, target, partial(_fits, prog, home, tasks))
         if found is not None:
             target, best = found * (1 - 1e-9), found
     return best
@@ -188,37 +190,6 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
 def _link(src: str, dst: str, task: str) -> tuple:
     """A copy's resource: its link direction, or (between scopes of one device) none shared."""
     return ("link", physical(src), physical(dst)) if physical(src) != physical(dst) else ("free", task)
-
-
-def _best_order(prog: Program, home, tasks, target: float) -> float | None:
-    names = list(tasks)
-    best: list[float | None] = [None]
-    limit = [target]
-
-    def dfs(done: dict[str, float], starts: dict[str, float], free: dict, span: float) -> None:
-        if len(done) == len(names):
-            if _fits(prog, home, tasks, starts, done, span):
-                best[0], limit[0] = span, span * (1 - 1e-9)
-            return
-        for t in names:
-            resource, secs, preds = tasks[t]
-            if t in done or any(p not in done for p in preds):
-                continue
-            start = max([free.get(resource, 0.0)] + [done[p] for p in preds])
-            if max(span, start + secs) >= limit[0]:
-                continue
-            done[t], starts[t] = start + secs, start
-            before = free.get(resource)
-            free[resource] = start + secs
-            dfs(done, starts, free, max(span, start + secs))
-            del done[t], starts[t]
-            if before is None:
-                del free[resource]
-            else:
-                free[resource] = before
-
-    dfs({}, {}, {}, 0.0)
-    return best[0]
 
 
 def _fits(prog: Program, home, tasks, starts, ends, span) -> bool:
