@@ -43,8 +43,9 @@ deterministic time limit); the wall-clock limit is a safety net.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
-from typing import Any
+from typing import Any, cast
 
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.cpsat_memory import add_memory
@@ -67,6 +68,8 @@ DETERMINISTIC_PER_SECOND = 0.1
 EXPAND_EVENTS = 40
 # Head levels per vdevice in the redundant work constraints.
 LEVELS = 16
+# Renamings of interchangeable vdevices tried on the plan without limits (`renamings`).
+RENAMINGS = 24
 
 
 class ExactResult:
@@ -378,9 +381,7 @@ class _Model:
     def _hint(self, placement: list[int], timing: Timing) -> None:
         """A whole solution to start from: `placement` run in `timing`'s order with the durations in units."""
         m, g = self.m, self.g
-        rename = self.canonical(placement)
-        placement = [rename.get(d, d) for d in placement]
-        order = [(kind, (key[0], rename.get(key[1], key[1])) if kind == "copy" else key) for kind, key in timing.order]  # type: ignore[index]
+        placement, order = renamed(placement, timing.order, self.canonical(placement))
         for u, row in enumerate(self.x):
             for d, lit in row.items():
                 m.add_hint(lit, int(placement[u] == d))  # ortools < 9.11 takes no bool
@@ -453,6 +454,32 @@ def symmetric_classes(g: TaskGraph, allowed: list[list[int]]) -> list[list[int]]
         else:
             classes.append([d])
     return [cls for cls in classes if len(cls) > 1]
+
+
+def renamed(
+    placement: list[int], order: list[tuple[str, object]], rename: dict[int, int]
+) -> tuple[list[int], list[tuple[str, object]]]:
+    """A plan with its vdevices renamed (`rename`, identity where it says nothing): the placement and the
+    task order (a copy's key names its destination)."""
+    tasks: list[tuple[str, object]] = []
+    for kind, key in order:
+        if kind == "copy":
+            v, d = cast("tuple[int, int]", key)
+            key = (v, rename.get(d, d))
+        tasks.append((kind, key))
+    return [rename.get(d, d) for d in placement], tasks
+
+
+def renamings(g: TaskGraph, allowed: list[list[int]], most: int = RENAMINGS) -> list[dict[int, int]]:
+    """Every renaming within the classes of `symmetric_classes` (each a symmetry: the plan it renames runs
+    alike), the identity first; at most `most` of them."""
+    out: list[dict[int, int]] = []
+    classes = symmetric_classes(g, allowed)
+    for perms in itertools.product(*(itertools.permutations(cls) for cls in classes)):
+        out.append({d: e for cls, perm in zip(classes, perms, strict=True) for d, e in zip(cls, perm, strict=True)})
+        if len(out) >= most:
+            break
+    return out or [{}]
 
 
 def _unit_order(g: TaskGraph) -> list[int]:

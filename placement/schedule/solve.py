@@ -14,7 +14,8 @@
    its plan and proved bound.  With
    memory limits, a third of that time goes first to the program without
    them: its optimum bounds the limited one, and its plan is optimal when it
-   fits the limits.
+   fits the limits, as it is or with interchangeable vdevices renamed (two
+   like GPUs of which only one is limited: `_best_renaming`).
 
 The result fits every limit, or is None with `infeasible` (proved: CP-SAT
 or the bounds) or not (none found in time); `best` then holds the plan that
@@ -39,7 +40,7 @@ from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lo
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
 from vdplace.placement.schedule.graph import TaskGraph, build_graph
 from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, search, start_plans
-from vdplace.placement.schedule.simulate import Timing
+from vdplace.placement.schedule.simulate import Timing, run_order
 from vdplace.placement.schedule.timeline import to_schedule
 
 # Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plan.
@@ -195,9 +196,10 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
         hint = (best.placement, best.timing, True)
         res = cpsat.solve_exact(free, free_allowed, lower_bound(free), hint, seconds, heads_tails(free, free_allowed))
         lower = max(lower, res.bound)
-        if res.timing is not None:
-            relaxed = Plan(g, res.placement, res.timing)  # type: ignore[arg-type]
+        if res.timing is not None and res.placement is not None:
+            relaxed = _best_renaming(g, free, free_allowed, res.placement, res.timing)
             if relaxed.excess == 0 and res.status == "optimal":
+                res.placement, res.timing = relaxed.placement, relaxed.timing
                 res.bound = lower
                 return res, lower
             if relaxed.better_than(best):
@@ -207,6 +209,22 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
         g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, heads_tails(g, allowed)
     )
     return res, max(lower, res.bound)
+
+
+def _best_renaming(
+    g: TaskGraph, free: TaskGraph, free_allowed: list[list[int]], placement: list[int], timing: Timing
+) -> Plan:
+    """A plan of `free` (`g` without its limits) renamed within free's classes of interchangeable vdevices
+    (`cpsat.renamings`: in `g` they may differ in their limits) to fit `g`'s limits best; each renaming runs
+    as fast."""
+    best: Plan | None = None
+    for rename in cpsat.renamings(free, free_allowed):
+        moved, order = cpsat.renamed(placement, timing.order, rename)
+        plan = Plan(g, moved, run_order(g, moved, order, None))
+        if best is None or plan.better_than(best):
+            best = plan
+    assert best is not None  # the identity is always tried
+    return best
 
 
 def _cost_plan(

@@ -17,6 +17,7 @@ from the placed module's events alone:
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -322,3 +323,30 @@ def test_scopes_run_one_op_at_a_time_and_copy_free() -> None:
     assert math.isclose(s.makespan, 3e-6 + 3e-6 + 1e-6, rel_tol=1e-6)  # one stream: a, b, then c
     assert any(e.kind == "copy" and e.start == e.end for e in s.events)
     assert exhaustive_better(prog, s.makespan - s.tolerance) is None
+
+
+def test_free_plan_renamed_onto_the_unlimited_twin() -> None:
+    """A plan without limits that puts everything on cuda:0, where a limit forbids it, runs as fast renamed onto
+    its unlimited twin cuda:1 (`solve._best_renaming`): that is the plan kept, fitting the limits."""
+    from vdplace.placement.cost.problem import coarsen
+    from vdplace.placement.extract.extract import extract
+    from vdplace.placement.schedule.graph import build_graph
+    from vdplace.placement.schedule.list_scheduler import list_schedule
+    from vdplace.placement.schedule.search import Plan
+    from vdplace.placement.schedule.solve import _best_renaming, with_limits
+
+    ops = [("a", "nn.relu", ("p0",)), ("b", "nn.relu", ("a",))]
+    prog = Program("gpus", 64, ["p0"], 1, ops, {}, {})
+    for name, _, _ in ops:
+        prog.times[name, HOST], prog.times[name, "cuda:0:global"], prog.times[name, "cuda:1:global"] = 1e-3, 1e-6, 1e-6
+    prog.latency = {(a, b): 1e-6 for a in ("cpu", "gpu0", "gpu1") for b in ("cpu", "gpu0", "gpu1") if a != b}
+    model = prog.model()
+    g = build_graph(coarsen(extract(ir.parse(prog.text(), filename="prog.py")), model), model)
+    with_limits(g, {"cuda:0:global": prog.nbytes})
+    free = copy.copy(g)
+    free.limits = [None] * g.num_devices
+    on_gpu0 = [1] * g.num_units
+    timing = list_schedule(free, on_gpu0)
+    assert Plan(g, on_gpu0, timing).excess > 0
+    plan = _best_renaming(g, free, [list(a) for a in free.allowed], on_gpu0, timing)
+    assert plan.excess == 0 and set(plan.placement) == {2} and plan.makespan == timing.makespan
