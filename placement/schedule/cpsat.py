@@ -43,15 +43,15 @@ deterministic time limit); the wall-clock limit is a safety net.
 from __future__ import annotations
 
 import copy
-import itertools
 import math
-from typing import Any, cast
+from typing import Any
 
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.cpsat_memory import add_memory
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
 from vdplace.placement.schedule.simulate import Timing, required_copies, run_order
+from vdplace.placement.schedule.symmetry import renamed, symmetric_classes, unit_order
 
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
 MAX_OPS = 300
@@ -68,8 +68,6 @@ DETERMINISTIC_PER_SECOND = 0.1
 EXPAND_EVENTS = 40
 # Head levels per vdevice in the redundant work constraints.
 LEVELS = 16
-# Renamings of interchangeable vdevices tried on the plan without limits (`renamings`).
-RENAMINGS = 24
 
 
 class ExactResult:
@@ -180,7 +178,7 @@ class _Model:
         if any(lim is not None for lim in g.limits):
             add_memory(self)
         self.classes = symmetric_classes(g, allowed)
-        self.order = _unit_order(g)
+        self.order = unit_order(g)
         self.seen: list[tuple[Any, int, list[int]]] = []
         self._symmetry()
         m.minimize(self.makespan)
@@ -316,7 +314,7 @@ class _Model:
     # -- symmetry ----------------------------------------------------------------
     def _symmetry(self) -> None:
         """Value precedence over each class of interchangeable vdevices (`symmetric_classes`): in the units'
-        order (`_unit_order`), a unit goes on the class's (k+1)-th vdevice only after some earlier unit went on
+        order (`symmetry.unit_order`), a unit goes on the class's (k+1)-th vdevice only after some earlier unit went on
         its k-th.  Any plan becomes one that satisfies this, as good, by renaming the class's vdevices in the
         order units first use them (`canonical`)."""
         m = self.m
@@ -438,77 +436,6 @@ def _in_units(g: TaskGraph, model: _Model) -> TaskGraph:
     out.val_copy = [None if t is None else [[float(model.dur(x)) for x in r] for r in t] for t in g.val_copy]
     out.val_upload = [None if t is None else [float(model.dur(x)) for x in t] for t in g.val_upload]
     return out
-
-
-def symmetric_classes(g: TaskGraph, allowed: list[list[int]]) -> list[list[int]]:
-    """Classes of at least two vdevices any permutation of which maps every plan to one as good: each is
-    interchangeable (`_interchangeable`) with the class's first, so the swaps with it, which generate every
-    permutation of the class, are symmetries.  Only vdevices alone on their physical device are considered."""
-    alone = [d for d in range(g.num_devices) if g.physical.count(g.physical[d]) == 1]
-    classes: list[list[int]] = []
-    for d in alone:
-        for cls in classes:
-            if _interchangeable(g, allowed, cls[0], d):
-                cls.append(d)
-                break
-        else:
-            classes.append([d])
-    return [cls for cls in classes if len(cls) > 1]
-
-
-def renamed(
-    placement: list[int], order: list[tuple[str, object]], rename: dict[int, int]
-) -> tuple[list[int], list[tuple[str, object]]]:
-    """A plan with its vdevices renamed (`rename`, identity where it says nothing): the placement and the
-    task order (a copy's key names its destination)."""
-    tasks: list[tuple[str, object]] = []
-    for kind, key in order:
-        if kind == "copy":
-            v, d = cast("tuple[int, int]", key)
-            key = (v, rename.get(d, d))
-        tasks.append((kind, key))
-    return [rename.get(d, d) for d in placement], tasks
-
-
-def renamings(g: TaskGraph, allowed: list[list[int]], most: int = RENAMINGS) -> list[dict[int, int]]:
-    """Every renaming within the classes of `symmetric_classes` (each a symmetry: the plan it renames runs
-    alike), the identity first; at most `most` of them."""
-    out: list[dict[int, int]] = []
-    classes = symmetric_classes(g, allowed)
-    for perms in itertools.product(*(itertools.permutations(cls) for cls in classes)):
-        out.append({d: e for cls, perm in zip(classes, perms, strict=True) for d, e in zip(cls, perm, strict=True)})
-        if len(out) >= most:
-            break
-    return out or [{}]
-
-
-def _unit_order(g: TaskGraph) -> list[int]:
-    """The units in the order of their first op call, then those without ops by index."""
-    order = list(dict.fromkeys(g.op_unit))
-    seen = set(order)
-    return order + [u for u in range(g.num_units) if u not in seen]
-
-
-def _interchangeable(g: TaskGraph, allowed: list[list[int]], d1: int, d2: int) -> bool:
-    """Swapping vdevices d1 and d2 maps every plan to one with the same times and memory: the same limit,
-    every unit may go on both or neither, the same op, copy and upload times."""
-    if g.limits[d1] != g.limits[d2] or d1 == g.host or d2 == g.host:
-        return False
-    if any((d1 in a) != (d2 in a) for a in allowed):
-        return False
-    if any(row[d1] != row[d2] for row in g.op_time):
-        return False
-    swap = {d1: d2, d2: d1}
-    for v in range(g.num_values):
-        table, up = g.val_copy[v], g.val_upload[v]
-        if up is not None and up[d1] != up[d2]:
-            return False
-        if table is None:
-            continue
-        k = g.num_devices
-        if any(table[h][d] != table[swap.get(h, h)][swap.get(d, d)] for h in range(k) for d in range(k)):
-            return False
-    return True
 
 
 def _ceil(seconds: float, q: float) -> int:

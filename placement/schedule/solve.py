@@ -41,6 +41,7 @@ from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
 from vdplace.placement.schedule.graph import TaskGraph, build_graph
 from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, search, start_plans
 from vdplace.placement.schedule.simulate import Timing, run_order
+from vdplace.placement.schedule.symmetry import renamed, renamings
 from vdplace.placement.schedule.timeline import to_schedule
 
 # Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plan.
@@ -215,11 +216,11 @@ def _best_renaming(
     g: TaskGraph, free: TaskGraph, free_allowed: list[list[int]], placement: list[int], timing: Timing
 ) -> Plan:
     """A plan of `free` (`g` without its limits) renamed within free's classes of interchangeable vdevices
-    (`cpsat.renamings`: in `g` they may differ in their limits) to fit `g`'s limits best; each renaming runs
+    (`symmetry.renamings`: in `g` they may differ in their limits) to fit `g`'s limits best; each renaming runs
     as fast."""
     best: Plan | None = None
-    for rename in cpsat.renamings(free, free_allowed):
-        moved, order = cpsat.renamed(placement, timing.order, rename)
+    for rename in renamings(free, free_allowed):
+        moved, order = renamed(placement, timing.order, rename)
         plan = Plan(g, moved, run_order(g, moved, order, None))
         if best is None or plan.better_than(best):
             best = plan
