@@ -227,13 +227,91 @@ def _values(out: Coarsened, model: CostModel) -> None:
         p.copy.append([[model.copy(value.nbytes, vd[h], vd[d], vd) for d in range(len(vd))] for h in range(len(vd))])
 
 
-class _Walk:
-    """One walk over the module: relaxed uses, value roots, owners of root sites, kernels, memory sites."""
+class RootWalk:
+    """A walk over a function's bindings that follows value roots (`placement.extract.copies.ValueRoots`).
+
+    ``root[site]`` is the root of every site seen so far that is not its own
+    (aliases, tuple fields and items, copy ops' results: `alias` records
+    them).  `binding` dispatches each binding: a call to `call`, an ``If`` to
+    `branch`, a constant to `constant`, and an alias, tuple or tuple item to
+    `alias`; subclasses say what calls, branches and constants mean.
+    """
 
     def __init__(self, ex: Extraction) -> None:
         self.ex = ex
         self.var_sites = ex.var_sites
+        self.expr_sites = ex.expr_sites
         self.root: dict[int, int] = {}
+
+    def of(self, site: int) -> int:
+        """The root of `site`."""
+        return self.root.get(site, site)
+
+    def alias(self, a: Tree, b: Tree) -> None:
+        """Make every leaf of tree `a` share the root of the leaf of `b` at the same path."""
+        if type(a) is int and type(b) is int:
+            self.root[a] = self.of(b)
+        elif type(a) is tuple and type(b) is tuple:
+            for x, y in zip(a, b, strict=False):
+                self.alias(x, y)
+
+    def tree(self, e: object) -> Tree:
+        """The site tree of an expression (a variable, a tuple, a tuple item, a constant), None if it has none."""
+        t = type(e)
+        if t is Var or t is DataflowVar:
+            return self.var_sites[e]  # type: ignore[index]
+        if t is TupleGetItem:
+            sub = self.tree(e.tuple_value)  # type: ignore[attr-defined]
+            i = e.index  # type: ignore[attr-defined]
+            return sub[i] if type(sub) is tuple and 0 <= i < len(sub) else None
+        if t is Tuple:
+            return tuple(self.tree(f) for f in e.fields)  # type: ignore[attr-defined]
+        return self.expr_sites.get(id(e))
+
+    def seq(self, seq: SeqExpr) -> None:
+        for block in seq.blocks:
+            for binding in block.bindings:
+                self.binding(binding)
+
+    def binding(self, binding: Binding) -> None:
+        var, value = binding.var, binding.value
+        tree = self.var_sites[var]
+        self.enter(binding, tree)
+        vt = type(value)
+        if vt is Call:
+            self.call(binding, value, tree)  # type: ignore[arg-type]
+        elif vt is If:
+            self.branch(binding, value)  # type: ignore[arg-type]
+        elif vt is Var or vt is DataflowVar:
+            self.alias(tree, self.var_sites[value])  # type: ignore[index]
+        elif vt is Tuple and type(tree) is tuple:
+            for sub, field in zip(tree, value.fields, strict=False):  # type: ignore[attr-defined]
+                self.alias(sub, self.tree(field))
+        elif vt is TupleGetItem:
+            self.alias(tree, self.tree(value))
+        elif vt is Constant:
+            self.constant(value, tree)  # type: ignore[arg-type]
+
+    def enter(self, binding: Binding, tree: Tree) -> None:
+        """Called first for every binding, `tree` its variable's sites; nothing by default."""
+
+    def call(self, binding: Binding, call: Call, tree: Tree) -> None:
+        """A binding whose value is a call; nothing by default."""
+
+    def branch(self, binding: Binding, value: If) -> None:
+        """A binding whose value is an ``If``: both branches are walked by default."""
+        self.seq(value.true_branch)
+        self.seq(value.false_branch)
+
+    def constant(self, value: Constant, tree: Tree) -> None:
+        """A binding whose value is a constant; nothing by default."""
+
+
+class _Walk(RootWalk):
+    """One walk over the module: relaxed uses, value roots, owners of root sites, kernels, memory sites."""
+
+    def __init__(self, ex: Extraction) -> None:
+        super().__init__(ex)
         self.owner: dict[int, tuple[Var, tuple[int, ...]]] = {}
         self.uses: list[Use] = []
         self.relaxed: set[tuple[int, int]] = set()
@@ -257,51 +335,12 @@ class _Walk:
             for i, sub in enumerate(tree):
                 self._own(var, sub, path + (i,))
 
-    def of(self, site: int) -> int:
-        return self.root.get(site, site)
+    def enter(self, binding: Binding, tree: Tree) -> None:
+        _refuse_nested_calls(binding.value, binding)
+        self._own(binding.var, tree, ())
 
-    def alias(self, a: Tree, b: Tree) -> None:
-        if type(a) is int and type(b) is int:
-            self.root[a] = self.of(b)
-        elif type(a) is tuple and type(b) is tuple:
-            for x, y in zip(a, b, strict=False):
-                self.alias(x, y)
-
-    def seq(self, seq: SeqExpr) -> None:
-        for block in seq.blocks:
-            for binding in block.bindings:
-                self.binding(binding)
-
-    def binding(self, binding: Binding) -> None:
-        var, value = binding.var, binding.value
-        _refuse_nested_calls(value, binding)
-        tree = self.var_sites[var]
-        self._own(var, tree, ())
-        if type(value) is Call:
-            self.call(binding, value, tree)
-        elif type(value) is If:
-            self.seq(value.true_branch)
-            self.seq(value.false_branch)
-        elif type(value) is Var or type(value) is DataflowVar:
-            self.alias(tree, self.var_sites[value])
-        elif type(value) is Tuple and type(tree) is tuple:
-            for sub, field in zip(tree, value.fields, strict=False):
-                self.alias(sub, self._tree(field))
-        elif type(value) is TupleGetItem:
-            self.alias(tree, self._tree(value))
-        elif type(value) is Constant:
-            self.memory_sites.extend(tree_leaves(self.ex.expr_sites[id(value)]))
-
-    def _tree(self, e: Expr) -> Tree:
-        if type(e) is Var or type(e) is DataflowVar:
-            return self.var_sites[e]
-        if type(e) is TupleGetItem:
-            sub = self._tree(e.tuple_value)
-            i = e.index
-            return sub[i] if type(sub) is tuple and 0 <= i < len(sub) else None
-        if type(e) is Tuple:
-            return tuple(self._tree(f) for f in e.fields)
-        return self.ex.expr_sites.get(id(e))
+    def constant(self, value: Constant, tree: Tree) -> None:
+        self.memory_sites.extend(tree_leaves(self.ex.expr_sites[id(value)]))
 
     def call(self, binding: Binding, call: Call, tree: Tree) -> None:
         op = call.op
@@ -322,7 +361,7 @@ class _Walk:
                     f"cost-aware placement copies variables: bind the input of R.{op.name} to a variable first",
                     binding.span,
                 )
-            self.alias(tree, self._tree(call.args[0]))
+            self.alias(tree, self.tree(call.args[0]))
             return
         self.memory_sites.extend(leaves)
         anchor = leaves[0]

@@ -2,12 +2,15 @@
 
 Every unit has one Boolean per vdevice it may go on (exactly one true).
 Every op is an optional interval on each of those vdevices, with one start
-variable; each vdevice's intervals do not overlap.  A value read on a
-vdevice other than its home has a copy there (a Boolean true exactly when
-some reader's unit is on that vdevice and the home is not); the copy is one
-optional interval per possible source (the home's vdevice) on that link,
-and the links' intervals do not overlap; a runtime input placed off the host
-has an upload the same way.  An op starts after each operand is at its home
+variable; the intervals of each physical device (all its vdevices, which are
+memory scopes of it) do not overlap.  A value read on a vdevice other than
+its home has a copy there (a Boolean true exactly when some reader's unit is
+on that vdevice and the home is not); the copy is one optional interval per
+possible source (the home's vdevice) on that link, and the links' intervals
+do not overlap (a copy between two scopes of one physical device takes no
+link, and no time); a runtime input placed off the host has an upload the
+same way.  Interchangeable vdevices are told apart by value precedence
+(`_Model._symmetry`).  An op starts after each operand is at its home
 and, when it reads a copy, after the copy.  Memory limits: `cpsat_memory`.
 
 Exactness.  CP-SAT works in integers: the time unit `q` is a power of two
@@ -48,6 +51,7 @@ from vdplace.placement.schedule.cpsat_memory import add_memory
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
 from vdplace.placement.schedule.simulate import Timing, required_copies, run_order
+from vdplace.placement.schedule.symmetry import renamed, symmetric_classes, unit_order
 
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
 MAX_OPS = 300
@@ -87,8 +91,8 @@ class ExactResult:
 
 
 def applicable(g: TaskGraph) -> bool:
-    """CP-SAT is used for at most `MAX_OPS` op calls and one vdevice per physical device."""
-    return g.num_ops <= MAX_OPS and len(set(g.physical)) == g.num_devices
+    """CP-SAT is used for at most `MAX_OPS` op calls."""
+    return g.num_ops <= MAX_OPS
 
 
 def solve_exact(
@@ -161,7 +165,7 @@ class _Model:
             m.add_exactly_one(row.values())
         self.true: Any = None
         self.events = 0  # reservoir events
-        self.dev_iv: dict[int, list[Any]] = {d: [] for d in range(g.num_devices)}
+        self.dev_iv: dict[int, list[Any]] = {}  # per physical device (its first vdevice): its ops
         self.link_iv: dict[tuple[int, int], list[Any]] = {}
         self._ops()
         self._values(dests)
@@ -173,6 +177,9 @@ class _Model:
                 m.add_no_overlap(ivs)
         if any(lim is not None for lim in g.limits):
             add_memory(self)
+        self.classes = symmetric_classes(g, allowed)
+        self.order = unit_order(g)
+        self.seen: list[tuple[Any, int, list[int]]] = []
         self._symmetry()
         m.minimize(self.makespan)
         if hint is not None:
@@ -209,10 +216,11 @@ class _Model:
         for i in range(g.num_ops):
             u = g.op_unit[i]
             s = m.new_int_var(0, self.horizon, f"s{i}")
-            end = 0
+            end: Any = 0
             for d, lit in self.x[u].items():
                 size = self.dur(g.op_time[i][d])
-                self.dev_iv[d].append(m.new_optional_fixed_size_interval_var(s, size, lit, f"op{i}_{d}"))
+                iv = m.new_optional_fixed_size_interval_var(s, size, lit, f"op{i}_{d}")
+                self.dev_iv.setdefault(g.physical[d], []).append(iv)
                 end = end + size * lit
             self.s.append(s)
             self.e.append(s + end)
@@ -251,14 +259,13 @@ class _Model:
             return 0
         home = self.x[g.val_unit[v]]
         start = m.new_int_var(0, self.horizon, f"up{v}")
-        end = 0
+        end: Any = 0
         for d, lit in home.items():
             if d == g.host:
                 m.add(start == 0).only_enforce_if(lit)
                 continue
             size = self.dur(g.val_upload[v][d])  # type: ignore[index]
-            iv = m.new_optional_fixed_size_interval_var(start, size, lit, f"up{v}_{d}")
-            self.link_iv.setdefault((g.host, d), []).append(iv)
+            self._on_link(g.host, d, start, size, lit, f"up{v}_{d}")
             end = end + size * lit
         self.up[v] = start
         m.add(self.makespan >= start + end)
@@ -280,7 +287,7 @@ class _Model:
         assert table is not None
         start = m.new_int_var(0, self.horizon, f"c{v}_{d}")
         m.add(start >= self.ready[v])
-        end = 0
+        end: Any = 0
         for h, lit in home.items():
             if h == d:
                 continue
@@ -291,43 +298,78 @@ class _Model:
                 m.add_bool_and([lit, y]).only_enforce_if(z)
                 m.add_bool_or([lit.Not(), y.Not(), z])
             size = self.dur(table[h][d])
-            iv = m.new_optional_fixed_size_interval_var(start, size, z, f"copy{v}_{h}_{d}")
-            self.link_iv.setdefault((h, d), []).append(iv)
+            self._on_link(h, d, start, size, z, f"copy{v}_{h}_{d}")
             end = end + size * z
         self.y[v, d], self.c[v, d], self.ce[v, d] = y, start, start + end
         m.add(self.makespan >= start + end)
 
+    def _on_link(self, src: int, dst: int, start: Any, size: int, lit: Any, name: str) -> None:
+        """A copy from vdevice src to dst occupies their link (one direction between two physical devices)
+        when `lit` holds; between two memory scopes of one physical device it takes no link."""
+        link = (self.g.physical[src], self.g.physical[dst])
+        if link[0] != link[1]:
+            iv = self.m.new_optional_fixed_size_interval_var(start, size, lit, name)
+            self.link_iv.setdefault(link, []).append(iv)
+
     # -- symmetry ----------------------------------------------------------------
     def _symmetry(self) -> None:
-        """Of two interchangeable vdevices (`_interchangeable`), the first unit that may go on both does not go
-        on the second: swapping the two in any plan gives a plan as good."""
-        g = self.g
-        for d1 in range(g.num_devices):
-            for d2 in range(d1 + 1, g.num_devices):
-                if not _interchangeable(g, self.allowed, d1, d2):
-                    continue
-                for i in range(g.num_ops):
-                    row = self.x[g.op_unit[i]]
-                    if d1 in row and d2 in row:
-                        self.m.add(row[d2] == 0)
-                        break
+        """Value precedence over each class of interchangeable vdevices (`symmetric_classes`): in the units'
+        order (`symmetry.unit_order`), a unit goes on the class's (k+1)-th vdevice only after some earlier unit went on
+        its k-th.  Any plan becomes one that satisfies this, as good, by renaming the class's vdevices in the
+        order units first use them (`canonical`)."""
+        m = self.m
+        for cls in self.classes:
+            units = [u for u in self.order if cls[0] in self.x[u]]
+            for d1, d2 in zip(cls, cls[1:], strict=False):
+                before = None  # true only when some unit so far went on d1
+                for k, u in enumerate(units):
+                    if before is None:
+                        m.add(self.x[u][d2] == 0)
+                    else:
+                        m.add_implication(self.x[u][d2], before)
+                    if k + 1 < len(units):
+                        now = m.new_bool_var(f"seen{d1}_{k}")
+                        m.add_bool_or([now.Not(), self.x[u][d1]] + ([] if before is None else [before]))
+                        self.seen.append((now, d1, units[: k + 1]))
+                        before = now
+
+    def canonical(self, placement: list[int]) -> dict[int, int]:
+        """The renaming of vdevices (within each interchangeable class) that makes `placement` satisfy
+        `_symmetry`: the class's vdevices in the order units first use them."""
+        rename: dict[int, int] = {}
+        for cls in self.classes:
+            used: list[int] = []
+            for u in self.order:
+                d = placement[u]
+                if d in cls and d not in used:
+                    used.append(d)
+            used += [d for d in cls if d not in used]
+            rename.update(zip(used, cls, strict=True))
+        return rename
 
     # -- redundant constraints -------------------------------------------------
     def redundant(self, head: list[dict[int, float]], tail: list[dict[int, float]]) -> None:
-        """Heads, tails and head-level work per stream (`bounds`), in whole units rounded down."""
+        """Heads, tails and head-level work per stream (physical device: its scopes' ops together, `bounds`), in
+        whole units rounded down."""
         g, m, q = self.g, self.m, self.q
         for i in range(g.num_ops):
             row = self.x[g.op_unit[i]]
             m.add(self.s[i] >= sum(int(head[i][d] / q) * lit for d, lit in row.items()))
             m.add(self.makespan >= self.e[i] + sum(int(tail[i][d] / q) * lit for d, lit in row.items()))
-        for d in range(g.num_devices):
-            items = [(int(head[i][d] / q), self.dur(g.op_time[i][d]), i) for i in range(g.num_ops) if d in head[i]]
-            levels = sorted({h for h, size, _ in items if size})
+        for stream in sorted(set(g.physical)):
+            scopes = [d for d in range(g.num_devices) if g.physical[d] == stream]
+            items = [
+                (int(head[i][d] / q), self.dur(g.op_time[i][d]), i, d)
+                for i in range(g.num_ops)
+                for d in scopes
+                if d in head[i]
+            ]
+            levels = sorted({h for h, size, _, _ in items if size})
             if len(levels) > LEVELS:
                 levels = [levels[round(j * (len(levels) - 1) / (LEVELS - 1))] for j in range(LEVELS)]
             for theta in levels:
-                at = [(size, self.x[g.op_unit[i]][d]) for h, size, i in items if h >= theta]
-                some = m.new_bool_var(f"on{d}_{theta}")  # true when an op of the level runs on d
+                at = [(size, self.x[g.op_unit[i]][d]) for h, size, i, d in items if h >= theta]
+                some = m.new_bool_var(f"on{stream}_{theta}")  # true when an op of the level runs on the stream
                 for _, lit in at:
                     m.add_implication(lit, some)
                 work = sum(size * lit for size, lit in at if size)
@@ -337,11 +379,14 @@ class _Model:
     def _hint(self, placement: list[int], timing: Timing) -> None:
         """A whole solution to start from: `placement` run in `timing`'s order with the durations in units."""
         m, g = self.m, self.g
+        placement, order = renamed(placement, timing.order, self.canonical(placement))
         for u, row in enumerate(self.x):
             for d, lit in row.items():
                 m.add_hint(lit, int(placement[u] == d))  # ortools < 9.11 takes no bool
+        for lit, d, units in self.seen:
+            m.add_hint(lit, int(any(placement[u] == d for u in units)))
         try:
-            whole = run_order(_in_units(g, self), placement, list(timing.order), None)
+            whole = run_order(_in_units(g, self), placement, order, None)
         except PlacementInternalError:
             return  # an order that is not this model's (it cannot be here): the placement alone is a hint
         for i, s in enumerate(self.s):
@@ -391,28 +436,6 @@ def _in_units(g: TaskGraph, model: _Model) -> TaskGraph:
     out.val_copy = [None if t is None else [[float(model.dur(x)) for x in r] for r in t] for t in g.val_copy]
     out.val_upload = [None if t is None else [float(model.dur(x)) for x in t] for t in g.val_upload]
     return out
-
-
-def _interchangeable(g: TaskGraph, allowed: list[list[int]], d1: int, d2: int) -> bool:
-    """Swapping vdevices d1 and d2 maps every plan to one with the same times and memory: the same limit,
-    every unit may go on both or neither, the same op, copy and upload times."""
-    if g.limits[d1] != g.limits[d2] or d1 == g.host or d2 == g.host:
-        return False
-    if any((d1 in a) != (d2 in a) for a in allowed):
-        return False
-    if any(row[d1] != row[d2] for row in g.op_time):
-        return False
-    swap = {d1: d2, d2: d1}
-    for v in range(g.num_values):
-        table, up = g.val_copy[v], g.val_upload[v]
-        if up is not None and up[d1] != up[d2]:
-            return False
-        if table is None:
-            continue
-        k = g.num_devices
-        if any(table[h][d] != table[swap.get(h, h)][swap.get(d, d)] for h in range(k) for d in range(k)):
-            return False
-    return True
 
 
 def _ceil(seconds: float, q: float) -> int:

@@ -31,7 +31,7 @@ def add_memory(model: Any) -> None:
             if d in stays:
                 stays[d].append((_home_stay(model, v, d), g.val_bytes[v]))
         if v in model.up and g.host in stays and not g.inputs_from_driver:
-            stays[g.host].append((_host_stay(model, v), g.val_bytes[v]))  # type: ignore[index]
+            stays[g.host].append((_host_stay(model, v), g.val_bytes[v]))
         for (w, d), y in model.y.items():
             if w == v and d in stays:
                 stays[d].append((_copy_stay(model, v, d, y), g.val_bytes[v]))
@@ -103,7 +103,7 @@ def _home_stay(model: Any, v: int, d: int) -> Any:
 
 def _host_stay(model: Any, v: int) -> Any:
     g = model.g
-    at_host = model.x[g.val_unit[v]].get(g.host)  # type: ignore[arg-type]
+    at_host = model.x[g.val_unit[v]].get(g.host)
     present = None if at_host is None else at_host.Not()
     return _stay(model, f"host{v}", 0, present, [(model.ready[v], [])])
 

@@ -70,7 +70,7 @@ class Event:
     def as_dict(self) -> dict[str, Any]:
         device = list(self.device) if isinstance(self.device, tuple) else self.device
         line = None if self.span is None else self.span.line
-        out = {"kind": self.kind, "function": self.function, "name": self.name, "device": device}
+        out: dict[str, Any] = {"kind": self.kind, "function": self.function, "name": self.name, "device": device}
         out.update({"start": self.start, "end": self.end, "line": line, "nbytes": self.nbytes})
         return out
 

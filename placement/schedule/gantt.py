@@ -70,7 +70,7 @@ def _summary(s: Schedule) -> str:
 def _chart(s: Schedule) -> str:
     events = sorted(s.events, key=lambda e: (e.start, e.end))
     shown = events[:MAX_EVENTS]
-    links = sorted({e.device for e in shown if e.kind == "copy" and e.device[0] != e.device[1]})  # type: ignore
+    links = sorted({e.device for e in shown if isinstance(e.device, tuple) and e.device[0] != e.device[1]})
     lanes: dict[object, int] = {name: i for i, name in enumerate(s.vdevices)}
     for pair in links:
         lanes[pair] = len(lanes)
@@ -130,6 +130,7 @@ def _event(e: Event, lanes: dict[object, int], color: dict[str, str], scale: flo
             f"<g class='ev'><title>{tip}</title><rect x='{x:.1f}' y='{y}' width='{w:.1f}' height='{LANE - 4}' "
             f"fill='{fill}' rx='2'/>{text}</g>"
         )
+    assert isinstance(e.device, tuple), "a copy's device is its (source, destination)"
     src, dst = e.device
     link = lanes.get(e.device)
     parts = ["<g class='ev'>", f"<title>{tip}</title>"]
@@ -167,7 +168,8 @@ def _curve(s: Schedule, name: str, color: str, scale: float, y: float) -> str:
     parts.append(f"<text class='label' x='4' y='{y + 28}'>peak {format_bytes(peak)}</text>")
     parts.append(f"<rect class='lane' x='{LEFT}' y='{y}' width='{WIDTH}' height='{CURVE}'/>")
     # a step curve through each pixel column's largest level, and the level it ends at
-    path, last = [], 0
+    path: list[str] = []
+    last = 0.0
     for px, level in _columns(points, columns):
         yy = y + CURVE - CURVE * level / top
         path.append(f"{LEFT + px},{y + CURVE - CURVE * last / top:.1f} {LEFT + px},{yy:.1f}")
@@ -182,9 +184,9 @@ def _curve(s: Schedule, name: str, color: str, scale: float, y: float) -> str:
             f"{format_bytes(limit)}</text>"
         )
     peak_at = s.peaks[name].at if name in s.peaks else 0.0
-    px = LEFT + peak_at * scale
+    peak_x = LEFT + peak_at * scale
     parts.append(
-        f"<circle cx='{px:.1f}' cy='{y + CURVE - CURVE * peak / top:.1f}' r='3' fill='#d33'>"
+        f"<circle cx='{peak_x:.1f}' cy='{y + CURVE - CURVE * peak / top:.1f}' r='3' fill='#d33'>"
         f"<title>peak {format_bytes(peak)} at {_ms(peak_at)}</title></circle>"
     )
     return "".join(parts)

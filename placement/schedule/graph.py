@@ -36,13 +36,13 @@ call of a module function, or an ``If``, is a `PlacementError` located at it
 
 from __future__ import annotations
 
-from vdplace.ir.expr import Binding, Call, Constant, DataflowVar, Function, If, SeqExpr, Tuple, TupleGetItem, Var
+from vdplace.ir.expr import Binding, Call, Constant, Function, If
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import vdevice_name
-from vdplace.placement.cost.model import CostModel
-from vdplace.placement.cost.problem import COPY_OPS, Coarsened
+from vdplace.placement.cost.model import CostModel, OpInfo
+from vdplace.placement.cost.problem import COPY_OPS, Coarsened, RootWalk
 from vdplace.placement.errors import PlacementError
 from vdplace.placement.extract.extraction import Tree, tree_leaves
 
@@ -173,90 +173,49 @@ def build_graph(co: Coarsened, model: CostModel) -> TaskGraph:
     return g
 
 
-class _Walk:
-    """One walk over the entry function: values by root, op calls, reads, outputs."""
+class _Walk(RootWalk):
+    """One walk over the entry function: values by root (the coarsening's `RootWalk`), op calls, reads, outputs."""
 
     def __init__(self, g: TaskGraph, co: Coarsened, model: CostModel) -> None:
+        super().__init__(co.ex)
         self.g = g
         self.co = co
         self.model = model
-        self.of = co.classes.of
-        self.var_sites = co.ex.var_sites
-        self.expr_sites = co.ex.expr_sites
-        self.root: dict[int, int] = {}
+        self.unit_of = co.classes.of
         self.value: dict[int, int] = {}  # root site -> value id
         self.relaxed = {(id(use.binding), use.index) for use in co.uses}
         self.infos = {anchor: info for info, anchor in co.ops}
         self.ops_in_unit: dict[int, int] = {}
         for _, anchor in co.ops:
-            u = self.of[anchor]
+            u = self.unit_of[anchor]
             self.ops_in_unit[u] = self.ops_in_unit.get(u, 0) + 1
-
-    def of_root(self, site: int) -> int:
-        return self.root.get(site, site)
-
-    def alias(self, a: Tree, b: Tree) -> None:
-        if type(a) is int and type(b) is int:
-            self.root[a] = self.of_root(b)
-        elif type(a) is tuple and type(b) is tuple:
-            for x, y in zip(a, b, strict=False):
-                self.alias(x, y)
-
-    def tree(self, e: object) -> Tree:
-        t = type(e)
-        if t is Var or t is DataflowVar:
-            return self.var_sites[e]  # type: ignore[index]
-        if t is TupleGetItem:
-            sub = self.tree(e.tuple_value)  # type: ignore[attr-defined]
-            i = e.index  # type: ignore[attr-defined]
-            return sub[i] if type(sub) is tuple and 0 <= i < len(sub) else None
-        if t is Tuple:
-            return tuple(self.tree(f) for f in e.fields)  # type: ignore[attr-defined]
-        return self.expr_sites.get(id(e))
 
     def params(self, func: Function) -> None:
         num_input = func.attrs.get("num_input")
         inputs = len(func.params) if not isinstance(num_input, int) else max(0, min(num_input, len(func.params)))
         for i, param in enumerate(func.params):
             for leaf in tree_leaves(self.var_sites[param]):
-                self.value[leaf] = self.g.add_value(leaf, INPUT if i < inputs else WEIGHT, self.of[leaf])
+                self.value[leaf] = self.g.add_value(leaf, INPUT if i < inputs else WEIGHT, self.unit_of[leaf])
 
     def constants(self, tree: Tree) -> None:
         for leaf in tree_leaves(tree):
             if leaf not in self.value:
-                self.value[leaf] = self.g.add_value(leaf, CONST, self.of[leaf])
+                self.value[leaf] = self.g.add_value(leaf, CONST, self.unit_of[leaf])
 
-    def seq(self, seq: SeqExpr) -> None:
-        for block in seq.blocks:
-            for binding in block.bindings:
-                self.binding(binding)
+    def branch(self, binding: Binding, value: If) -> None:
+        raise PlacementError(
+            f"the time objective does not schedule R.If yet (binding {binding.var.name!r}): "
+            "place this module with the cost objective",
+            binding.span,
+        )
 
-    def binding(self, binding: Binding) -> None:
-        var, value = binding.var, binding.value
-        tree = self.var_sites[var]
-        vt = type(value)
-        if vt is Call:
-            self.call(binding, value, tree)
-        elif vt is If:
-            raise PlacementError(
-                f"the time objective does not schedule R.If yet (binding {var.name!r}): "
-                "place this module with the cost objective",
-                binding.span,
-            )
-        elif vt is Var or vt is DataflowVar:
-            self.alias(tree, self.var_sites[value])
-        elif vt is Tuple and type(tree) is tuple:
-            for sub, field in zip(tree, value.fields, strict=False):
-                self.alias(sub, self.tree(field))
-        elif vt is TupleGetItem:
-            self.alias(tree, self.tree(value))
-        elif vt is Constant:
-            # The value is the bound variable's (the root `placement.cost.problem` copies and prices), not
-            # the constant expression's own site, which names the same tensor.
-            self.constants(tree)
-            site = self.expr_sites.get(id(value))
-            if site is not None:
-                self.alias(site, tree)
+    def constant(self, value: Constant, tree: Tree) -> None:
+        # The value is the bound variable's (the root `placement.cost.problem` copies and prices), not
+        # the constant expression's own site, which names the same tensor.
+        self.constants(tree)
+        site = self.expr_sites.get(id(value))
+        if site is not None:
+            self.alias(site, tree)
 
     def call(self, binding: Binding, call: Call, tree: Tree) -> None:
         op = call.op
@@ -274,7 +233,7 @@ class _Walk:
             return  # no tensor made (``R.shape_of``): no work, nothing held
         g = self.g
         anchor = leaves[0]
-        unit = self.of[anchor]
+        unit = self.unit_of[anchor]
         i = g.num_ops
         info = self.infos[anchor]
         g.op_name.append(binding.var.name)
@@ -289,7 +248,7 @@ class _Walk:
                 self.constants(self.expr_sites.get(id(arg)))
             relaxed = (id(binding), index) in self.relaxed
             for leaf in tree_leaves(self.tree(arg)):
-                v = self.value.get(self.of_root(leaf))
+                v = self.value.get(self.of(leaf))
                 if v is None:
                     continue
                 if relaxed or g.val_unit[v] == unit:
@@ -303,17 +262,17 @@ class _Walk:
         g.op_home.append(home)
         g.op_makes.append([])
         for leaf in leaves:
-            v = g.add_value(leaf, OP, self.of[leaf], i)
+            v = g.add_value(leaf, OP, self.unit_of[leaf], i)
             self.value[leaf] = v
             g.op_makes[i].append(v)
 
-    def times(self, info: object, unit: int) -> list[float | None]:
+    def times(self, info: OpInfo, unit: int) -> list[float | None]:
         """Seconds of one op on each vdevice: the unit's row when it is the unit's only op."""
         row = self.co.problem.compute[unit]
         if self.ops_in_unit.get(unit, 0) == 1:
             return list(row)
         vds = self.g.vdevices
-        return [None if t is None else self.model.kernel(info, vds[d], vds) for d, t in enumerate(row)]  # type: ignore
+        return [None if t is None else self.model.kernel(info, vds[d], vds) for d, t in enumerate(row)]
 
     def finish(self, func: Function) -> None:
         g, p = self.g, self.co.problem
@@ -331,6 +290,6 @@ class _Walk:
                 if kind == INPUT:
                     g.val_upload[v] = [self.model.upload(g.val_bytes[v], host, d, vds) for d in vds]
         for leaf in tree_leaves(self.tree(func.body.body)):
-            v = self.value.get(self.of_root(leaf))
+            v = self.value.get(self.of(leaf))
             if v is not None:
-                g.outputs.append((v, self.of[leaf]))
+                g.outputs.append((v, self.unit_of[leaf]))

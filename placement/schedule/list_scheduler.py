@@ -94,14 +94,15 @@ def heft(g: TaskGraph) -> list[int]:
                 if best is None or finish < best[0]:
                     best = (finish, d)
             placement[u] = g.allowed[u][0] if best is None else best[1]
-        d = placement[u]
+        here = placement[u]
+        assert here is not None  # decided above
         for v in g.op_local[i] + g.op_home[i]:
             home = g.val_unit[v]
             if placement[home] is None:
-                placement[home] = _follow(g, home, d)  # type: ignore[arg-type]
+                placement[home] = _follow(g, home, here)
         sim.op(i, ensure=True)
-    for u, d in enumerate(placement):
-        if d is None:
+    for u, where in enumerate(placement):
+        if where is None:
             placement[u] = g.host if g.host in g.allowed[u] else g.allowed[u][0]
     return placement  # type: ignore[return-value]
 

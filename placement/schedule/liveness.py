@@ -122,10 +122,10 @@ def peaks(names: list[str], stays: list[Live], events: list[Event]) -> dict[str,
             current += delta
             if current > best:
                 best, at = current, time
-        live = sorted((s for s in items if s.start <= at < s.end), key=lambda s: (-s.nbytes, s.label))
+        live_then = sorted((s for s in items if s.start <= at < s.end), key=lambda s: (-s.nbytes, s.label))
         running = next(
             (e for e in events if e.kind == "op" and e.device == name and e.start <= at < e.end),
             None,
         )
-        out[name] = Peak(name, best, at, running, live)
+        out[name] = Peak(name, best, at, running, live_then)
     return out

@@ -14,18 +14,19 @@ difference is a `PlacementInternalError`, never a result.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 from vdplace.ir.expr import Binding, Call, SeqExpr, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.struct_info import tensor_leaves
-from vdplace.ir.vdevice import vdevice_name
+from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.cost.describe import op_info
 from vdplace.placement.cost.problem import COPY_OPS, Coarsened
 from vdplace.placement.cost.units import UnitObjective
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.rewrite.realize import Copy
-from vdplace.placement.schedule.events import Schedule
+from vdplace.placement.schedule.events import Event, Schedule
 from vdplace.placement.schedule.graph import TaskGraph
 
 
@@ -61,8 +62,10 @@ def copy_names(
             return
         if var.name in names and type(value) is Call and type(value.op) is Op and value.op.name == "to_vdevice":
             src = value.args[0]
-            base, path_in = holders.get(src, (src, ()))  # type: ignore[arg-type]
-            site = _leaf(var_sites.get(base), path_in)  # type: ignore[arg-type]
+            if not isinstance(src, Var):
+                return  # a copy of no variable names no value
+            base, path_in = holders.get(src, (src, ()))
+            site = _leaf(var_sites.get(base), path_in)
             v = None if site is None else g.value_at(site)
             d = index.get(value.attrs["dst_vdevice"])
             if v is not None and d is not None:
@@ -93,15 +96,17 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
         by_name.setdefault(e.name, []).append(e)
     for binding in calls:
         var = binding.var
-        leaves = list(tensor_leaves(var.struct_info))
-        device = vdevice_name(vds, leaves[0][1].vdevice)  # type: ignore[arg-type]
+        call, vdevice = binding.value, list(tensor_leaves(var.struct_info))[0][1].vdevice
+        if type(call) is not Call or vdevice is None:
+            raise PlacementInternalError(f"{function}:{var.name} is not an op call on a vdevice")
+        device = vdevice_name(vds, vdevice)
         found = by_name.get(var.name) or []
         event = next((e for e in found if e.device == device), None)
         if event is None:
             raise PlacementInternalError(f"{function}:{var.name} runs on {device} but the schedule says otherwise")
         found.remove(event)
-        info = op_info(function, var.name, binding.value, binding.span, var.struct_info)  # type: ignore[arg-type]
-        seconds = model.kernel(info, leaves[0][1].vdevice, vds)  # type: ignore[arg-type]
+        info = op_info(function, var.name, call, binding.span, var.struct_info)
+        seconds = model.kernel(info, vdevice, vds)
         _same(seconds, event.duration, f"{function}:{var.name} on {device}")
     moved = sorted(
         (c.var, vdevice_name(vds, c.src), vdevice_name(vds, c.dst), c.nbytes) for c in copies if c.src is not None
@@ -119,7 +124,7 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
         _same(seconds, durations[name].duration, f"the copy {name} from {src} to {dst}")
 
 
-def _op_calls(seq: SeqExpr):  # type: ignore[no-untyped-def]
+def _op_calls(seq: SeqExpr) -> Iterator[Binding]:
     """The bindings of `seq` that call an op making a tensor, the copy ops excepted, in program order."""
     for block in seq.blocks:
         for binding in block.bindings:
@@ -129,12 +134,12 @@ def _op_calls(seq: SeqExpr):  # type: ignore[no-untyped-def]
                     yield binding
 
 
-def _is_upload(event: object, placed: IRModule, function: str) -> bool:
+def _is_upload(event: Event, placed: IRModule, function: str) -> bool:
     params = {p.name for p in placed.functions[function].params}
-    return event.name in params  # type: ignore[attr-defined]
+    return event.name in params
 
 
-def _vd(vds: list, name: str):  # type: ignore[no-untyped-def]
+def _vd(vds: list[VDevice], name: str) -> VDevice:
     return next(v for v in vds if vdevice_name(vds, v) == name)
 
 

@@ -20,6 +20,8 @@ is the upload of a runtime input from the host.
 
 from __future__ import annotations
 
+from typing import cast
+
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
 
@@ -177,9 +179,9 @@ def run_order(g: TaskGraph, placement: list[int], order: list[tuple[str, object]
     for task in order:
         kind, key = task
         if kind == "op":
-            sim.op(key, rel.get(task, 0.0))  # type: ignore[arg-type]
+            sim.op(cast(int, key), rel.get(task, 0.0))
         else:
-            v, d = key  # type: ignore[misc]
+            v, d = cast("tuple[int, int]", key)
             sim.copy(v, d, rel.get(task, 0.0))
     before = len(sim.timing.copies)
     timing = sim.finish()

@@ -9,12 +9,13 @@
    each vdevice), improved by group moves (`search.search`), each judged by
    its list schedule.  The budget: the whole time limit for a large program,
    a tenth of it when CP-SAT follows.
-4. Programs of at most `cpsat.MAX_OPS` op calls (one vdevice per physical
-   device): CP-SAT (`cpsat.solve_exact`) from the best plan so far, for the
-   rest of the time: proved optimal, or its plan and proved bound.  With
+4. Programs of at most `cpsat.MAX_OPS` op calls: CP-SAT (`cpsat.solve_exact`)
+   from the best plan so far, for the rest of the time: proved optimal, or
+   its plan and proved bound.  With
    memory limits, a third of that time goes first to the program without
    them: its optimum bounds the limited one, and its plan is optimal when it
-   fits the limits.
+   fits the limits, as it is or with interchangeable vdevices renamed (two
+   like GPUs of which only one is limited: `_best_renaming`).
 
 The result fits every limit, or is None with `infeasible` (proved: CP-SAT
 or the bounds) or not (none found in time); `best` then holds the plan that
@@ -39,7 +40,8 @@ from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lo
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
 from vdplace.placement.schedule.graph import TaskGraph, build_graph
 from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, search, start_plans
-from vdplace.placement.schedule.simulate import Timing
+from vdplace.placement.schedule.simulate import Timing, run_order
+from vdplace.placement.schedule.symmetry import renamed, renamings
 from vdplace.placement.schedule.timeline import to_schedule
 
 # Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plan.
@@ -164,7 +166,8 @@ def solve_time(
             return out
         slack = res.slack
         if res.timing is not None and (chosen is None or res.timing.makespan <= chosen[1].makespan):
-            chosen = (res.placement, res.timing)  # type: ignore[assignment]
+            assert res.placement is not None  # a timing comes with its placement
+            chosen = (res.placement, res.timing)
             out.method = "cp-sat"
     out.seconds = time.perf_counter() - start
     if chosen is None:
@@ -194,9 +197,10 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
         hint = (best.placement, best.timing, True)
         res = cpsat.solve_exact(free, free_allowed, lower_bound(free), hint, seconds, heads_tails(free, free_allowed))
         lower = max(lower, res.bound)
-        if res.timing is not None:
-            relaxed = Plan(g, res.placement, res.timing)  # type: ignore[arg-type]
+        if res.timing is not None and res.placement is not None:
+            relaxed = _best_renaming(g, free, free_allowed, res.placement, res.timing)
             if relaxed.excess == 0 and res.status == "optimal":
+                res.placement, res.timing = relaxed.placement, relaxed.timing
                 res.bound = lower
                 return res, lower
             if relaxed.better_than(best):
@@ -206,6 +210,22 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
         g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, heads_tails(g, allowed)
     )
     return res, max(lower, res.bound)
+
+
+def _best_renaming(
+    g: TaskGraph, free: TaskGraph, free_allowed: list[list[int]], placement: list[int], timing: Timing
+) -> Plan:
+    """A plan of `free` (`g` without its limits) renamed within free's classes of interchangeable vdevices
+    (`symmetry.renamings`: in `g` they may differ in their limits) to fit `g`'s limits best; each renaming runs
+    as fast."""
+    best: Plan | None = None
+    for rename in renamings(free, free_allowed):
+        moved, order = renamed(placement, timing.order, rename)
+        plan = Plan(g, moved, run_order(g, moved, order, None))
+        if best is None or plan.better_than(best):
+            best = plan
+    assert best is not None  # the identity is always tried
+    return best
 
 
 def _cost_plan(

@@ -263,7 +263,13 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
             sum(secs for res, secs, _ in tasks.values() if res == r) >= target for r in {t[0] for t in tasks.values()}
         ):
             continue  # no order of this placement ends before the target
-        found = _best_order(tasks, target, prog if prog.limits else None, home)
+        fits = None
+        if prog.limits:
+
+            def fits(starts, ends, span, home=home, tasks=tasks) -> bool:
+                return _fits(prog, home, tasks, starts, ends, span)
+
+        found = _best_order(tasks, target, fits)
         if found is not None:
             target = found * (1 - 1e-9)
             best = found
@@ -282,15 +288,18 @@ def _longest_chain(tasks) -> float:
     return max((end(t) for t in tasks), default=0.0)
 
 
-def _best_order(tasks, target: float, limited, home) -> float | None:
-    """The least makespan below `target` over the orders of `tasks`, or None (branch and bound)."""
+def _best_order(tasks, target: float, fits=None) -> float | None:
+    """The least makespan below `target` over the orders of `tasks`, or None (branch and bound).
+
+    `tasks`: name -> (resource, seconds, predecessors); `fits(starts, ends, span)`: whether a complete
+    schedule keeps the memory limits (None: no limits)."""
     names = list(tasks)
     best: list[float | None] = [None]
     limit = [target]
 
     def dfs(done: dict[str, float], starts: dict[str, float], free: dict, span: float) -> None:
         if len(done) == len(names):
-            if limited is None or _fits(limited, home, tasks, starts, done, span):
+            if fits is None or fits(starts, done, span):
                 best[0], limit[0] = span, span * (1 - 1e-9)
             return
         for t in names:
