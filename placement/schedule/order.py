@@ -142,9 +142,9 @@ def _events_of(
                 out[id(binding)] = event
             continue
         home = _home(binding, vds)
-        found = ops.get((name, home)) if home is not None else None
-        if found:
-            out[id(binding)] = found.pop(0)
+        queue = ops.get((name, home)) if home is not None else None
+        if queue:
+            out[id(binding)] = queue.pop(0)
     left = [e for found in ops.values() for e in found] + list(copies.values())
     if left:
         raise ValueError(f"the schedule's event {left[0]!r} names no binding of {left[0].function}")
@@ -163,14 +163,14 @@ def _priorities(
         times.sort()
     out: dict[int, Priority] = {}
     for index, binding in enumerate(_bindings(func)):
-        e = timed.get(id(binding))
-        if e is None:
+        event = timed.get(id(binding))
+        if event is None:
             continue
-        if e.kind == "op":
-            out[id(binding)] = (e.start, _OP, names[e.device], index)  # type: ignore[index]
+        if event.kind == "op":
+            out[id(binding)] = (event.start, _OP, names[event.device], index)  # type: ignore[index]
             continue
-        src = names[e.device[0]]
-        at = min(e.end, _first_at_or_after(starts.get(physical[src], []), e.start))
+        src = names[event.device[0]]
+        at = min(event.end, _first_at_or_after(starts.get(physical[src], []), event.start))
         out[id(binding)] = (at, _COPY, src, index)
     return out
 

@@ -46,13 +46,14 @@ changes no value the program computes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vdplace.ir.expr import Binding, Constant, DataflowVar, Expr, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.mutator import ExprMutator
+from vdplace.ir.struct_info import TensorStructInfo
 from vdplace.ir.vdevice import VDevice
 
 FAST, HOST = VDevice("cuda", 0), VDevice("llvm", 0)
@@ -106,7 +107,7 @@ class _Inline(ExprMutator):
         super().__init__()
         self.constants: dict[Var, Constant] = {}
 
-    def visit_binding(self, binding: Binding, var: Var, value: Expr) -> Binding | list[Binding]:
+    def visit_binding(self, binding: Binding, var: Var, value: Expr) -> Binding | Sequence[Binding]:
         if type(value) is Constant:
             self.constants[binding.var] = value
             return []
@@ -266,9 +267,9 @@ def _accelerate_time(note: str, pinned: IRModule, model: Any, cap: int, time_lim
 
 def _accelerate_maps(mod: IRModule, torch_model: Any, cap: int, host_bytes: int) -> list[tuple[str, IRModule]]:
     """accelerate's literal and raised maps under `cap` as pinned modules, labelled; the raised one if it differs."""
-    from vdplace.tvm import accelerate_map
+    from vdplace.tvm.device_map import accelerate_map
 
-    devices = {0: "cuda:0", "cpu": "llvm:0"}
+    devices: dict[int | str, str] = {0: "cuda:0", "cpu": "llvm:0"}
     caps: dict[int | str, int] = {0: cap, "cpu": host_bytes}
     literal = accelerate_map(mod, torch_model, caps, devices=devices)
     raised = accelerate_map(mod, torch_model, caps, devices=devices, raise_caps=True)
@@ -290,8 +291,11 @@ def _fill(row: PlanResult, placed: IRModule, schedule: Any, cap: int) -> None:
     main = placed["main"]
     first = int(main.attrs.get("num_input", len(main.params)))
     for p in main.params[first:]:
-        name = vdevice_name(placed.vdevices, p.struct_info.vdevice)
-        row.weight_bytes[name] = row.weight_bytes.get(name, 0) + value_bytes(p.struct_info)
+        info = p.struct_info
+        if not isinstance(info, TensorStructInfo) or info.vdevice is None:
+            continue
+        name = vdevice_name(placed.vdevices, info.vdevice)
+        row.weight_bytes[name] = row.weight_bytes.get(name, 0) + value_bytes(info)
     if schedule.status:
         gap = f", gap {schedule.gap:.0%}" if schedule.gap > 0.005 else ""
         row.note = f"{row.note}; {schedule.status}{gap}".lstrip("; ")
