@@ -20,7 +20,9 @@ possible total, so a plan's objective is exact to that quantum; the plan's
 reported cost is recomputed from the plan in floats (`objective.plan_cost`).
 Z3's MaxSAT (MaxRes) improves a lower bound and an upper bound; at the time
 limit the best model found so far is returned with the lower bound proved so
-far.  No model within the limit leaves the caller to its own plan.
+far.  No model within the limit leaves the caller to its own plan.  The
+search runs in a child Python killed at the limit (`placement.solve.z3_child`:
+Z3's pseudo-Boolean propagation does not heed its timeout or an interrupt).
 """
 
 from __future__ import annotations
@@ -33,13 +35,13 @@ import z3
 from vdplace.placement.cost.objective import allowed_times
 from vdplace.placement.cost.plan_problem import PlanResult
 from vdplace.placement.cost.problem import CostProblem
-from vdplace.placement.solve.deadline import interrupt_after
+from vdplace.placement.solve.z3_child import optimize_by
 
 
 class _Encoding:
     def __init__(self, p: CostProblem) -> None:
         self.p = p
-        self.ctx = z3.Context()  # its own: interrupting it (`interrupt_after`) touches no other Z3 call
+        self.ctx = z3.Context()
         self.opt = z3.Optimize(ctx=self.ctx)
         self.times = [allowed_times(p, u) for u in range(p.num_units)]
         self.allowed = [list(times) for times in self.times]
@@ -49,7 +51,6 @@ class _Encoding:
         worst = sum(max(times.values()) for times in self.times)
         worst += sum(max(max(row) for row in p.copy[v]) * p.num_devices for v in range(len(p.values)))
         self.quantum = max(worst, 1e-300) / 2.0**48
-        self.handle: object = None
 
     def on(self, u: int, d: int) -> z3.BoolRef:
         a = self.allowed[u]
@@ -60,7 +61,7 @@ class _Encoding:
     def soft(self, clause: z3.BoolRef, seconds: float) -> None:
         weight = round(seconds / self.quantum)
         if weight > 0:
-            self.handle = self.opt.add_soft(clause, weight)
+            self.opt.add_soft(clause, weight)
 
     def units(self) -> None:
         opt = self.opt
@@ -106,14 +107,11 @@ class _Encoding:
             elif terms:
                 opt.add(z3.PbLe(terms, limit - fixed))
 
-    def plan(self, model: z3.ModelRef) -> list[int]:
+    def plan(self, chosen: set[tuple[int, int]]) -> list[int]:
+        """A device per unit: the one `chosen` (the ``x[u, d]`` true in the model) holds, else its first."""
         out = []
         for u, a in enumerate(self.allowed):
-            chosen = a[0]
-            for d in a:
-                if (u, d) in self.x and z3.is_true(model.eval(self.x[u, d], model_completion=True)):
-                    chosen = d
-            out.append(chosen)
+            out.append(next((d for d in a if (u, d) in chosen), a[0]))
         return out
 
 
@@ -123,31 +121,23 @@ def solve_exact(p: CostProblem, time_limit_s: float, hint: Sequence[int] | None 
     Building the encoding counts against the limit: a problem too large to encode in time returns
     no plan and the trivial bound (every unit on its cheapest device, no copy).
     """
-    deadline = time.perf_counter() + time_limit_s
+    deadline = time.time() + time_limit_s
     enc = _Encoding(p)
     if any(not a for a in enc.allowed):
         return PlanResult(None, False, float("inf"), infeasible=True)
     for step in (enc.units, enc.values, enc.limits):
         step()
-        if time.perf_counter() > deadline:
+        if time.time() > deadline:
             return PlanResult(None, False, enc.offset)
-    opt = enc.opt
-    remaining = max(0.001, deadline - time.perf_counter())
-    opt.set("timeout", int(remaining * 1000))
-    if hint is not None:
-        for (u, d), var in enc.x.items():
-            opt.set_initial_value(var, hint[u] == d)
-    with interrupt_after(opt.ctx, remaining):
-        status = opt.check()
-    if status == z3.unsat:
+    names = {str(var): key for key, var in enc.x.items()}
+    start = {str(var): hint[u] == d for (u, d), var in enc.x.items()} if hint is not None else None
+    answer = optimize_by(enc.opt.sexpr(), list(names), deadline, start)
+    if answer is None:
+        return PlanResult(None, False, enc.offset)
+    if answer.status == "unsat":
         return PlanResult(None, True, float("inf"), infeasible=True)
-    lower = enc.offset
-    try:
-        if enc.handle is not None:
-            bound = opt.lower(enc.handle)
-            if z3.is_rational_value(bound):
-                lower += bound.as_fraction() * enc.quantum
-        model = opt.model()
-    except z3.Z3Exception:  # no model (interrupted before the first one)
-        return PlanResult(None, False, float(lower))
-    return PlanResult(enc.plan(model), status == z3.sat, float(lower))
+    lower = enc.offset + (float(answer.lower) * enc.quantum if answer.lower is not None else 0.0)
+    if answer.values is None:
+        return PlanResult(None, False, lower)
+    chosen = {names[n] for n, on in answer.values.items() if on}
+    return PlanResult(enc.plan(chosen), answer.status == "sat", lower)
