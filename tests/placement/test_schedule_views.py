@@ -14,6 +14,7 @@ tests/models, all on the host and split, predicts the peak it measures.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from vdplace import ir, runtime
 from vdplace.bench.step import measure_step
 from vdplace.ir.op import get_op
 from vdplace.ir.struct_info import TensorStructInfo
+from vdplace.ir.vdevice import VDevice
 from vdplace.ir.views import view_result
 from vdplace.placement import CostModel, Time, place
 
@@ -191,3 +193,30 @@ def test_the_rule_the_runtime_and_the_model_share() -> None:
     assert view_result(get_op("reshape"), [t], {}, True) is True
     assert view_result(get_op("squeeze"), [t], {"axis": None}, False) is False
     assert view_result(get_op("add"), [t, t], {}, True) is None
+
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["all-host", "split"])
+def test_the_mlp_model_predicts_the_peak_it_measures(split: bool) -> None:
+    """tests/models/mlp (three weights read transposed): all on the host, and its last layer on cuda:0."""
+    path = MODELS / "mlp" / "params.py"
+    mod = ir.parse(path.read_text(), filename=str(path))
+    mod = mod.replace(vdevices=[VDevice("llvm", 0), VDevice("cuda", 0)])
+    arrays = np.load(MODELS / "mlp" / "params.npz")
+    params = [p.name for p in mod["main"].params]
+    last = {"lv8", "lv9", "lv10"}
+
+    def kernel(op, vdevice: str) -> float | None:
+        on_cuda = vdevice.startswith("cuda")
+        if not split:
+            return None if on_cuda else 1e-6
+        return (1e-6 if on_cuda else 1e-3) if op.name in last else (None if on_cuda else 1e-6)
+
+    result = place(mod, objective=Time(CostModel(kernel, lambda n, s, d: 1e-6 + n / 25e9)), time_limit_s=20)
+    cuda_ops = {e.name for e in result.schedule.events if e.kind == "op" and e.device.startswith("cuda")}
+    assert cuda_ops == (last if split else set())
+    weights = {name: arrays[name] for name in params[1:]}
+    measured = measure_step(result.module, [arrays["x"]], weights=weights, runs=1, warmup=0)
+    assert measured.peak_bytes == dict(result.schedule.peak_memory)
