@@ -27,7 +27,7 @@ from vdplace.ir.op import get_op
 from vdplace.ir.struct_info import TensorStructInfo
 from vdplace.ir.vdevice import VDevice
 from vdplace.ir.views import view_result
-from vdplace.placement import CostModel, Time, place
+from vdplace.placement import CostModel, PlacementConflict, Time, place
 
 pytest.importorskip("ortools")
 
@@ -220,3 +220,30 @@ def test_the_mlp_model_predicts_the_peak_it_measures(split: bool) -> None:
     weights = {name: arrays[name] for name in params[1:]}
     measured = measure_step(result.module, [arrays["x"]], weights=weights, runs=1, warmup=0)
     assert measured.peak_bytes == dict(result.schedule.peak_memory)
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["cp-sat", "list"])
+def test_a_limit_at_the_measured_peak_fits(exact: bool) -> None:
+    """A limit at the peak the run measures is enough for CP-SAT's reservoirs, the memory bound and the list
+    scheduler: a transposed weight, a view of a view and a reshape back hold no bytes of their own."""
+    n = 16
+    lines = [
+        "wt = R.permute_dims(w, axes=[1, 0])",
+        "e = R.expand_dims(wt, axis=[0])",
+        "s = R.squeeze(e, axis=[0])",
+        "y = R.matmul(x, s)",
+        f"f = R.reshape(y, R.shape([{n * n}]))",
+        f"g = R.reshape(f, R.shape([{n}, {n}]))",
+        "z = R.nn.relu(g)",
+    ]
+    prog = Program(n, ["x", "w"], 1, lines, "z", {}, False)
+    mod = ir.parse(prog.text(), filename="prog.py")
+    model = CostModel(lambda op, vdevice: None if vdevice.startswith("cuda") else 1e-6, lambda n, s, d: 1e-6)
+    tensor = n * n * 4
+    result = place(mod, objective=Time(model, memory={"llvm:0": 3 * tensor}, exact=exact), time_limit_s=20)
+    assert result.schedule.peak_memory["llvm:0:global"] == 3 * tensor  # w, x and y (f is y's view), then z
+    weights = {"w": np.ones((n, n), "float32")}
+    measured = measure_step(result.module, [np.ones((n, n), "float32")], weights=weights, runs=1, warmup=0)
+    assert measured.peak_bytes == dict(result.schedule.peak_memory)
+    with pytest.raises(PlacementConflict):
+        place(mod, objective=Time(model, memory={"llvm:0": 3 * tensor - 1}, exact=exact), time_limit_s=20)
