@@ -343,7 +343,8 @@ class NumpyDevice(Device):
 
 
 class CPU(NumpyDevice):
-    """The host: NumPy arrays, used as they are (inputs are not copied).
+    """The host: NumPy arrays, used as they are (an input is copied only when it is a view, is not C-contiguous
+    or is passed twice: `adopt_result`).
 
     `memory_limit` defaults to `AVAILABLE`: each tensor bounded by the memory
     the host has available now, no budget; give bytes for a budget.
