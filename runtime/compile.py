@@ -303,9 +303,9 @@ class _FunctionCompiler:
             self.emit(instr)
         elif isinstance(expr, TupleGetItem):
             src = self.operand(expr.tuple_value, None)
-            fields = self.strided.get(src)
-            if type(fields) is tuple and 0 <= expr.index < len(fields) and fields[expr.index] is not None:
-                self.strided[dst] = fields[expr.index]
+            layouts = self.strided.get(src)
+            if type(layouts) is tuple and 0 <= expr.index < len(layouts) and layouts[expr.index] is not None:
+                self.strided[dst] = layouts[expr.index]
             get_item = GetItem(dst, src, expr.index)
             self.check_flow(f"field {expr.index}", expr.struct_info, sinfo, self.text(get_item))
             self.emit(get_item)

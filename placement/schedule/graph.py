@@ -327,17 +327,17 @@ class _Walk:
             self.value[leaf] = v
             g.op_makes[i].append(v)
         if op.view_of is not None and len(leaves) == 1 and op.view_of < len(call.args):
-            self.view(call, local, g.op_makes[i][0])
+            self.view(call, op, op.view_of, local, g.op_makes[i][0])
 
-    def view(self, call: Call, local: list[int], v: int) -> None:
-        """Value v, made by `call`, a view of the operand ``call.op.view_of`` where `vdplace.ir.views` says so."""
+    def view(self, call: Call, op: Op, k: int, local: list[int], v: int) -> None:
+        """Value v, made by `call` (of `op`), a view of operand k where `vdplace.ir.views` says so."""
         g = self.g
-        operand = [self.value.get(self.of_root(leaf)) for leaf in tree_leaves(self.tree(call.args[call.op.view_of]))]
+        operand = [self.value.get(self.of_root(leaf)) for leaf in tree_leaves(self.tree(call.args[k]))]
         if len(operand) != 1 or operand[0] is None or operand[0] not in local:
             return
         b = operand[0]
         args = [a.struct_info for a in call.args]
-        layout = view_result(call.op, args, dict(call.attrs), not g.val_strided[b])  # type: ignore[arg-type]
+        layout = view_result(op, args, dict(call.attrs), not g.val_strided[b])
         if layout is not None:
             g.make_view(v, b, not layout)
 
