@@ -60,8 +60,8 @@ from vdplace.ir.vdevice import VDevice  # noqa: E402
 HERE = Path(__file__).resolve().parent
 MODELS_DIR = HERE.parent / "tests" / "models"
 MODELS = ("mlp", "cnn_bn", "resnet_block", "attention", "gpt2", "bert", "llama_block")
-# CI: two models whose peaks the schedule's model counts as the runtime does (mlp and attention hold transposed
-# weights, which the runtime counts as views of their bases and the schedule as new tensors: docs/schedule.md).
+# CI: two models, the two with convolutions (views of transposed weights are counted alike by the schedule and the
+# runtime since `vdplace.ir.views`; tests/placement/test_schedule_views.py checks mlp's peaks exactly).
 CI_MODELS = ("cnn_bn", "resnet_block")
 ACTORS = {"llvm:0": "cpu", "cuda:0": "cpu"}
 CAP_SHARE = 0.4  # each device capped at the free plan's peak less this share of the weights' bytes

@@ -30,6 +30,11 @@ carries all of it; nothing about an op is kept anywhere else:
                   device then runs ``kernel`` on a host copy.  An op without one
                   always runs that way on torch devices.
 ``doc``           one line for listings.
+``view_of``       the index of the operand whose memory the result may share
+                  (a view: ``reshape``, ``permute_dims``, ...), None for an op
+                  whose result is a new tensor; ``view_rule`` says when it is a
+                  view (`vdplace.ir.views`, the rule the runtime and the
+                  schedule's memory model share).
 ``pure``          False for an op run for its effect (``R.print``, ``R.assert_op``):
                   as in TVM, only an ``@R.function(pure=False)`` (or one with the
                   ``relax.force_pure`` attribute) calls it, never in a dataflow block.
@@ -52,6 +57,7 @@ from typing import Any, NamedTuple
 
 from .errors import InferenceError
 from .struct_info import PrimStructInfo, StructInfo, TensorStructInfo, nbytes, tensor_leaves
+from .views import ViewRule, keeps_layout
 
 REQUIRED = object()
 
@@ -183,6 +189,8 @@ class Op:
         "_work_attrs",
         "doc",
         "pure",
+        "view_of",
+        "view_rule",
     )
 
     def __init__(
@@ -198,6 +206,8 @@ class Op:
         work: WorkFn | None = None,
         doc: str = "",
         pure: bool = True,
+        view_of: int | None = None,
+        view_rule: ViewRule | None = None,
     ) -> None:
         if device_rule not in DEVICE_RULES:
             raise ValueError(f"unknown device rule {device_rule!r}")
@@ -212,6 +222,8 @@ class Op:
         self._work_attrs = _takes_attrs(self.work_fn)
         self.doc = doc
         self.pure = pure
+        self.view_of = view_of
+        self.view_rule: ViewRule | None = view_rule if view_rule is not None or view_of is None else keeps_layout
 
     def work(self, args: Sequence[StructInfo], out: StructInfo, attrs: Mapping[str, Any] | None = None) -> Work:
         """The estimated work of one call with these argument and result struct infos and attributes.
@@ -265,6 +277,8 @@ def register_op(
     work: WorkFn | None = None,
     doc: str = "",
     pure: bool = True,
+    view_of: int | None = None,
+    view_rule: ViewRule | None = None,
 ) -> Op:
     """Register an op under `name` (``"add"``, ``"nn.relu"``); the parser finds it as ``R.<name>``.
 
@@ -283,6 +297,8 @@ def register_op(
         work=work,
         doc=doc,
         pure=pure,
+        view_of=view_of,
+        view_rule=view_rule,
     )
     _REGISTRY[name] = op
     return op

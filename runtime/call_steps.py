@@ -92,17 +92,19 @@ def _unwrap(v: Any) -> Any:
     return v
 
 
-def _result_wrapper(dev: Device | None, tensor_result: bool) -> Callable[[Any], Any]:
-    """How a kernel's result becomes a register value: device arrays adopted by `dev`, tuples as tuples."""
+def _result_wrapper(dev: Device | None, tensor_result: bool, view: bool = False) -> Callable[[Any], Any]:
+    """How a kernel's result becomes a register value: device arrays adopted by `dev` (new tensors, or the
+    view it is: `Call.view`), tuples as tuples."""
     if dev is None:
         return lambda result: result
+    adopt = dev.adopt_view if view else dev.adopt_result
     if tensor_result:
-        return dev.adopt_result
+        return adopt
 
     def wrap(r: Any) -> Any:
         if isinstance(r, (tuple, list)):
             return tuple(wrap(x) for x in r)
-        return dev.adopt(r) if dev.is_array(r) else r
+        return adopt(r) if dev.is_array(r) else r
 
     return wrap
 
@@ -114,7 +116,7 @@ def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagn
     late = shapes.symbolic_attrs(instr.op, instr.attrs)  # positions naming symbolic dims: resolved per run
     kernel = _kernel(instr, dev, late)
     env_slot = frame.env_slot
-    wrap = _result_wrapper(dev, instr.tensor_result)
+    wrap = _result_wrapper(dev, instr.tensor_result, instr.view)
     args, out, dropped, nxt = instr.args, instr.out, instr.drop, pc + 1
     names = [frame.fn.reg_name(a) for a in args]
 
@@ -144,8 +146,8 @@ def make_call_step(frame: Frame, pc: int, instr: Call, dev: Device | None, diagn
     if late or not instr.tensor_result or dev is None or len(args) not in (1, 2):
         return (closure_step, generic)
     if len(args) == 1:
-        return (call1_step, kernel, dev.adopt_result, dev, args[0], out, dropped, nxt, generic)
-    return (call2_step, kernel, dev.adopt_result, dev, args[0], args[1], out, dropped, nxt, generic)
+        return (call1_step, kernel, wrap, dev, args[0], out, dropped, nxt, generic)
+    return (call2_step, kernel, wrap, dev, args[0], args[1], out, dropped, nxt, generic)
 
 
 def _match_cast_step(frame: Frame, pc: int, instr: Call) -> Step:

@@ -51,6 +51,7 @@ from vdplace.ir.op import Op
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, vdevice_name
+from vdplace.ir.views import view_result
 
 from . import shapes
 from .batch import declared_num_input
@@ -136,9 +137,17 @@ class _FunctionCompiler:
         self.code: list[Instruction] = []
         self.names: list[str] = []
         self.var_reg: dict[Var, int] = {}
+        # Registers holding a strided view (True), or a tuple with one (a tuple of these, None for the others):
+        # `vdplace.ir.views` decides from them which calls are views, as the schedule's task graph does.
+        self.strided: dict[int, Any] = {}
         self.origin = Origin(name, "<entry>", func.span)
 
     # -- helpers ---------------------------------------------------------------
+    def keep_layout(self, dst: int, src: int) -> None:
+        """`dst` holds what `src` holds: the same layout (`strided`)."""
+        if src in self.strided:
+            self.strided[dst] = self.strided[src]
+
     def new_reg(self, name: str = "") -> int:
         self.names.append(name)
         return len(self.names) - 1
@@ -260,6 +269,7 @@ class _FunctionCompiler:
         if isinstance(value, Var):
             src = self.operand(value, None)
             dst = self.new_reg(var.name)
+            self.keep_layout(dst, src)
             move = Move(dst, src)
             self.check_flow(value.name, value.struct_info, var.struct_info, self.text(move))
             self.emit(move)
@@ -286,11 +296,16 @@ class _FunctionCompiler:
                 self.call(dst, expr, expr.op, sinfo)
         elif isinstance(expr, Tuple):
             fields = [self.operand(f, None) for f in expr.fields]
+            if any(f in self.strided for f in fields):
+                self.strided[dst] = tuple(self.strided.get(f) for f in fields)
             instr = MakeTuple(dst, fields)
             self.check_flow("a tuple field", expr.struct_info, sinfo, self.text(instr))
             self.emit(instr)
         elif isinstance(expr, TupleGetItem):
             src = self.operand(expr.tuple_value, None)
+            layouts = self.strided.get(src)
+            if type(layouts) is tuple and 0 <= expr.index < len(layouts) and layouts[expr.index] is not None:
+                self.strided[dst] = layouts[expr.index]
             get_item = GetItem(dst, src, expr.index)
             self.check_flow(f"field {expr.index}", expr.struct_info, sinfo, self.text(get_item))
             self.emit(get_item)
@@ -328,7 +343,13 @@ class _FunctionCompiler:
         args = [self.operand(a, device) for a in expr.args]
         attrs = dict(expr.attrs)
         arg_sinfo = [a.struct_info for a in expr.args]
-        instr = Call(op, device, args, dst, attrs, isinstance(sinfo, TensorStructInfo), arg_sinfo, sinfo)
+        view = None
+        if op.view_of is not None and op.view_of < len(args):
+            view = view_result(op, arg_sinfo, attrs, self.strided.get(args[op.view_of]) is not True)
+            if view is False:
+                self.strided[dst] = True
+        tensor_result = isinstance(sinfo, TensorStructInfo)
+        instr = Call(op, device, args, dst, attrs, tensor_result, arg_sinfo, sinfo, view is not None)
         text = self.text(instr)
         if device is not None and op.device_rule == "same":
             for arg in expr.args:
@@ -362,6 +383,7 @@ class _FunctionCompiler:
         (data,) = value.args
         src = self.operand(data, None)
         dst = self.new_reg(var.name)
+        self.keep_layout(dst, src)  # a value keeps its layout through copies, as the task graph's roots do
         src_sinfo, dst_sinfo = data.struct_info, var.struct_info
         if not isinstance(src_sinfo, TensorStructInfo) or not isinstance(dst_sinfo, TensorStructInfo):
             raise CompileError(f"{self.where()}: R.{value.op.name} needs a tensor, got {src_sinfo!r}")

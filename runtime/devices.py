@@ -10,9 +10,13 @@
 Every runtime array is a `DeviceArray(data, device)`.  Each device counts the
 bytes it holds: buffers are reference-counted by the VM's registers and keyed
 by the memory that owns them (a view shares its base's bytes), so `peak` is the
-real high-water mark.  The same count is the device's budget: a new buffer
-that would take the live bytes past `memory_limit` is refused
-(`runtime.memory.over_budget`), as a GPU's allocator refuses it.
+real high-water mark.  A kernel's result is a new tensor (`adopt_result`: a
+result that shares memory with a live array, is a part of a larger buffer or
+is not C-contiguous is copied) unless the call is a view (`adopt_view`, where
+`vdplace.ir.views` says so): the bytes the schedule's memory model predicts.
+The same count is the device's budget: a new buffer that would take the live
+bytes past `memory_limit` is refused (`runtime.memory.over_budget`), as a
+GPU's allocator refuses it.
 """
 
 from __future__ import annotations
@@ -201,8 +205,27 @@ class Device:
         else:
             refs[key] = count + 1
 
+    def owns(self, data: Any, owner: Any, nbytes: int) -> bool:
+        """Whether native `data` is the whole of its buffer (`owner`, of `nbytes`), in C order."""
+        raise NotImplementedError
+
+    def copy_of(self, data: Any) -> Any:
+        """A C-contiguous copy of native `data` on this device."""
+        raise NotImplementedError
+
     def adopt_result(self, result: Any) -> DeviceArray:
-        """`adopt` for a kernel's result (which may need `normalize` first)."""
+        """`adopt` for a kernel's result (which may need `normalize` first) as a new tensor: copied when it
+        shares memory with an array held here (an operand), is part of a larger buffer or is not C-contiguous."""
+        data = self.normalize(result)
+        key, owner, nbytes = self.owner(data)
+        if key in self._refs or not self.owns(data, owner, nbytes):
+            data = self.copy_of(data)
+            key, _, nbytes = self.owner(data)
+        self._hold(key, nbytes)
+        return DeviceArray(data, self, key, nbytes)
+
+    def adopt_view(self, result: Any) -> DeviceArray:
+        """`adopt` for the result of a view call (`vdplace.ir.views`): it shares its operand's memory."""
         return self.adopt(self.normalize(result))
 
     def acquire(self, array: DeviceArray) -> None:
@@ -235,7 +258,7 @@ class Device:
 def upload_constant(device: Device, index: int, value: Any) -> Any:
     """Constant `index` of an executable on `device`: checked against its memory limit, read-only, uploaded."""
     device.check_fits(f"constant {index}", np.shape(value), str(np.asarray(value).dtype))
-    array = np.array(value, copy=True)
+    array = np.array(value, order="C", copy=True)
     array.setflags(write=False)
     return device.upload(array)
 
@@ -266,8 +289,14 @@ class NumpyDevice(Device):
     def owner(self, data: np.ndarray) -> tuple[Any, Any, int]:
         return _numpy_owner(data)
 
+    def owns(self, data: np.ndarray, owner: Any, nbytes: int) -> bool:
+        return owner is data and data.flags.c_contiguous
+
+    def copy_of(self, data: np.ndarray) -> np.ndarray:
+        return np.array(data, order="C", copy=True)
+
     def adopt_result(self, result: Any) -> DeviceArray:
-        """`normalize` + `adopt` in one call: the VM's hot path for every op result."""
+        """`Device.adopt_result` in one call: the VM's hot path for every op result."""
         if result.__class__ is not np.ndarray:
             result = np.asarray(result)
         owner = result
@@ -278,6 +307,10 @@ class NumpyDevice(Device):
         key = id(owner)
         nbytes = owner.nbytes
         refs = self._refs
+        if key in refs or nbytes != result.nbytes or not result.flags.c_contiguous:
+            result = np.array(result, order="C", copy=True)  # a new tensor, as the schedule counts it
+            key = id(result)
+            nbytes = result.nbytes
         count = refs.get(key)
         if count is None:
             stats = self.stats
@@ -310,7 +343,8 @@ class NumpyDevice(Device):
 
 
 class CPU(NumpyDevice):
-    """The host: NumPy arrays, used as they are (inputs are not copied).
+    """The host: NumPy arrays, used as they are (an input is copied only when it is a view, is not C-contiguous
+    or is passed twice: `adopt_result`).
 
     `memory_limit` defaults to `AVAILABLE`: each tensor bounded by the memory
     the host has available now, no budget; give bytes for a budget.
@@ -325,7 +359,7 @@ class CPU(NumpyDevice):
         return np.asarray(array)
 
     def upload(self, array: np.ndarray) -> DeviceArray:
-        return self.adopt_result(array)  # no copy: host memory is this device's memory
+        return self.adopt_result(array)  # no copy (host memory is this device's), but of a view or one held
 
 
 class Simulated(NumpyDevice):
@@ -342,7 +376,7 @@ class Simulated(NumpyDevice):
         super().__init__(name, memory_limit)
 
     def from_host(self, array: np.ndarray) -> np.ndarray:
-        return np.array(array, copy=True)
+        return np.array(array, order="C", copy=True)
 
     def to_host(self, data: np.ndarray) -> np.ndarray:
         return np.array(data, copy=True)

@@ -118,10 +118,12 @@ class Call(Instruction):
     results (tuples of tensors, shapes) are wrapped by their runtime type.
     `arg_sinfo` / `out_sinfo` are the struct infos of the arguments and the
     result, from which the profile estimates the call's work (`Op.work`); an
-    instruction without them (`out_sinfo` None) has no estimate.
+    instruction without them (`out_sinfo` None) has no estimate.  `view`: the
+    result is a view of an operand (`vdplace.ir.views`), sharing its memory;
+    otherwise it is a new tensor (`Device.adopt_result`).
     """
 
-    __slots__ = ("op", "device", "args", "out", "attrs", "tensor_result", "arg_sinfo", "out_sinfo")
+    __slots__ = ("op", "device", "args", "out", "attrs", "tensor_result", "arg_sinfo", "out_sinfo", "view")
     kind = "Call"
 
     def __init__(
@@ -134,8 +136,10 @@ class Call(Instruction):
         tensor_result: bool = True,
         arg_sinfo: Sequence[StructInfo] = (),
         out_sinfo: StructInfo | None = None,
+        view: bool = False,
     ):
         super().__init__()
+        self.view = view
         self.op = op
         self.device = device
         self.args = tuple(args)

@@ -119,6 +119,12 @@ class TorchDevice(Device):
         storage = data.untyped_storage()
         return storage.data_ptr(), storage, storage.nbytes()
 
+    def owns(self, data: Any, owner: Any, nbytes: int) -> bool:
+        return data.is_contiguous() and data.storage_offset() == 0 and nbytes == self.nbytes_of(data)
+
+    def copy_of(self, data: Any) -> Any:
+        return data.clone(memory_format=self.torch.contiguous_format)
+
     def normalize(self, result: Any) -> Any:
         if isinstance(result, self.torch.Tensor):
             return result

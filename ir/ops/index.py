@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InferenceError
-from ..op import ATTR, INDICES, Param, expect_tensor, register_op
+from ..op import ATTR, INDICES, Param, TorchContext, expect_tensor, register_op
 from ..struct_info import Dim, StructInfo, TensorStructInfo
+from ..views import keeps_layout, needs_contiguous
 from .common import (
     as_bool,
     as_int,
@@ -66,13 +67,23 @@ def _expand_dims(x: np.ndarray, axis: int | Sequence[int]) -> np.ndarray:
     return np.expand_dims(x, tuple(a % ndim for a in axes))
 
 
+def _torch_expand_dims(t: TorchContext, x: Any, axis: int | Sequence[int]) -> Any:
+    ndim = x.dim() + len(as_ints("expand_dims", "axis", axis))
+    for a in sorted(a % ndim for a in as_ints("expand_dims", "axis", axis)):
+        x = x.unsqueeze(a)
+    return x
+
+
 register_op(
     "expand_dims",
     [Param("x"), Param("axis", ATTR)],
     _infer_expand_dims,
     _expand_dims,
+    torch_kernel=_torch_expand_dims,
     work=no_work,
     doc="Insert axes of length 1 at `axis` (positions in the result).",
+    view_of=0,
+    view_rule=keeps_layout,
 )
 
 
@@ -103,13 +114,23 @@ def _squeeze(x: np.ndarray, axis: int | Sequence[int] | None) -> np.ndarray:
     return np.squeeze(x, tuple(a for a in sorted(axes) if x.shape[a] == 1))
 
 
+def _torch_squeeze(t: TorchContext, x: Any, axis: int | Sequence[int] | None) -> Any:
+    if axis is None:
+        return x.squeeze()
+    axes = {a % x.dim() for a in as_ints("squeeze", "axis", axis)}
+    return x.squeeze(tuple(a for a in sorted(axes) if x.shape[a] == 1))
+
+
 register_op(
     "squeeze",
     [Param("x"), Param("axis", ATTR, None)],
     _infer_squeeze,
     _squeeze,
+    torch_kernel=_torch_squeeze,
     work=no_work,
     doc="Remove axes of length 1 (all of them when `axis` is None).",
+    view_of=0,
+    view_rule=keeps_layout,
 )
 
 
@@ -128,8 +149,11 @@ register_op(
     [Param("x")],
     _infer_flatten,
     lambda x: np.reshape(x, -1),
+    torch_kernel=lambda t, x: x.reshape(-1),
     work=no_work,
     doc="Flatten to one dimension (a 0-d tensor becomes shape (1,)).",
+    view_of=0,
+    view_rule=needs_contiguous,
 )
 
 

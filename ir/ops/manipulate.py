@@ -24,6 +24,7 @@ from ..dtype import is_float, to_numpy, torch_dtype
 from ..errors import InferenceError
 from ..op import ATTR, SHAPE, TENSORS, Fallback, Param, TorchContext, expect_tensor, register_op
 from ..struct_info import Dim, StructInfo, TensorStructInfo, TupleStructInfo
+from ..views import needs_contiguous, permute_layout
 from .common import (
     as_dtype,
     as_int,
@@ -75,6 +76,8 @@ register_op(
     torch_kernel=_torch_permute_dims,
     work=no_work,
     doc="Permute the axes (reverse them when `axes` is None).",
+    view_of=0,
+    view_rule=permute_layout,
 )
 
 
@@ -133,6 +136,8 @@ register_op(
     torch_kernel=_torch_reshape,
     work=no_work,
     doc="Reshape; one -1 takes the remaining size.",
+    view_of=0,
+    view_rule=needs_contiguous,
 )
 
 

@@ -85,4 +85,5 @@ register_op(
     _kernel,
     work=lambda args, out: Work(0.0, 0.0, 0.0),
     doc="the value, seen with the shape it has at run time (binds the annotation's symbols)",
+    view_of=0,
 )

@@ -3,7 +3,8 @@
 * *Where an op may run* (`effective_allowed`): a vdevice its unit may go on,
   and whose memory limit holds, while the op runs there for a positive time,
   every value it reads there and every value it makes (each is live then,
-  whatever the schedule).  A unit left with no vdevice makes the limits
+  whatever the schedule; a view counted as the value it shares memory with,
+  once).  A unit left with no vdevice makes the limits
   infeasible (`None`).
 * *Heads and tails* (`heads_tails`): ``head[i][d]``, the earliest op i can
   start on d: each operand made as early as its producer can end on some
@@ -52,7 +53,7 @@ def effective_allowed(g: TaskGraph) -> list[list[int]] | None:
     if all(lim is None for lim in g.limits):
         return allowed
     for i in range(g.num_ops):
-        need = sum(g.val_bytes[v] for v in set(g.op_local[i]) | set(g.op_makes[i]))
+        need = sum(g.val_bytes[b] for b in {g.val_base[v] for v in g.op_local[i] + g.op_makes[i]})
         u = g.op_unit[i]
         allowed[u] = [d for d in allowed[u] if not _over(g, i, d, need)]
     if any(not a for a in allowed):

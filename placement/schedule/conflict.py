@@ -74,7 +74,8 @@ def _op_over_everywhere(g: TaskGraph) -> tuple[int, int, int, list[int]] | None:
     for u, devices in enumerate(g.allowed):
         over: dict[int, tuple[int, int, list[int]]] = {}
         for i in g.unit_ops.get(u, ()):
-            values = sorted(set(g.op_local[i]) | set(g.op_makes[i]), key=lambda v: (-g.val_bytes[v], v))
+            bases = {g.val_base[v] for v in g.op_local[i] + g.op_makes[i]}  # a view's memory is its base's
+            values = sorted(bases, key=lambda v: (-g.val_bytes[v], v))
             need = sum(g.val_bytes[v] for v in values)
             for d in devices:
                 lim = g.limits[d]

@@ -7,7 +7,9 @@ constants and outputs stay to the makespan.  On every vdevice with a limit,
 each stay adds its bytes to a reservoir at its start and takes them back at
 its end, and the reservoir stays within the limit (a cumulative constraint
 over the stays as intervals said the same, but CP-SAT proved far less with
-it: seconds against milliseconds on 4 ops).  `model` is the
+it: seconds against milliseconds on 4 ops).  A view (`TaskGraph.val_view`)
+adds no bytes where it is made: the stay there of what it views (its home
+stay, or its copy's) ends at or after the view's own end.  `model` is the
 `cpsat_model.Model` being built.
 """
 
@@ -24,17 +26,23 @@ def add_memory(model: Any) -> None:
     stays: dict[int, list[tuple[tuple[Any, Any, Any], int]]] = {
         d: [] for d, lim in enumerate(g.limits) if lim is not None
     }
-    for v in range(g.num_values):
+    views: dict[tuple[int, int], list[tuple[Any, list[Any]]]] = {}  # (value, d) -> (end, when) of its views at d
+    for v in reversed(range(g.num_values)):  # a view after what it views: its end is known first
         if not g.val_bytes[v]:
             continue
-        for d in model.x[g.val_unit[v]]:
+        b = g.val_view[v]
+        for d, here in model.x[g.val_unit[v]].items():
             if d in stays:
-                stays[d].append((_home_stay(model, v, d), g.val_bytes[v]))
+                stay = _home_stay(model, v, d, views.get((v, d), []))
+                if b >= 0:
+                    views.setdefault((b, d), []).append((stay[1], [here]))
+                else:
+                    stays[d].append((stay, g.val_bytes[v]))
         if v in model.up and g.host in stays and not g.inputs_from_driver:
             stays[g.host].append((_host_stay(model, v), g.val_bytes[v]))
         for (w, d), y in model.y.items():
             if w == v and d in stays:
-                stays[d].append((_copy_stay(model, v, d, y), g.val_bytes[v]))
+                stays[d].append((_copy_stay(model, v, d, y, views.get((v, d), [])), g.val_bytes[v]))
     for d, items in stays.items():
         if items:
             _limit(model, d, items)
@@ -71,7 +79,7 @@ def _stay(model: Any, name: str, start: Any, present: Any, ends: list[tuple[Any,
     return start, end, present
 
 
-def _home_stay(model: Any, v: int, d: int) -> Any:
+def _home_stay(model: Any, v: int, d: int, views: list[tuple[Any, list[Any]]]) -> Any:
     g = model.g
     h = g.val_unit[v]
     here = model.x[h][d]
@@ -98,6 +106,7 @@ def _home_stay(model: Any, v: int, d: int) -> Any:
     for w, o in g.outputs:
         if w == v and (o == h or d in model.x[o]):
             ends.append((model.makespan, [here] if o == h else [here, model.x[o][d]]))
+    ends.extend((end, [here, *when]) for end, when in views)
     return _stay(model, f"live{v}_{d}", start, here, ends)
 
 
@@ -108,7 +117,7 @@ def _host_stay(model: Any, v: int) -> Any:
     return _stay(model, f"host{v}", 0, present, [(model.ready[v], [])])
 
 
-def _copy_stay(model: Any, v: int, d: int, y: Any) -> Any:
+def _copy_stay(model: Any, v: int, d: int, y: Any, views: list[tuple[Any, list[Any]]]) -> Any:
     g = model.g
     ends: list[tuple[Any, list[Any]]] = [(model.ce[v, d], [y])]
     for i in g.val_readers[v]:
@@ -118,4 +127,5 @@ def _copy_stay(model: Any, v: int, d: int, y: Any) -> Any:
     for w, o in g.outputs:
         if w == v and d in model.x[o]:
             ends.append((model.makespan, [y, model.x[o][d]]))
+    ends.extend((end, [y, *when]) for end, when in views)
     return _stay(model, f"copy_live{v}_{d}", model.c[v, d], y, ends)

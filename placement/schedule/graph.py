@@ -27,7 +27,11 @@ and one more walk over the entry function's bindings:
   driver to the actor that reads them) an upload lasts what it says and the
   input never sits on the host (`inputs_from_driver`).
 * the *outputs* are the values the entry function returns, each on the unit
-  that returns it.
+  that returns it;
+* a *view* is an op's value that shares the memory of the operand it reads
+  locally (`vdplace.ir.views` decides which, as the runtime does): it holds
+  no bytes of its own where it is made, and keeps its operand's (there:
+  home, or the copy there) alive while it is read (`liveness`).
 
 One entry function is scheduled: a module with more than one function, or a
 call of a module function, or an ``If``, is a `PlacementError` located at it
@@ -41,6 +45,7 @@ from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
 from vdplace.ir.vdevice import vdevice_name
+from vdplace.ir.views import view_result
 from vdplace.placement.cost.model import CostModel, OpInfo
 from vdplace.placement.cost.problem import COPY_OPS, Coarsened, RootWalk
 from vdplace.placement.errors import PlacementError
@@ -64,6 +69,9 @@ class TaskGraph:
                       destinations), ``copy[h][d]`` seconds (None when it has no users elsewhere),
                       ``upload[d]`` seconds from the host (inputs), ``readers`` / ``home_readers`` ops
     outputs           ``(value, unit)`` of every leaf the entry function returns
+    val_view          the value a view shares memory with (the operand it reads), -1 for a value of its own;
+                      ``val_base``: the end of that chain (itself for a value of its own); ``val_strided``:
+                      a strided view (`vdplace.ir.views`)
     unit_ops          ``unit_ops[u]``: the ops of unit u (units with ops only), in program order
     site_root         the root site of every site that is not its own root
     root_value        the value id of every root site that holds a value
@@ -106,6 +114,9 @@ class TaskGraph:
         self.val_readers: list[list[int]] = []
         self.val_home_readers: list[list[int]] = []
         self.val_root: list[int] = []
+        self.val_view: list[int] = []
+        self.val_base: list[int] = []
+        self.val_strided: list[bool] = []
         self.outputs: list[tuple[int, int]] = []
         self.unit_ops: dict[int, list[int]] = {}
         self.site_root: dict[int, int] = {}
@@ -141,7 +152,16 @@ class TaskGraph:
         self.val_upload.append(None)
         self.val_readers.append([])
         self.val_home_readers.append([])
+        self.val_view.append(-1)
+        self.val_base.append(len(self.val_label) - 1)
+        self.val_strided.append(False)
         return len(self.val_label) - 1
+
+    def make_view(self, v: int, of: int, strided: bool) -> None:
+        """Value v is a view of value `of` (class docstring)."""
+        self.val_view[v] = of
+        self.val_base[v] = self.val_base[of]
+        self.val_strided[v] = strided
 
 
 def entry_function(mod: IRModule) -> tuple[str, Function]:
@@ -265,6 +285,20 @@ class _Walk(RootWalk):
             v = g.add_value(leaf, OP, self.unit_of[leaf], i)
             self.value[leaf] = v
             g.op_makes[i].append(v)
+        if op.view_of is not None and len(leaves) == 1 and op.view_of < len(call.args):
+            self.view(call, op, op.view_of, local, g.op_makes[i][0])
+
+    def view(self, call: Call, op: Op, k: int, local: list[int], v: int) -> None:
+        """Value v, made by `call` (of `op`), a view of operand k where `vdplace.ir.views` says so."""
+        g = self.g
+        operand = [self.value.get(self.of(leaf)) for leaf in tree_leaves(self.tree(call.args[k]))]
+        if len(operand) != 1 or operand[0] is None or operand[0] not in local:
+            return
+        b = operand[0]
+        args = [a.struct_info for a in call.args]
+        layout = view_result(op, args, dict(call.attrs), not g.val_strided[b])
+        if layout is not None:
+            g.make_view(v, b, not layout)
 
     def times(self, info: OpInfo, unit: int) -> list[float | None]:
         """Seconds of one op on each vdevice: the unit's row when it is the unit's only op."""

@@ -12,7 +12,11 @@ A value occupies a vdevice over a half-open interval of the run:
 * on the host, a runtime input uploaded elsewhere: from 0 to its upload's end
   (not when inputs come from Ray's driver, `TaskGraph.inputs_from_driver`);
 * an output of the entry function stays where it is returned to the end of
-  the run (the makespan).
+  the run (the makespan);
+* a view (`TaskGraph.val_view`) has no stay where it is made: the stay of the
+  value it shares memory with there (its home, or its copy there) lasts to
+  the end of the view's (chains of views fold into the first value); a copy
+  of a view elsewhere is a value of its own there.
 
 At the same instant a value whose interval ends is gone before one whose
 interval starts arrives (an op may write where its last operand was).  A
@@ -98,6 +102,12 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
         extend((v, home), end)
     for v, unit in g.outputs:
         extend((v, placement[unit]), makespan)
+    for v in reversed(range(g.num_values)):  # a view after what it views: chains fold into their first value
+        b = g.val_view[v]
+        d = placement[g.val_unit[v]]
+        if b >= 0 and (v, d) in starts and (b, d) in starts:
+            start = starts.pop((v, d))
+            extend((b, d), ends.pop((v, d), start))
     for (v, d), start in starts.items():
         out.append((v, d, start, ends.get((v, d), start)))
     host = g.host
