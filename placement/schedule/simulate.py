@@ -34,7 +34,7 @@ class Timing:
     `order` lists the tasks in the order they were run: ``("op", i)`` or ``("copy", (value, vdevice))``.
     """
 
-    __slots__ = ("g", "placement", "op_start", "op_end", "copies", "order")
+    __slots__ = ("g", "placement", "op_start", "op_end", "copies", "order", "_relays")
 
     def __init__(self, g: TaskGraph, placement: list[int]) -> None:
         self.g = g
@@ -43,6 +43,7 @@ class Timing:
         self.op_end = [NAN] * g.num_ops
         self.copies: dict[tuple[int, int], tuple[float, float]] = {}
         self.order: list[tuple[str, object]] = []
+        self._relays: dict[tuple[int, int], int] | None = None
 
     @property
     def makespan(self) -> float:
@@ -51,9 +52,14 @@ class Timing:
         return max(ends, default=0.0)
 
     def source(self, v: int, d: int) -> int:
-        """Where the copy of value v to vdevice d comes from: the host for an upload, else the home."""
+        """Where the copy of value v to vdevice d comes from: the host for an upload, a relay's source
+        (`relays`), else the home."""
         home = self.placement[self.g.val_unit[v]]
-        return self.g.host if d == home else home  # type: ignore[return-value]
+        if d == home:
+            return self.g.host  # type: ignore[return-value]
+        if self._relays is None:
+            self._relays = relays(self.g, self.placement)
+        return self._relays.get((v, d), home)
 
 
 class Simulator:
@@ -84,13 +90,14 @@ class Simulator:
         return None if found is None else found[1]
 
     def ensure(self, v: int, d: int) -> float:
-        """When value v is on d, running its upload and copy there first if they have not run."""
+        """When value v is on d, running its upload and copy there (and its relay's source's) first if they
+        have not run."""
         found = self.avail(v, d)
         if found is not None:
             return found
         home = self.placement[self.g.val_unit[v]]
         if d != home:
-            self.ensure(v, home)
+            self.ensure(v, self.timing.source(v, d))
         return self.copy(v, d)
 
     def copy_seconds(self, v: int, d: int) -> tuple[int, float]:
@@ -102,15 +109,16 @@ class Simulator:
         table = g.val_copy[v]
         if table is None:
             raise PlacementInternalError(f"value {g.val_label[v]} has no reader off its home but is copied")
-        return home, table[home][d]
+        src = self.timing.source(v, d)
+        return src, table[src][d]
 
     def copy(self, v: int, d: int, release: float = 0.0) -> float:
         """Run the copy of value v to d (the upload, for d its home); its end."""
         src, seconds = self.copy_seconds(v, d)
-        if src == self.placement[self.g.val_unit[v]]:
+        if d != self.placement[self.g.val_unit[v]]:
             ready = self.avail(v, src)
             if ready is None:
-                raise PlacementInternalError(f"{self.g.val_label[v]} is copied before it is made")
+                raise PlacementInternalError(f"{self.g.val_label[v]} is copied before it is on {self.g.names[src]}")
         else:
             ready = 0.0
         phys = self.g.physical
@@ -188,6 +196,33 @@ def run_order(g: TaskGraph, placement: list[int], order: list[tuple[str, object]
     if len(timing.copies) != before:
         raise PlacementInternalError("the order left out copies that the placement needs")
     return timing
+
+
+def relays(g: TaskGraph, placement: list[int]) -> dict[tuple[int, int], int]:
+    """``(value, vdevice) -> source`` of every copy that comes from another copy of the value, not its home.
+
+    The placed module's rule (`placement.rewrite.realize`, the copy plans of `placement.extract.copies`):
+    a value's copies are written in vdevice order, and one to a vdevice that shares its physical device
+    with an earlier destination of the value is made from the first such (the *relay*: no link, between
+    two memory scopes) rather than from the home.
+    """
+    out: dict[tuple[int, int], int] = {}
+    physical = g.physical
+    outputs: dict[int, list[int]] = {}
+    for v, unit in g.outputs:
+        outputs.setdefault(v, []).append(unit)
+    for v in range(g.num_values):
+        users = g.val_users[v]
+        if len(users) + len(outputs.get(v, ())) < 2:
+            continue
+        home = placement[g.val_unit[v]]
+        dests = sorted({placement[u] for u in users} | {placement[u] for u in outputs.get(v, ())} - {home})
+        first: dict[int, int] = {}
+        for d in dests:
+            src = first.setdefault(physical[d], d)
+            if src != d:
+                out[v, d] = src
+    return out
 
 
 def required_copies(g: TaskGraph, placement: list[int]) -> list[tuple[int, int]]:

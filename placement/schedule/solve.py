@@ -201,6 +201,8 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
         seconds = max(0.05, (deadline - time.perf_counter() - MARGIN_S) * FREE_SHARE)
         hint = (best.placement, best.timing, True)
         res = cpsat.solve_exact(free, free_allowed, lower_bound(free), hint, seconds, heads_tails(free, free_allowed))
+        if cpsat.relay_possible(free, free_allowed):
+            _distrust(res, free)
         lower = max(lower, res.bound)
         if res.timing is not None and res.placement is not None:
             relaxed = _best_renaming(g, free, free_allowed, res.placement, res.timing)
@@ -214,7 +216,22 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
     res = cpsat.solve_exact(
         g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, heads_tails(g, allowed)
     )
+    if cpsat.relay_possible(g, allowed):
+        _distrust(res, g)
     return res, max(lower, res.bound)
+
+
+def _distrust(res: cpsat.ExactResult, g: TaskGraph) -> None:
+    """`res` of a program where a copy may come from another copy (`cpsat.relay_possible`), which CP-SAT's
+    model does not see: its plan, re-timed with the relay, is kept only where it fits the limits, and its
+    bound, optimality and infeasibility prove nothing."""
+    res.bound = 0.0
+    if res.status == "infeasible":
+        res.status = "unknown"
+    elif res.status == "optimal":
+        res.status = "feasible"
+    if res.placement is not None and res.timing is not None and Plan(g, res.placement, res.timing).excess > 0:
+        res.placement = res.timing = None
 
 
 def _best_renaming(
