@@ -18,10 +18,11 @@ from vdplace.placement import CostModel, Time, place
 pytest.importorskip("ortools")
 
 T = 'R.Tensor((64, 64), "float32", "{}")'
+VDEVICES = 'I.vdevice("llvm", 0), I.vdevice("cuda", 0, "global"), I.vdevice("cuda", 0, "texture")'
 SOURCE = f"""
 @I.ir_module
 class M:
-    I.module_global_infos({{"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0, "global"), I.vdevice("cuda", 0, "texture")]}})
+    I.module_global_infos({{"vdevice": [{VDEVICES}]}})
     @R.function
     def main(x: {T.format("llvm:0")}) -> {T.format("cuda:0")}:
         R.func_attr({{"num_input": 1}})
