@@ -187,7 +187,8 @@ def _follow_weights(
         here = where[u]
         if here is None:
             w = first[u]
-            here = where[u] = previous if w is None else where[w]
+            found = None if w is None else where[w]  # a weight unit's: set above
+            here = where[u] = previous if found is None else found
         previous = here
     out = []
     for u, d in enumerate(where):

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.test_schedule import _best_order
+from tests.placement.test_schedule import _best_order
 from vdplace import ir
 from vdplace.placement import CostModel, PlacementConflict, Time, place
 
