@@ -50,7 +50,7 @@ from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.cpsat_memory import add_memory
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
-from vdplace.placement.schedule.simulate import Timing, relays, required_copies, run_order
+from vdplace.placement.schedule.simulate import Timing, ready_order, relays, required_copies, run_order
 from vdplace.placement.schedule.symmetry import renamed, symmetric_classes, unit_order
 
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
@@ -439,13 +439,11 @@ class _Model:
                 start, end = solver.value(self.c[v, d]), solver.value(self.ce[v, d])
                 p = g.val_producer[v]
                 key = p + 0.5 if p >= 0 else -0.5
-                src = relayed.get((v, d))
-                if src is not None:  # a relay (not in this model: see `relay_possible`) after its source's copy
-                    first = solver.value(self.ce[v, src])
-                    start, end, key = max(start, first), max(end, first), key + 0.25
             tasks.append((start, end, key, ("copy", (v, d))))
         tasks.sort(key=lambda t: t[:3])
         order = [t[3] for t in tasks]
+        if relayed:  # not in this model (`relay_possible`): each relay after its source's copy, its readers after it
+            order = ready_order(g, placement, order)
         release = None
         if any(lim is not None for lim in g.limits):
             release = {t[3]: t[0] * q for t in tasks}

@@ -34,7 +34,7 @@ class Timing:
     `order` lists the tasks in the order they were run: ``("op", i)`` or ``("copy", (value, vdevice))``.
     """
 
-    __slots__ = ("g", "placement", "op_start", "op_end", "copies", "order", "_relays")
+    __slots__ = ("g", "placement", "op_start", "op_end", "copies", "order")
 
     def __init__(self, g: TaskGraph, placement: list[int]) -> None:
         self.g = g
@@ -43,7 +43,6 @@ class Timing:
         self.op_end = [NAN] * g.num_ops
         self.copies: dict[tuple[int, int], tuple[float, float]] = {}
         self.order: list[tuple[str, object]] = []
-        self._relays: dict[tuple[int, int], int] | None = None
 
     @property
     def makespan(self) -> float:
@@ -57,9 +56,7 @@ class Timing:
         home = self.placement[self.g.val_unit[v]]
         if d == home:
             return self.g.host  # type: ignore[return-value]
-        if self._relays is None:
-            self._relays = relays(self.g, self.placement)
-        return self._relays.get((v, d), home)
+        return relay_source(self.g, self.placement, v, d)
 
 
 class Simulator:
@@ -198,31 +195,81 @@ def run_order(g: TaskGraph, placement: list[int], order: list[tuple[str, object]
     return timing
 
 
-def relays(g: TaskGraph, placement: list[int]) -> dict[tuple[int, int], int]:
-    """``(value, vdevice) -> source`` of every copy that comes from another copy of the value, not its home.
+def relay_source(g: TaskGraph, placement: list[int], v: int, d: int) -> int:
+    """Where the copy of value v to vdevice d (not its home) comes from under `placement`: the home, or a relay's
+    source.
 
     The placed module's rule (`placement.rewrite.realize`, the copy plans of `placement.extract.copies`):
     a value's copies are written in vdevice order, and one to a vdevice that shares its physical device
     with an earlier destination of the value is made from the first such (the *relay*: no link, between
-    two memory scopes) rather than from the home.
+    two memory scopes) rather than from the home.  Units not placed yet (None, during HEFT) read nothing.
     """
-    out: dict[tuple[int, int], int] = {}
+    home = placement[g.val_unit[v]]
     physical = g.physical
-    outputs: dict[int, list[int]] = {}
-    for v, unit in g.outputs:
-        outputs.setdefault(v, []).append(unit)
-    for v in range(g.num_values):
-        users = g.val_users[v]
-        if len(users) + len(outputs.get(v, ())) < 2:
-            continue
+    if physical[d] == d:
+        return home  # the first vdevice of its physical device: no earlier scope to relay from
+    src = home
+    for u in _readers(g, v):
+        e = placement[u]
+        if e is not None and e != home and e < d and physical[e] == physical[d] and (src == home or e < src):
+            src = e
+    return src
+
+
+def relays(g: TaskGraph, placement: list[int]) -> dict[tuple[int, int], int]:
+    """``(value, vdevice) -> source`` of every copy of `placement` that is a relay (`relay_source`)."""
+    out: dict[tuple[int, int], int] = {}
+    for v, d in required_copies(g, placement):
         home = placement[g.val_unit[v]]
-        dests = sorted({placement[u] for u in users} | {placement[u] for u in outputs.get(v, ())} - {home})
-        first: dict[int, int] = {}
-        for d in dests:
-            src = first.setdefault(physical[d], d)
-            if src != d:
+        if d != home:
+            src = relay_source(g, placement, v, d)
+            if src != home:
                 out[v, d] = src
     return out
+
+
+def ready_order(g: TaskGraph, placement: list[int], order: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    """`order` with every task moved after the tasks it needs (a copy after its source has the value, an op after
+    its operands are there), otherwise in the order given: the first task of `order` that is ready goes next."""
+    unit = g.val_unit
+
+    def needs(task: tuple[str, object]) -> list[tuple[str, object]]:
+        kind, key = task
+        if kind == "op":
+            i = cast(int, key)
+            d = placement[g.op_unit[i]]
+            wanted = [(v, d) for v in g.op_local[i]] + [(v, placement[unit[v]]) for v in g.op_home[i]]
+            return [t for v, e in wanted for t in _arrives(g, placement, v, e)]
+        v, d = cast("tuple[int, int]", key)
+        home = placement[unit[v]]
+        return [] if d == home else _arrives(g, placement, v, relay_source(g, placement, v, d))
+
+    done: set[tuple[str, object]] = set()
+    waiting = list(order)
+    out: list[tuple[str, object]] = []
+    while waiting:
+        k = next((k for k, t in enumerate(waiting) if all(n in done for n in needs(t))), 0)
+        task = waiting.pop(k)
+        done.add(task)
+        out.append(task)
+    return out
+
+
+def _arrives(g: TaskGraph, placement: list[int], v: int, d: int) -> list[tuple[str, object]]:
+    """The task that puts value v on vdevice d (none for a weight or constant at home, or an input on the host)."""
+    home = placement[g.val_unit[v]]
+    if d != home:
+        return [("copy", (v, d))]
+    if g.val_kind[v] == OP:
+        return [("op", g.val_producer[v])]
+    if g.val_kind[v] == INPUT and g.host is not None and home != g.host:
+        return [("copy", (v, home))]
+    return []
+
+
+def _readers(g: TaskGraph, v: int) -> list[int]:
+    """The units that may read value v off its home: its users, and the units that return it."""
+    return [*g.val_users[v], *(unit for w, unit in g.outputs if w == v)]
 
 
 def required_copies(g: TaskGraph, placement: list[int]) -> list[tuple[int, int]]:
