@@ -5,8 +5,10 @@ each link, a direction between two physical devices, carries one copy at a
 time; a copy between vdevices of one physical device takes no link;
 an op starts once every operand is on its vdevice (`TaskGraph`: local reads
 there, other reads where they live); a copy of a value to a vdevice starts
-once the value is at its home (an op's end; a weight or constant at 0; a
-runtime input at 0 on the host, then at its upload's end at its home).
+once the value is at its source: its home (an op's end; a weight or
+constant at 0; a runtime input at 0 on the host, then at its upload's end at
+its home), or for a *relay* the first copy of the value on the destination's
+physical device (`relay_source`: what the placed module does).
 
 Tasks are run in the order they are given, each as early as that allows
 after the tasks before it on its device or link (no task overtakes an
