@@ -50,7 +50,7 @@ from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.cpsat_memory import add_memory
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
-from vdplace.placement.schedule.simulate import Timing, required_copies, run_order
+from vdplace.placement.schedule.simulate import Timing, ready_order, relays, required_copies, run_order
 from vdplace.placement.schedule.symmetry import renamed, symmetric_classes, unit_order
 
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
@@ -93,6 +93,24 @@ class ExactResult:
 def applicable(g: TaskGraph) -> bool:
     """CP-SAT is used for at most `MAX_OPS` op calls."""
     return g.num_ops <= MAX_OPS
+
+
+def relay_possible(g: TaskGraph, allowed: list[list[int]]) -> bool:
+    """Whether some plan copies a value from one of its copies (`simulate.relays`): two vdevices of one
+    physical device, neither the value's home, may read it.  This model copies every value from its home, so
+    for such a program its plans are re-timed (the relay) but its bound and infeasibility prove nothing."""
+    outputs: dict[int, list[int]] = {}
+    for v, unit in g.outputs:
+        outputs.setdefault(v, []).append(unit)
+    for v in range(g.num_values):
+        dests = {d for u in (*g.val_users[v], *outputs.get(v, ())) for d in allowed[u]}
+        by_physical: dict[int, set[int]] = {}
+        for d in dests:
+            by_physical.setdefault(g.physical[d], set()).add(d)
+        for same in by_physical.values():
+            if len(same) >= 2 and any(len(same - {h}) >= 2 for h in allowed[g.val_unit[v]]):
+                return True
+    return False
 
 
 def solve_exact(
@@ -411,6 +429,7 @@ class _Model:
         for i in range(g.num_ops):
             start = solver.value(self.s[i])
             tasks.append((start, solver.value(self.e[i]), float(i), ("op", i)))
+        relayed = relays(g, placement)
         for v, d in required_copies(g, placement):
             home = placement[g.val_unit[v]]
             if d == home:
@@ -423,6 +442,8 @@ class _Model:
             tasks.append((start, end, key, ("copy", (v, d))))
         tasks.sort(key=lambda t: t[:3])
         order = [t[3] for t in tasks]
+        if relayed:  # not in this model (`relay_possible`): each relay after its source's copy, its readers after it
+            order = ready_order(g, placement, order)
         release = None
         if any(lim is not None for lim in g.limits):
             release = {t[3]: t[0] * q for t in tasks}

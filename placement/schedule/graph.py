@@ -17,7 +17,8 @@ and one more walk over the entry function's bindings:
   of the coarsened problem's relaxed uses; otherwise (an operand of an op
   whose device rule does not tie it, such as ``host``) where the value lives;
 * the vdevices a value is copied to are those of `Value.consumers` other than
-  its home; a copy goes from the home, in `CostModel.copy` seconds;
+  its home; a copy goes from the home (or, a relay, from an earlier copy on
+  the same physical device: `simulate.relay_source`), in `CostModel.copy` seconds;
 * the *runtime inputs* (the first ``num_input`` parameters of the entry
   function as its ``R.func_attr`` says; all of them without it) start on the
   host (the last CPU vdevice): one placed elsewhere is uploaded first.  The

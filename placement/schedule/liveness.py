@@ -5,7 +5,7 @@ A value occupies a vdevice over a half-open interval of the run:
 * at its home: from its producer's start (0 for a weight or a constant, and
   for a runtime input that starts there; its upload's start for one uploaded
   from the host) to the end of its last reader there: an op that reads it
-  there, a copy that reads it (every copy comes from the home), its producer's
+  there, a copy that reads it (from the home, or a relay's from a copy: `simulate.relays`), its producer's
   end when nothing reads it; weights and constants stay the whole run;
 * at a copy's destination: from the copy's start to the end of its last
   reader there (the copy's end when none);
@@ -99,7 +99,7 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
             continue
         starts[v, d] = start
         extend((v, d), end)
-        extend((v, home), end)
+        extend((v, t.source(v, d)), end)
     for v, unit in g.outputs:
         extend((v, placement[unit]), makespan)
     for v in reversed(range(g.num_values)):  # a view after what it views: chains fold into their first value

@@ -84,13 +84,14 @@ def evaluate(g: TaskGraph, placement: list[int], budget: Budget | None = None) -
 def start_plans(g: TaskGraph) -> list[list[int]]:
     """HEFT's plan, then every unit on each vdevice in turn (its fastest where it may not go there)."""
     plans = [heft(g)]
-    fastest = [_fastest(g, u) for u in range(g.num_units)]
+    best = [fastest(g, u) for u in range(g.num_units)]
     for d in range(g.num_devices):
-        plans.append([d if d in g.allowed[u] else fastest[u] for u in range(g.num_units)])
+        plans.append([d if d in g.allowed[u] else best[u] for u in range(g.num_units)])
     return plans
 
 
-def _fastest(g: TaskGraph, u: int) -> int:
+def fastest(g: TaskGraph, u: int) -> int:
+    """The vdevice unit u may go on where its op calls take the least time in all (the first on ties)."""
     total = {d: 0.0 for d in g.allowed[u]}
     for i in g.unit_ops.get(u, ()):
         for d in total:
@@ -120,13 +121,17 @@ def groups_in_order(g: TaskGraph) -> list[list[int]]:
     return [[u, *attached.get(u, ())] for u in order]
 
 
-def search(g: TaskGraph, starts: list[list[int]], budget: Budget) -> Plan:
-    """The best plan found from `starts` and group moves within `budget` (module docstring)."""
+def search(g: TaskGraph, starts: list[list[int] | Plan], budget: Budget) -> Plan:
+    """The best plan found from `starts` (placements, or plans judged already) and group moves within `budget`
+    (module docstring)."""
     best: Plan | None = None
     for placement in starts:
-        if best is not None and not budget.left:
+        if isinstance(placement, Plan):
+            plan = placement
+        elif best is not None and not budget.left:
             return best
-        plan = evaluate(g, placement, budget)
+        else:
+            plan = evaluate(g, placement, budget)
         if best is None or plan.better_than(best):
             best = plan
     assert best is not None

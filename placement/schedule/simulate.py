@@ -5,8 +5,10 @@ each link, a direction between two physical devices, carries one copy at a
 time; a copy between vdevices of one physical device takes no link;
 an op starts once every operand is on its vdevice (`TaskGraph`: local reads
 there, other reads where they live); a copy of a value to a vdevice starts
-once the value is at its home (an op's end; a weight or constant at 0; a
-runtime input at 0 on the host, then at its upload's end at its home).
+once the value is at its source: its home (an op's end; a weight or
+constant at 0; a runtime input at 0 on the host, then at its upload's end at
+its home), or for a *relay* the first copy of the value on the destination's
+physical device (`relay_source`: what the placed module does).
 
 Tasks are run in the order they are given, each as early as that allows
 after the tasks before it on its device or link (no task overtakes an
@@ -51,9 +53,12 @@ class Timing:
         return max(ends, default=0.0)
 
     def source(self, v: int, d: int) -> int:
-        """Where the copy of value v to vdevice d comes from: the host for an upload, else the home."""
+        """Where the copy of value v to vdevice d comes from: the host for an upload, a relay's source
+        (`relays`), else the home."""
         home = self.placement[self.g.val_unit[v]]
-        return self.g.host if d == home else home  # type: ignore[return-value]
+        if d == home:
+            return self.g.host  # type: ignore[return-value]
+        return relay_source(self.g, self.placement, v, d)
 
 
 class Simulator:
@@ -84,13 +89,14 @@ class Simulator:
         return None if found is None else found[1]
 
     def ensure(self, v: int, d: int) -> float:
-        """When value v is on d, running its upload and copy there first if they have not run."""
+        """When value v is on d, running its upload and copy there (and its relay's source's) first if they
+        have not run."""
         found = self.avail(v, d)
         if found is not None:
             return found
         home = self.placement[self.g.val_unit[v]]
         if d != home:
-            self.ensure(v, home)
+            self.ensure(v, self.timing.source(v, d))
         return self.copy(v, d)
 
     def copy_seconds(self, v: int, d: int) -> tuple[int, float]:
@@ -102,15 +108,16 @@ class Simulator:
         table = g.val_copy[v]
         if table is None:
             raise PlacementInternalError(f"value {g.val_label[v]} has no reader off its home but is copied")
-        return home, table[home][d]
+        src = self.timing.source(v, d)
+        return src, table[src][d]
 
     def copy(self, v: int, d: int, release: float = 0.0) -> float:
         """Run the copy of value v to d (the upload, for d its home); its end."""
         src, seconds = self.copy_seconds(v, d)
-        if src == self.placement[self.g.val_unit[v]]:
+        if d != self.placement[self.g.val_unit[v]]:
             ready = self.avail(v, src)
             if ready is None:
-                raise PlacementInternalError(f"{self.g.val_label[v]} is copied before it is made")
+                raise PlacementInternalError(f"{self.g.val_label[v]} is copied before it is on {self.g.names[src]}")
         else:
             ready = 0.0
         phys = self.g.physical
@@ -188,6 +195,83 @@ def run_order(g: TaskGraph, placement: list[int], order: list[tuple[str, object]
     if len(timing.copies) != before:
         raise PlacementInternalError("the order left out copies that the placement needs")
     return timing
+
+
+def relay_source(g: TaskGraph, placement: list[int], v: int, d: int) -> int:
+    """Where the copy of value v to vdevice d (not its home) comes from under `placement`: the home, or a relay's
+    source.
+
+    The placed module's rule (`placement.rewrite.realize`, the copy plans of `placement.extract.copies`):
+    a value's copies are written in vdevice order, and one to a vdevice that shares its physical device
+    with an earlier destination of the value is made from the first such (the *relay*: no link, between
+    two memory scopes) rather than from the home.  Units not placed yet (None, during HEFT) read nothing.
+    """
+    home = placement[g.val_unit[v]]
+    physical = g.physical
+    if physical[d] == d:
+        return home  # the first vdevice of its physical device: no earlier scope to relay from
+    src = home
+    for u in _readers(g, v):
+        e = placement[u]
+        if e is not None and e != home and e < d and physical[e] == physical[d] and (src == home or e < src):
+            src = e
+    return src
+
+
+def relays(g: TaskGraph, placement: list[int]) -> dict[tuple[int, int], int]:
+    """``(value, vdevice) -> source`` of every copy of `placement` that is a relay (`relay_source`)."""
+    out: dict[tuple[int, int], int] = {}
+    for v, d in required_copies(g, placement):
+        home = placement[g.val_unit[v]]
+        if d != home:
+            src = relay_source(g, placement, v, d)
+            if src != home:
+                out[v, d] = src
+    return out
+
+
+def ready_order(g: TaskGraph, placement: list[int], order: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    """`order` with every task moved after the tasks it needs (a copy after its source has the value, an op after
+    its operands are there), otherwise in the order given: the first task of `order` that is ready goes next."""
+    unit = g.val_unit
+
+    def needs(task: tuple[str, object]) -> list[tuple[str, object]]:
+        kind, key = task
+        if kind == "op":
+            i = cast(int, key)
+            d = placement[g.op_unit[i]]
+            wanted = [(v, d) for v in g.op_local[i]] + [(v, placement[unit[v]]) for v in g.op_home[i]]
+            return [t for v, e in wanted for t in _arrives(g, placement, v, e)]
+        v, d = cast("tuple[int, int]", key)
+        home = placement[unit[v]]
+        return [] if d == home else _arrives(g, placement, v, relay_source(g, placement, v, d))
+
+    done: set[tuple[str, object]] = set()
+    waiting = list(order)
+    out: list[tuple[str, object]] = []
+    while waiting:
+        k = next((k for k, t in enumerate(waiting) if all(n in done for n in needs(t))), 0)
+        task = waiting.pop(k)
+        done.add(task)
+        out.append(task)
+    return out
+
+
+def _arrives(g: TaskGraph, placement: list[int], v: int, d: int) -> list[tuple[str, object]]:
+    """The task that puts value v on vdevice d (none for a weight or constant at home, or an input on the host)."""
+    home = placement[g.val_unit[v]]
+    if d != home:
+        return [("copy", (v, d))]
+    if g.val_kind[v] == OP:
+        return [("op", g.val_producer[v])]
+    if g.val_kind[v] == INPUT and g.host is not None and home != g.host:
+        return [("copy", (v, home))]
+    return []
+
+
+def _readers(g: TaskGraph, v: int) -> list[int]:
+    """The units that may read value v off its home: its users, and the units that return it."""
+    return [*g.val_users[v], *(unit for w, unit in g.outputs if w == v)]
 
 
 def required_copies(g: TaskGraph, placement: list[int]) -> list[tuple[int, int]]:

@@ -6,9 +6,11 @@
    limits makes them infeasible (proved).
 3. Start plans (the cost objective's plan, by `backend`, when its solver is deterministic:
    min cut, or proved optimal; then `search.start_plans`: HEFT, every unit on
-   each vdevice), improved by group moves (`search.search`), each judged by
-   its list schedule.  The budget: the whole time limit for a large program,
-   a tenth of it when CP-SAT follows.
+   each vdevice; then the best contiguous split, `splits.best_split`: the
+   plans users get today, prefixes in program order and accelerate's rule),
+   improved by group moves (`search.search`), each judged by its list
+   schedule.  The budget: the whole time limit for a large program, a tenth
+   of it when CP-SAT follows (the splits may spend half of it).
 4. Programs of at most `cpsat.MAX_OPS` op calls: CP-SAT (`cpsat.solve_exact`)
    from the best plan so far, for the rest of the time: proved optimal, or
    its plan and proved bound.  With
@@ -41,6 +43,7 @@ from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
 from vdplace.placement.schedule.graph import TaskGraph, build_graph
 from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, search, start_plans
 from vdplace.placement.schedule.simulate import Timing, run_order
+from vdplace.placement.schedule.splits import best_split
 from vdplace.placement.schedule.symmetry import renamed, renamings
 from vdplace.placement.schedule.timeline import to_schedule
 
@@ -153,7 +156,9 @@ def solve_time(
     share = SEARCH_SHARE if use_exact else 1.0
     budget = Budget(max(1, int(OPS_PER_SECOND * time_limit_s * share)), min(end, start + time_limit_s * share))
     cost_plan = _cost_plan(co, min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4), backend, propagate)
-    starts = ([] if cost_plan is None else [cost_plan]) + start_plans(g)
+    split = best_split(g, budget)
+    starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
+    starts += start_plans(g) + ([] if split is None else [split])
     best = search(g, starts, budget)
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"
@@ -196,6 +201,8 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
         seconds = max(0.05, (deadline - time.perf_counter() - MARGIN_S) * FREE_SHARE)
         hint = (best.placement, best.timing, True)
         res = cpsat.solve_exact(free, free_allowed, lower_bound(free), hint, seconds, heads_tails(free, free_allowed))
+        if cpsat.relay_possible(free, free_allowed):
+            _distrust(res, free)
         lower = max(lower, res.bound)
         if res.timing is not None and res.placement is not None:
             relaxed = _best_renaming(g, free, free_allowed, res.placement, res.timing)
@@ -209,7 +216,22 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
     res = cpsat.solve_exact(
         g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, heads_tails(g, allowed)
     )
+    if cpsat.relay_possible(g, allowed):
+        _distrust(res, g)
     return res, max(lower, res.bound)
+
+
+def _distrust(res: cpsat.ExactResult, g: TaskGraph) -> None:
+    """`res` of a program where a copy may come from another copy (`cpsat.relay_possible`), which CP-SAT's
+    model does not see: its plan, re-timed with the relay, is kept only where it fits the limits, and its
+    bound, optimality and infeasibility prove nothing."""
+    res.bound = 0.0
+    if res.status == "infeasible":
+        res.status = "unknown"
+    elif res.status == "optimal":
+        res.status = "feasible"
+    if res.placement is not None and res.timing is not None and Plan(g, res.placement, res.timing).excess > 0:
+        res.placement = res.timing = None
 
 
 def _best_renaming(

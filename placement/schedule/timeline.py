@@ -30,7 +30,7 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
         src = t.source(v, d)
         if copy_names and (v, d) in copy_names:
             name = copy_names[v, d]
-        elif src != placement[g.val_unit[v]]:
+        elif d == placement[g.val_unit[v]]:  # an upload: named by its parameter
             name = value_name(g, v)
         else:
             name = f"{value_name(g, v)}->{names[d]}"
