@@ -173,8 +173,8 @@ def bench_model(name: str, runs: int, repeat: int, scale: str = "tiny") -> list[
     print(
         f"{name}: calibrated in {calibrated:.1f} s; Ray executor per step "
         f"{dispatch.get('step seconds', 0) * 1e3:.2f} ms, "
-        f"per op {dispatch.get('op seconds', 0) * 1e6:.1f} us, per copy "
-        + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in dispatch.get("copy seconds", {}).items()),
+        f"per op {dispatch.get('op seconds', 0) * 1e6:.1f} us, kernel scale {dispatch.get('kernel scale', 1):.2f}, "
+        "per copy " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in dispatch.get("copy seconds", {}).items()),
         flush=True,
     )
     rows = [free]

@@ -29,7 +29,7 @@ def _ids_and_mask(vocab: int, seq: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def mlp() -> tuple[nn.Module, tuple]:
-    return Mlp(1024, 1024, 256), (torch.randn(256, 1024),)
+    return Mlp(1024, 1024, 256), (torch.randn(64, 1024),)
 
 
 def cnn_bn() -> tuple[nn.Module, tuple]:
