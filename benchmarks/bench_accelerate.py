@@ -3,10 +3,13 @@
     python benchmarks/bench_accelerate.py --markdown                   # predicted, the 7 models, 2 caps each
     python benchmarks/bench_accelerate.py --markdown --measured        # and measured on two Ray actors
     python benchmarks/bench_accelerate.py --models mlp gpt2 --shares 0.4 --time-limit 5
+    python benchmarks/bench_accelerate.py --scale large --markdown --measured   # the scaled models (MBs, ms)
 
 Models: the torch modules of tests/models (`benchmarks/models/zoo.py`, the
 ones the corpus was made from: mlp, cnn_bn, resnet_block, attention, gpt2,
-bert, llama_block by default), imported through vdplace's torch frontend
+bert, llama_block by default; with ``--scale large`` the same architectures
+at megabytes of weights and milliseconds of kernels,
+`benchmarks/models/zoo_large.py`), imported (`vdplace.bench.zoo.import_torch`) through vdplace's torch frontend
 (``vdplace.tvm.from_torch(model, args, keep_params_as_input=True)``), on
 two vdevices: the fast device ``cuda:0`` and the host ``llvm:0``.
 
@@ -71,7 +74,6 @@ from vdplace.bench.compare import (  # noqa: E402
     inline_bound_constants,
     share_caps,
     speedup,
-    weights_of,
     with_two_devices,
 )
 
@@ -80,17 +82,14 @@ TARGET_SPEEDUP = 1.25
 ACTORS = {HOST_NAME: "cpu", FAST_NAME: "sim"}
 
 
-def load(name: str) -> tuple[Any, Any, list[Any], dict[str, Any]]:
-    """Model `name` of the zoo: (torch module, its Relax program, its inputs as arrays, its weights by name)."""
+def load(name: str, scale: str = "tiny") -> tuple[Any, Any, list[Any], dict[str, Any]]:
+    """Model `name` of the zoo at `scale`: (torch module, its Relax program, its inputs as arrays, its weights)."""
     import zoo
-    from torch.utils._pytree import tree_leaves
 
-    from vdplace.tvm import from_torch
+    from vdplace.bench.zoo import import_torch
 
-    model, args = zoo.build(name)
-    imported = from_torch(model, args, keep_params_as_input=True)
-    inputs = [t.detach().numpy().copy() for t in tree_leaves(args)]
-    return model, imported.module, inputs, weights_of(imported.module, imported.params)
+    loaded = import_torch(*zoo.build(name, scale))
+    return loaded.torch_model, loaded.module, loaded.inputs, loaded.weights
 
 
 def host_model(mod: Any, inputs: list[Any], weights: dict[str, Any]) -> Any:
@@ -122,7 +121,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for name in args.models:
         start = time.perf_counter()
-        model, mod, inputs, weights = load(name)
+        model, mod, inputs, weights = load(name, args.scale)
         total = sum(p.numel() * p.element_size() for p in model.parameters())
         predicted_model = host_model(mod, inputs, weights)
         measured_model = actor_model(mod, inputs, weights) if args.measured else None
@@ -263,6 +262,9 @@ def summary(rows: list[dict[str, Any]], measured: bool) -> tuple[list[str], bool
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=list(MODELS), help="models of benchmarks/models/zoo.py")
+    parser.add_argument(
+        "--scale", choices=("tiny", "large"), default="tiny", help="tiny: tests/models' sizes; large: zoo_large.py"
+    )
     parser.add_argument("--shares", type=float, nargs="+", default=list(SHARES), help="caps: shares of the weights")
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per placement (Time objective)")
     parser.add_argument("--measured", action="store_true", help="also run the plans on two Ray actors")

@@ -3,13 +3,16 @@
     python benchmarks/bench_measured.py                         # the seven models, a table and a summary
     python benchmarks/bench_measured.py --models mlp gpt2 --runs 9 --markdown
     python benchmarks/bench_measured.py --ci                    # cnn_bn and resnet_block; exit 1 past 50% off
+    python benchmarks/bench_measured.py --scale large --markdown   # the same seven at MBs of weights, ms kernels
 
 Devices: two Ray actors on this machine, ``llvm:0`` and ``cuda:0``, both
 ``cpu`` actors (NumPy kernels) of one logical CPU each, with
 ``OMP_NUM_THREADS=1`` set here before NumPy or Ray start (the actors
 inherit it); copies between them go through Ray's object store.  For each
 model of tests/models (`MODELS`; ``params.py`` with ``params.npz``, given the
-two vdevices):
+two vdevices; with ``--scale large`` the same architectures at megabytes of
+weights, `benchmarks/models/zoo_large.py`, imported from torch by
+`vdplace.bench.zoo.import_torch` as bench_accelerate.py does):
 
 1. calibrate on the actors, on the program's own values
    (`calibrate_program(..., ray_actors=...)`: kernels and copies timed in the
@@ -67,8 +70,24 @@ ACTORS = {"llvm:0": "cpu", "cuda:0": "cpu"}
 CAP_SHARE = 0.4  # each device capped at the free plan's peak less this share of the weights' bytes
 
 
-def load(name: str) -> tuple[IRModule, list[np.ndarray], dict[str, np.ndarray]]:
-    """Model `name` of tests/models on llvm:0 + cuda:0: the module, its runtime inputs and its weights."""
+def load(name: str, scale: str = "tiny") -> tuple[IRModule, list[np.ndarray], dict[str, np.ndarray], str | None]:
+    """Model `name` on llvm:0 + cuda:0: the module, its runtime inputs, its weights, the constants' file (or None).
+
+    ``tiny``: tests/models' ``params.py`` and ``params.npz`` (the metadata
+    constants from the file); ``large``: `benchmarks/models/zoo_large.py`'s
+    torch model through `vdplace.bench.zoo.import_torch` (its constants
+    inlined: `inline_bound_constants`), as bench_accelerate.py loads it.
+    """
+    if scale == "large":
+        sys.path.insert(0, str(HERE / "models"))
+        import zoo
+
+        from vdplace.bench.compare import inline_bound_constants
+        from vdplace.bench.zoo import import_torch
+
+        loaded = import_torch(*zoo.build(name, scale))
+        mod = inline_bound_constants(loaded.module.replace(vdevices=[VDevice("llvm", 0), VDevice("cuda", 0)]))
+        return mod, loaded.inputs, loaded.weights, None
     path = MODELS_DIR / name / "params.py"
     mod = ir.parse(path.read_text(), filename=str(path))
     if not mod.vdevices:
@@ -78,7 +97,7 @@ def load(name: str) -> tuple[IRModule, list[np.ndarray], dict[str, np.ndarray]]:
     count = int(mod["main"].attrs.get("num_input", len(params)))
     inputs = [arrays[p.name] for p in params[:count]]
     weights = {p.name: arrays[p.name] for p in params[count:]}
-    return mod, inputs, weights
+    return mod, inputs, weights, str(MODELS_DIR / name / "params.npz")  # its metadata constants too
 
 
 def weight_bytes(placed: IRModule, weights: dict[str, np.ndarray]) -> dict[str, int]:
@@ -132,19 +151,17 @@ def run_pair(
     return row
 
 
-def bench_model(name: str, runs: int, repeat: int) -> list[dict[str, Any]]:
-    """The ``free`` and ``cap`` rows of model `name` (module docstring)."""
+def bench_model(name: str, runs: int, repeat: int, scale: str = "tiny") -> list[dict[str, Any]]:
+    """The ``free`` and ``cap`` rows of model `name` at `scale` (module docstring)."""
     from vdplace.calibration import calibrate_program
 
-    mod, inputs, weights = load(name)
+    mod, inputs, weights, consts = load(name, scale)
     start = time.perf_counter()
     names = [p.name for p in mod["main"].params]
     given = [*inputs, *(weights[n] for n in names[len(inputs) :])]
-    consts = str(MODELS_DIR / name / "params.npz")  # the metadata constants too ("ir.GenericConst:0")
+    note = "tests/models params.npz" if scale == "tiny" else "zoo_large.py torch inputs and weights"
     try:
-        cal = calibrate_program(
-            mod, given, params=consts, ray_actors=ACTORS, repeat=repeat, inputs_note="tests/models params.npz"
-        )
+        cal = calibrate_program(mod, given, params=consts, ray_actors=ACTORS, repeat=repeat, inputs_note=note)
     except Exception as err:  # noqa: BLE001 - a model that cannot be calibrated is a row, not a crash
         row = {"model": name, "scenario": "free", "error": f"calibrate: {type(err).__name__}: {err}"[:160]}
         _print(row)
@@ -156,8 +173,8 @@ def bench_model(name: str, runs: int, repeat: int) -> list[dict[str, Any]]:
     print(
         f"{name}: calibrated in {calibrated:.1f} s; Ray executor per step "
         f"{dispatch.get('step seconds', 0) * 1e3:.2f} ms, "
-        f"per op {dispatch.get('op seconds', 0) * 1e6:.1f} us, per copy "
-        + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in dispatch.get("copy seconds", {}).items()),
+        f"per op {dispatch.get('op seconds', 0) * 1e6:.1f} us, kernel scale {dispatch.get('kernel scale', 1):.2f}, "
+        "per copy " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in dispatch.get("copy seconds", {}).items()),
         flush=True,
     )
     rows = [free]
@@ -185,6 +202,9 @@ def _print(row: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=list(MODELS), help="models of tests/models")
+    parser.add_argument(
+        "--scale", choices=("tiny", "large"), default="tiny", help="tiny: tests/models; large: zoo_large.py (torch)"
+    )
     parser.add_argument("--runs", type=int, default=7, help="timed runs per pair (the median counts)")
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per kernel in the calibration")
     parser.add_argument("--check", action="store_true", help="exit 1 when a prediction is off by more than 50%%")
@@ -194,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.ci:
         args.models, args.runs, args.repeat, args.check = list(CI_MODELS), 3, 2, True
     unknown = [m for m in args.models if not (MODELS_DIR / m / "params.npz").exists()]
+    if args.scale == "large":
+        unknown = [m for m in args.models if m not in MODELS]
     if unknown:
         parser.error(f"no model {', '.join(unknown)} in {MODELS_DIR} (with params.py and params.npz)")
     import ray
@@ -202,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     ray.init(num_cpus=2, include_dashboard=False, object_store_memory=200 * 2**20, log_to_driver=False)
     try:
-        rows = [row for name in args.models for row in bench_model(name, args.runs, args.repeat)]
+        rows = [row for name in args.models for row in bench_model(name, args.runs, args.repeat, args.scale)]
     finally:
         ray.shutdown()
     if args.markdown:

@@ -6,6 +6,7 @@ import zlib
 from collections.abc import Callable
 
 import torch
+import zoo_large
 import zoo_llm
 import zoo_seq
 import zoo_vision
@@ -21,8 +22,16 @@ def dynamic_shapes(name: str) -> tuple | None:
     return None if make is None else make()
 
 
-def build(name: str) -> tuple[nn.Module, tuple]:
-    """Model `name` and its inputs, the same on every run: the seed is fixed per name."""
+SCALES = ("tiny", "large")  # tiny: the corpus's models (tests/models); large: `zoo_large`, the benches' scaled set
+
+
+def build(name: str, scale: str = "tiny") -> tuple[nn.Module, tuple]:
+    """Model `name` at `scale` (`SCALES`) and its inputs, the same on every run: the seed is fixed per name."""
+    if scale not in SCALES:
+        raise ValueError(f"unknown scale {scale!r}; the scales are {', '.join(SCALES)}")
+    factories = MODELS if scale == "tiny" else zoo_large.MODELS
+    if name not in factories:
+        raise ValueError(f"no model {name!r} at scale {scale!r}; there are {', '.join(sorted(factories))}")
     torch.manual_seed(zlib.crc32(name.encode()))
-    model, args = MODELS[name]()
+    model, args = factories[name]()
     return model.eval(), args

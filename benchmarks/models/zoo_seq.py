@@ -11,9 +11,11 @@ from torch import nn
 class Mlp(nn.Module):
     """Linear -> relu -> Linear -> relu -> Linear."""
 
-    def __init__(self) -> None:
+    def __init__(self, dim: int = 16, hidden: int = 32, out: int = 8) -> None:
         super().__init__()
-        self.layers = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 8))
+        self.layers = nn.Sequential(
+            nn.Linear(dim, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, out)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layers(x)

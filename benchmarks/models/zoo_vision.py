@@ -26,10 +26,10 @@ def randomize_bn(module: nn.Module) -> nn.Module:
 class CnnBn(nn.Module):
     """conv 3x3 -> BatchNorm2d -> relu -> max_pool 2x2."""
 
-    def __init__(self) -> None:
+    def __init__(self, channels: int = 8) -> None:
         super().__init__()
-        self.conv = nn.Conv2d(3, 8, 3, padding=1)
-        self.bn = nn.BatchNorm2d(8)
+        self.conv = nn.Conv2d(3, channels, 3, padding=1)
+        self.bn = nn.BatchNorm2d(channels)
         self.pool = nn.MaxPool2d(2)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from vdplace import ir
-from vdplace.calibration.dispatch import CHAIN, Dispatch, apply_dispatch, host_program, probe_module, step_overhead
+from vdplace.calibration.dispatch import (
+    CHAIN,
+    Dispatch,
+    apply_dispatch,
+    cpu_actor_keys,
+    host_program,
+    kernel_scale,
+    probe_module,
+    step_overhead,
+)
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement import CostModel, Time, place
 from vdplace.placement.cost import Table, describe_ops
@@ -78,6 +87,35 @@ def test_applying_dispatch_adds_the_op_cost_sets_the_copy_latency_and_records_it
     assert model.upload(1000, CPU, GPU, [CPU, GPU]) == pytest.approx(1e-6)  # from the driver: bytes only
     assert step_overhead(model) == 4e-3 and model.about["ray dispatch"]["copy seconds"] == {"cuda:0": 2e-3}
     assert step_overhead(calibrated()) == 0.0
+
+
+def test_a_kernel_scale_multiplies_the_cpu_actors_kernels_before_the_op_cost_is_added():
+    model = calibrated()
+    dispatch = Dispatch(step=4e-3, op=10e-6, copy={}, host="llvm:0", runs=7, kernel_scale=1.5, scaled=("llvm:0",))
+    apply_dispatch(model, dispatch)
+    table = model.source
+    assert table.times["llvm:0"]["k"] == pytest.approx(2e-6 * 1.5 + 10e-6)
+    assert table.times["cuda:0"]["k"] == pytest.approx(3e-6 + 10e-6)  # not a CPU actor: its kernels unscaled
+    roof = table.fallback.devices["llvm:0"]
+    assert roof == pytest.approx(Roof(1e9 / 1.5, 1e9 / 1.5, 1.5e-6 + 10e-6))
+    assert table.fallback.devices["cuda:0"] == pytest.approx(Roof(1e9, 1e9, 11e-6))
+    assert model.about["ray dispatch"]["kernel scale"] == 1.5
+
+
+def test_the_kernel_scale_is_the_programs_run_over_its_kernels_and_steps():
+    assert kernel_scale(run=30e-3, kernels=18e-3, calls=100, op=20e-6) == pytest.approx(1.5)
+    assert kernel_scale(run=10e-3, kernels=18e-3, calls=100, op=20e-6) == 1.0  # faster than the best calls: 1
+    assert kernel_scale(run=10e-3, kernels=0.0, calls=3, op=0.0) == 1.0  # nothing to scale
+    # tiny kernels: the excess lands on the op's step, about (run) / calls per op
+    f = kernel_scale(run=2e-3, kernels=1e-6, calls=20, op=20e-6)
+    assert f * 20e-6 == pytest.approx(2e-3 / 20, rel=0.01)
+
+
+def test_cpu_actor_keys_are_the_vdevices_on_cpu_or_sim_actors():
+    vdevices = [CPU, GPU]
+    assert cpu_actor_keys(vdevices, {"llvm:0": "cpu", "cuda:0": "cpu"}) == {"llvm:0", "cuda:0"}
+    assert cpu_actor_keys(vdevices, {"llvm:0": "cpu", "cuda:0": "gpu"}) == {"llvm:0"}
+    assert cpu_actor_keys(vdevices, None) == set()
 
 
 def test_an_upload_time_replaces_the_inputs_copy_from_the_host_in_the_schedule():

@@ -91,6 +91,38 @@ def test_a_fixed_plan_is_scheduled_as_written():
     assert schedule.peak_memory[FAST_NAME] == 3 * 64 * 64 * 4  # w, a's copy and b live together
 
 
+def test_a_fixed_plan_whose_independent_bindings_time_reorders_is_still_fixed():
+    from vdplace.bench.compare import _devices_by_name
+
+    swapped = PLACED.replace(
+        """            a: R.Tensor((64, 64), "float32", "llvm:0") = R.nn.relu(x)
+            ag: R.Tensor((64, 64), "float32", "cuda:0") = R.to_vdevice(a, dst_vdevice="cuda:0:global")
+            b: R.Tensor((64, 64), "float32", "cuda:0") = R.matmul(ag, w)""",
+        """            wt: R.Tensor((64, 64), "float32", "cuda:0") = R.permute_dims(w, axes=[1, 0])
+            a: R.Tensor((64, 64), "float32", "llvm:0") = R.nn.relu(x)
+            ag: R.Tensor((64, 64), "float32", "cuda:0") = R.to_vdevice(a, dst_vdevice="cuda:0:global")
+            b: R.Tensor((64, 64), "float32", "cuda:0") = R.matmul(ag, wt)""",
+    )
+    reordered = swapped.replace(
+        """            wt: R.Tensor((64, 64), "float32", "cuda:0") = R.permute_dims(w, axes=[1, 0])
+            a: R.Tensor((64, 64), "float32", "llvm:0") = R.nn.relu(x)""",
+        """            a: R.Tensor((64, 64), "float32", "llvm:0") = R.nn.relu(x)
+            wt: R.Tensor((64, 64), "float32", "cuda:0") = R.permute_dims(w, axes=[1, 0])""",
+    )
+    assert reordered != swapped
+    assert _devices_by_name(ir.parse(swapped)) == _devices_by_name(ir.parse(reordered))
+    moved = _devices_by_name(
+        ir.parse(
+            swapped.replace(
+                'wt: R.Tensor((64, 64), "float32", "cuda:0")', 'wt: R.Tensor((64, 64), "float32", "llvm:0")'
+            )
+        )
+    )
+    assert moved != _devices_by_name(ir.parse(swapped))
+    schedule = evaluate_placed(ir.parse(reordered), SLOW_HOST)
+    assert {e.name for e in schedule.events if e.kind == "op"} == {"wt", "a", "b", "c"}
+
+
 @pytest.fixture(scope="module")
 def small():
     """A GPT-2-like torch model (the embedding its largest layer, blocks of matmuls), converted; needs the extras."""

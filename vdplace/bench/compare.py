@@ -145,15 +145,17 @@ def evaluate_placed(placed: IRModule, model: Any, time_limit_s: float = 10.0) ->
     from vdplace.placement import Time, place
 
     result = place(pin_all(placed), objective=Time(model), time_limit_s=time_limit_s)
-    before, after = _devices_in_order(placed), _devices_in_order(result.module)
+    before, after = _devices_by_name(placed), _devices_by_name(result.module)
     if before != after:
-        where = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), len(before))
-        raise ValueError(f"the Time objective moved binding {where} of a fully placed module: not a fixed plan")
+        moved = sorted(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
+        raise ValueError(f"the Time objective moved {', '.join(moved)} of a fully placed module: not a fixed plan")
     return result.schedule
 
 
-def _devices_in_order(mod: IRModule) -> list[tuple[str, str | None]]:
-    """``main``'s parameters and op calls (the copies aside) in order, each with the vdevice it is on."""
+def _devices_by_name(mod: IRModule) -> dict[str, tuple[str, str | None]]:
+    """``main``'s parameters and op calls (the copies aside) by variable name, each with its op and vdevice.
+
+    By name, not in order: the `Time` objective may emit independent bindings in another order."""
     from vdplace.ir.expr import Call
     from vdplace.ir.module import iter_bindings
     from vdplace.ir.op import Op
@@ -165,11 +167,11 @@ def _devices_in_order(mod: IRModule) -> list[tuple[str, str | None]]:
         return str(leaves[0][1].vdevice) if leaves else None
 
     main = mod["main"]
-    out = [("param", where(p.struct_info)) for p in main.params]
+    out = {p.name: ("param", where(p.struct_info)) for p in main.params}
     for binding in iter_bindings(main):
         value = binding.value
         if type(value) is Call and type(value.op) is Op and value.op.name not in COPY_OPS:
-            out.append((value.op.name, where(binding.var.struct_info)))
+            out[binding.var.name] = (value.op.name, where(binding.var.struct_info))
     return out
 
 

@@ -14,23 +14,35 @@ already waiting).
 with the calibration's actor specs, three kinds of entry on a 4-float
 tensor, and the program itself with every op on the host where it can
 (`host_program`: its weights constants there, its calibrated kernels summed
-to K over its N op calls; TP), each once to warm up, then `runs` rounds of each in turn (so that
-the machine's load touches them alike); every difference below is the
-median over rounds of the difference within a round:
+to K over its N op calls; TP), each once to warm up, then `runs` rounds of
+the probes in turn (so that the machine's load touches them alike); every
+difference below is the median over rounds of the difference within a round:
 
 * ``step``: one ``relu`` on the host: T1;
 * ``chain``: `CHAIN` ``relu`` calls on the host: TK;
 * ``trip_i``, one per other physical device: ``relu`` on the host, a copy
   to the device, a ``relu`` there, a copy back, a ``relu`` on the host: Ti.
 
-Per op: the larger of (TK - T1) / (CHAIN - 1) and (TP - T1 - K) / N (the
-VM's steps through the program and kernels that in a run, once each between
-other kernels, take longer than their best timed call), at least 0; per
-step: T1 (the median) less the probe's one op; per copy to and from device
-i: (Ti - T1 - 2 ops) / 2 (at least 0), the whole round trip split evenly
-over its two copies.  `apply_dispatch` adds
-them to a calibrated `CostModel`: the per-op cost to every kernel timed on
-an actor (its table times and its fallback roofline's overhead), the
+The program runs in rounds of its own after the probes' rounds (a step
+probe right after a program of megabytes measured its clean-up, not the
+executor's step), and its TP is its median.  Per op P = (TK - T1) /
+(CHAIN - 1), at least 0: the VM's step through one instruction.  The
+program's run, TP - T1, is more than its N ops' K + N P: kernels that run
+once each between other kernels, on fresh output buffers, take longer than
+their best timed call, and a small op's step costs more than a ``relu`` on
+4 floats.  That excess is spread over the program's ops in proportion to
+what each costs: every op's kernel time k and step P are scaled by
+F = (TP - T1) / (K + N P), at least 1 (the ``kernel scale``).  Where the
+kernels are tiny, F P is about (TP - T1) / N, the executor's step of an op
+in the program; where they are milliseconds, F is the run's kernels over
+their best calls.  Per op then: F P; per step: T1 (the median) less the
+probe's one op; per copy to and from device i: (Ti - T1 - 2 ops) / 2 (at
+least 0), the whole round trip split evenly over its two copies.
+`apply_dispatch` adds them to a calibrated `CostModel`: the per-op cost to
+every kernel timed on an actor, each such kernel on a CPU actor (``cpu``,
+``sim``: the host actor's kind, whose run measured F) scaled by F first
+(its table times, and its fallback roofline's overhead, flops and
+bandwidth), the
 per-copy cost as the latency of the links between actors, and the upload of
 a runtime input as the driver makes it (`CostModel.upload_time`: straight to
 the actor that reads it, its latency in the per-step cost, so the `Time`
@@ -72,6 +84,8 @@ class Dispatch:
     runs: int
     probe_op: float | None = None  # per op from the ``chain`` probe
     program_op: float | None = None  # per op from the program's own run on the host, where it ran
+    kernel_scale: float = 1.0  # F: the program's run over its calibrated kernels and steps (module docstring)
+    scaled: tuple[str, ...] = ()  # device keys of the CPU actors whose kernels F scales
 
     def as_about(self) -> dict[str, Any]:
         """The JSON-able record kept in the cost file's ``about``."""
@@ -80,6 +94,8 @@ class Dispatch:
             "op seconds": self.op,
             "op seconds, chain probe": self.probe_op,
             "op seconds, the program's own run": self.program_op,
+            "kernel scale": self.kernel_scale,
+            "kernel scale devices": list(self.scaled),
             "copy seconds": dict(self.copy),
             "host": self.host,
             "how": f"medians of {self.runs} runs of tiny programs on a RayExecutor like the run's (dispatch.py)",
@@ -195,11 +211,13 @@ def measure_dispatch(
     with RayExecutor(compile_placed(mod, params=params), actors, address=address) as executor:
         for entry, args in calls.items():
             executor.run(entry, *args)  # the first run of an entry: warm-up
-        for _ in range(runs):  # round robin, so that a change of the machine's load touches every entry alike
-            for entry, args in calls.items():
-                start = time.perf_counter()
-                executor.run(entry, *args)
-                seconds[entry].append(time.perf_counter() - start)
+        probes = [entry for entry in calls if entry.startswith(PREFIX)]
+        for _ in range(runs):  # round robin, so that a change of the machine's load touches every probe alike
+            for entry in probes:
+                _timed(executor, entry, calls[entry], seconds[entry])
+        if program is not None:  # after the probes: its clean-up would be a probe's time (module docstring)
+            for _ in range(runs):
+                _timed(executor, program.entry, calls[program.entry], seconds[program.entry])
     steps = seconds[PREFIX + "step"]
     one = statistics.median(steps)
 
@@ -208,32 +226,63 @@ def measure_dispatch(
         return statistics.median(t - s for t, s in zip(seconds[entry], steps, strict=True))
 
     probe = max(0.0, over_step(PREFIX + "chain") / (CHAIN - 1))
-    own = None
+    own, scale = None, 1.0
     if program is not None and program.calls:
-        own = max(0.0, (over_step(program.entry) - program.kernels) / program.calls)
-    op = probe if own is None else max(probe, own)
+        scale = kernel_scale(statistics.median(seconds[program.entry]) - one, program.kernels, program.calls, probe)
+        own = scale * probe if program.kernels + program.calls * probe > 0 else None
+    op = probe if own is None else own
     copy = {key: max(0.0, (over_step(PREFIX + entry) - 2 * op) / 2) for entry, key in trips.items()}
     host = host_vdevice(list(vdevices))
     assert host is not None
     key = device_key(list(vdevices), list(vdevices).index(host))
-    return Dispatch(max(0.0, one - probe), op, copy, key, runs, probe, own)
+    scaled = tuple(sorted(cpu_actor_keys(list(vdevices), actors) | {key}))
+    return Dispatch(max(0.0, one - probe), op, copy, key, runs, probe, own, scale, scaled)
+
+
+def _timed(executor: Any, entry: str, args: tuple, into: list[float]) -> None:
+    start = time.perf_counter()
+    executor.run(entry, *args)
+    into.append(time.perf_counter() - start)
+
+
+def kernel_scale(run: float, kernels: float, calls: int, op: float) -> float:
+    """F of the module docstring: `run` (seconds of a program's `calls` ops beyond a step) over its calibrated
+    `kernels` (summed) plus `calls` steps of `op` seconds; at least 1, and 1 where that sum is 0."""
+    expected = kernels + calls * op
+    return max(1.0, run / expected) if expected > 0 else 1.0
+
+
+def cpu_actor_keys(vdevices: list[VDevice], actors: Mapping[str, Any] | None) -> set[str]:
+    """Device keys (``kind:ordinal``) of the vdevices that `actors` gives a ``cpu`` or ``sim`` actor."""
+    out = set()
+    for i, _ in enumerate(vdevices):
+        key = device_key(vdevices, i)
+        spec = (actors or {}).get(key)
+        kind = spec if isinstance(spec, str) else getattr(spec, "kind", None)
+        if kind in ("cpu", "sim"):
+            out.add(key)
+    return out
 
 
 def apply_dispatch(model: Any, dispatch: Dispatch) -> None:
     """Add `dispatch` to the calibrated `model` in place (module docstring): ops, copies, ``about``."""
-    from vdplace.placement.cost.roofline import Link
+    from vdplace.placement.cost.roofline import Link, Roof
 
     table = model.source
-    for times in table.times.values():
+    for device, times in table.times.items():
+        scale = dispatch.kernel_scale if device in dispatch.scaled else 1.0
         for key, seconds in times.items():
             if seconds is not None:
-                times[key] = seconds + dispatch.op
+                times[key] = seconds * scale + dispatch.op
     fallback = table.fallback
     if fallback is not None:
         for device in table.times:
             roof = fallback.devices.get(device)
             if roof is not None:
-                fallback.devices[device] = roof._replace(overhead=roof.overhead + dispatch.op)
+                scale = dispatch.kernel_scale if device in dispatch.scaled else 1.0
+                fallback.devices[device] = Roof(
+                    roof.flops / scale, roof.bandwidth / scale, roof.overhead * scale + dispatch.op
+                )
         for (src, dst), link in list(fallback.links.items()):
             pair = {src, dst}
             if dispatch.host in pair and len(pair) == 2:
