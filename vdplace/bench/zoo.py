@@ -49,7 +49,7 @@ def import_torch(model: Any, args: tuple) -> TorchProgram:
     from torch.utils._pytree import tree_leaves
 
     from vdplace.bench.compare import weights_of
-    from vdplace.tvm import from_torch
+    from vdplace.tvm.torch_import import from_torch
 
     imported = from_torch(model, args, keep_params_as_input=True)
     mod = imported.module

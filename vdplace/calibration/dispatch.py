@@ -211,9 +211,9 @@ def measure_dispatch(
     with RayExecutor(compile_placed(mod, params=params), actors, address=address) as executor:
         for entry, args in calls.items():
             executor.run(entry, *args)  # the first run of an entry: warm-up
-        probes = [entry for entry in calls if entry.startswith(PREFIX)]
+        probe_entries = [entry for entry in calls if entry.startswith(PREFIX)]
         for _ in range(runs):  # round robin, so that a change of the machine's load touches every probe alike
-            for entry in probes:
+            for entry in probe_entries:
                 _timed(executor, entry, calls[entry], seconds[entry])
         if program is not None:  # after the probes: its clean-up would be a probe's time (module docstring)
             for _ in range(runs):
