@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import copy
 import math
+import time
 from typing import Any
 
 from vdplace.placement.errors import PlacementInternalError
@@ -68,6 +69,8 @@ DETERMINISTIC_PER_SECOND = 0.1
 EXPAND_EVENTS = 40
 # Head levels per vdevice in the redundant work constraints.
 LEVELS = 16
+# At most this share of the time limit goes to the second phase (`cpsat_bytes`).
+FEWEST_BYTES_SHARE = 0.25
 
 
 class ExactResult:
@@ -130,9 +133,32 @@ def solve_exact(
     """
     from ortools.sat.python import cp_model
 
+    from vdplace.placement.schedule.cpsat_bytes import fewest_bytes
+
     model = _Model(g, allowed, lower, hint)
     if heads_tails is not None:
         model.redundant(*heads_tails)
+    started = time.perf_counter()
+    solver = configured_solver(model, seconds)
+    status = solver.solve(model.m)
+    q, n = model.q, model.n_tasks
+    if status == cp_model.INFEASIBLE:
+        return ExactResult("infeasible", math.inf, q, n)
+    bound = max(0.0, (solver.best_objective_bound - n - 1) * q)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return ExactResult("unknown", bound, q, n)
+    out = ExactResult("optimal" if status == cp_model.OPTIMAL else "feasible", bound, q, n)
+    if status == cp_model.OPTIMAL:
+        left = min(seconds - (time.perf_counter() - started), seconds * FEWEST_BYTES_SHARE)
+        solver = fewest_bytes(model, solver, left) or solver
+    out.placement, out.timing = model.plan(solver)
+    return out
+
+
+def configured_solver(model: _Model, seconds: float) -> Any:
+    """A CP-SAT solver set up for `model` and a search of `seconds` (deterministic: see `WORKERS`)."""
+    from ortools.sat.python import cp_model
+
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = WORKERS
@@ -145,16 +171,7 @@ def solve_exact(
     params.expand_reservoir_constraints = model.events <= EXPAND_EVENTS
     params.max_time_in_seconds = max(0.05, seconds)
     params.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)
-    status = solver.solve(model.m)
-    q, n = model.q, model.n_tasks
-    if status == cp_model.INFEASIBLE:
-        return ExactResult("infeasible", math.inf, q, n)
-    bound = max(0.0, (solver.best_objective_bound - n - 1) * q)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return ExactResult("unknown", bound, q, n)
-    out = ExactResult("optimal" if status == cp_model.OPTIMAL else "feasible", bound, q, n)
-    out.placement, out.timing = model.plan(solver)
-    return out
+    return solver
 
 
 class _Model:

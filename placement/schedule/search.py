@@ -56,7 +56,7 @@ class Budget:
 class Plan:
     """A placement with its list schedule, memory peaks (bytes per vdevice) and `excess` over the limits."""
 
-    __slots__ = ("placement", "timing", "peaks", "excess", "makespan")
+    __slots__ = ("placement", "timing", "peaks", "excess", "makespan", "copied")
 
     def __init__(self, g: TaskGraph, placement: list[int], timing: Timing) -> None:
         self.placement = placement
@@ -64,14 +64,22 @@ class Plan:
         self.peaks = peak_bytes(g, timing)
         self.excess = sum(max(0, p - lim) for p, lim in zip(self.peaks, g.limits, strict=True) if lim is not None)
         self.makespan = timing.makespan
+        # Bytes moved (copies and uploads of runtime inputs), then how many of those moves are uploads:
+        # as the bytes objective counts them, an input moved off the host is the worse of two equal moves.
+        uploads = [v for v, d in timing.copies if d == placement[g.val_unit[v]]]
+        self.copied = (sum(g.val_bytes[v] for v, _ in timing.copies), len(uploads))
 
     def key(self) -> tuple[int, float]:
         return (self.excess, self.makespan)
 
     def better_than(self, other: Plan) -> bool:
+        """Less over the limits; else a makespan shorter by more than `REL_EPS`; else, at a makespan equal
+        within it, fewer bytes moved, then fewer uploads."""
         if self.excess != other.excess:
             return self.excess < other.excess
-        return self.makespan < other.makespan * (1 - REL_EPS)
+        if self.makespan < other.makespan * (1 - REL_EPS):
+            return True
+        return self.makespan <= other.makespan * (1 + REL_EPS) and self.copied < other.copied
 
 
 def evaluate(g: TaskGraph, placement: list[int], budget: Budget | None = None) -> Plan:

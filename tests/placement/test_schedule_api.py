@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -302,3 +303,15 @@ def test_the_readme_schedule_is_what_the_example_gives(capsys, monkeypatch, tmp_
     printed = re.sub(r"\d+\.\d+ s\)", "S s)", capsys.readouterr().err)
     assert shown.strip() and shown == printed
     assert report.read_text().count("<svg") == 1
+
+
+def test_of_plans_with_the_optimal_makespan_the_one_copying_fewest_bytes_is_returned() -> None:
+    """examples/schedule_branches.py has optimal plans with 4 and with 6 copies (1.0 and 1.5 MiB)."""
+    from vdplace import ir
+    from vdplace.placement import CostModel, Time, place
+
+    mod = ir.parse_file(Path(__file__).resolve().parents[2] / "examples" / "schedule_branches.py")
+    schedule = place(mod, objective=Time(CostModel.roofline(), memory={"cuda:0": "13MiB"})).schedule
+    assert schedule is not None and schedule.optimal
+    copies = [e for e in schedule.events if e.kind == "copy"]
+    assert len(copies) == 4 and sum(e.nbytes for e in copies) == 2**20
