@@ -159,8 +159,9 @@ def solve_time(
     use_exact = exact and cpsat.applicable(g)
     share = SEARCH_SHARE if use_exact else 1.0
     budget = Budget(max(1, int(OPS_PER_SECOND * time_limit_s * share)), min(end, start + time_limit_s * share))
+    began = time.perf_counter()
     cost_plan = _cost_plan(co, min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4), backend, propagate)
-    ruled = weight_rule_plans(g, co.problem, budget, backend, propagate)
+    ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
     split = best_split(g, budget)
     starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
     starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]

@@ -29,9 +29,12 @@ the limits first, then makespan), and the best goes on with the other start
 plans (`solve.solve_time`).
 
 Cost: a solve is charged `SOLVE_OPS` simulated op calls per op call, its
-list schedule one; the rules stop when `SHARE` of the search's budget is
-spent, or when the wall clock says the next solve (as long as the last one
-took) would pass that share's deadline.
+list schedule one.  accelerate's cuts and c = 0 of every pair come first
+and are always tried; the sampled cuts only while `SHARE` of the search's
+budget lasts (on a large program: none).  The rules spend at most that
+share of the budget, and stop when the wall clock says the next solve (as
+long as the last one took; the first: as long as the cost objective's own
+plan took) would pass that share of the time to the budget's deadline.
 """
 
 from __future__ import annotations
@@ -56,11 +59,17 @@ SOLVE_SECONDS = 1.0
 
 
 def weight_rule_plans(
-    g: TaskGraph, p: CostProblem, budget: Budget, backend: PlanBackend | str = "highs", propagate: bool = True
+    g: TaskGraph,
+    p: CostProblem,
+    budget: Budget,
+    backend: PlanBackend | str = "highs",
+    propagate: bool = True,
+    solve_s: float = 0.0,
 ) -> Plan | None:
     """The best plan of the weight rules (module docstring) within `SHARE` of `budget`; None when none was made.
 
-    `p` is the coarsened problem `g` was built from (the same units).
+    `p` is the coarsened problem `g` was built from (the same units); `solve_s` the seconds one cost solve
+    of it is expected to take (the cost objective's plan's), until the first one here is timed.
     """
     if g.num_devices < 2 or g.num_units == 0:
         return None
@@ -72,14 +81,17 @@ def weight_rule_plans(
     before = share.ops
     best: Plan | None = None
     seen: set[tuple[int, ...]] = set()
-    last = 0.0  # seconds the last solve took
-    for a, b, cut in _rules(g, weights):
+    last = solve_s  # seconds the last solve took
+    for a, b, cut, sampled in _rules(g, weights):
         fixed = {u: a if k < cut else b for k, u in enumerate(weights)}
         key = tuple(fixed[u] for u in weights)
         if key in seen:
             continue
         seen.add(key)
-        if not share.left or time.perf_counter() + last > share.deadline:
+        if time.perf_counter() + last > share.deadline:
+            share.cut_by_clock = True
+            break
+        if sampled and share.ops <= 0:
             break
         began = time.perf_counter()
         share.spend(SOLVE_OPS * max(1, g.num_ops))
@@ -90,27 +102,28 @@ def weight_rule_plans(
         plan = evaluate(g, placement, share)
         if best is None or plan.better_than(best):
             best = plan
-    budget.spend(before - share.ops)
+    budget.spend(min(before, before - share.ops))  # the rules always tried spend no more than the share
     if share.cut_by_clock:
         budget.cut_by_clock = True
     return best
 
 
-def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int]]:
-    """``(a, b, cut)`` of every rule, in the order of the module docstring (duplicates left in)."""
+def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int, bool]]:
+    """``(a, b, cut, sampled)`` of every rule, in the order of the module docstring (duplicates left in):
+    accelerate's cuts and c = 0 of every pair first, then the sampled cuts (`sampled` true)."""
     if g.host is not None:
         pairs = [(a, g.host) for a in range(g.num_devices) if a != g.host]
     else:
         pairs = [(a, b) for a in range(g.num_devices) for b in range(g.num_devices) if a != b]
     n = len(weights)
-    out: list[tuple[int, int, int]] = []
+    first: list[tuple[int, int, int, bool]] = []
+    then: list[tuple[int, int, int, bool]] = []
     for a, b in pairs:
         raised = _accelerate_cut(g, weights, a)
         top = raised[0] if raised else n
-        literal = _literal_cut(g, weights, a)
-        out += [(a, b, c) for c in raised + literal + [0]]
-        out += [(a, b, round(k * top / SAMPLES)) for k in range(SAMPLES + 1)]
-    return out
+        first += [(a, b, c, False) for c in raised + _literal_cut(g, weights, a) + [0]]
+        then += [(a, b, round(k * top / SAMPLES), True) for k in range(SAMPLES + 1)]
+    return first + then
 
 
 def _literal_cut(g: TaskGraph, weights: list[int], a: int) -> list[int]:
