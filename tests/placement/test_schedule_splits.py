@@ -247,3 +247,18 @@ def test_search_never_loses_to_a_weight_rule_with_ops_by_cost(prog: Program) -> 
 def test_time_never_loses_to_a_weight_rule_with_ops_by_cost(prog: Program) -> None:
     """With the exact solver."""
     check_never_loses_to_rules(prog, exact=True)
+
+
+@pytest.mark.parametrize("layers", [6, 12])
+def test_weights_on_the_host_copied_in_while_read(layers: int) -> None:
+    """A chain whose ops are 30x faster on cuda:0 but whose weights fit it only two at a time: the best plan
+    keeps the weights on llvm:0 and copies each in while its op runs, which no group move reaches (a group
+    carries the weights only it reads); the weight rule "all weights on the host, ops by `Cost`" finds it."""
+    params = ["x"] + [f"w{k}" for k in range(layers)]
+    ops = [(f"h{k}", "matmul", (f"h{k - 1}" if k else "x", f"w{k}")) for k in range(layers)]
+    times = {key: t for name, _, _ in ops for key, t in (((name, "llvm"), 3e-5), ((name, "cuda"), 1e-6))}
+    latency = {("llvm", "cuda"): 1e-6, ("cuda", "llvm"): 1e-6}
+    prog = Program(1, params, ops, times, latency, 4 * NBYTES)
+    rule = best_rule_plan(prog, exact=False)
+    assert rule is not None and rule < 0.25 * layers * 3e-5  # the rule's plan runs the ops on cuda:0
+    check_never_loses_to_rules(prog, exact=False)
