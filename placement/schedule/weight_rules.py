@@ -28,13 +28,15 @@ judged by its list schedule with the limits (`search.evaluate`: bytes over
 the limits first, then makespan), and the best goes on with the other start
 plans (`solve.solve_time`).
 
-Cost: a solve is charged `SOLVE_OPS` simulated op calls per op call, its
-list schedule one.  accelerate's cuts and c = 0 of every pair come first
-and are always tried; the sampled cuts only while `SHARE` of the search's
-budget lasts (on a large program: none).  The rules spend at most that
-share of the budget, and stop when the wall clock says the next solve (as
-long as the last one took; the first: as long as the cost objective's own
-plan took) would pass that share of the time to the budget's deadline.
+Cost: accelerate's cuts and c = 0 of every pair come first and are always
+tried, outside the search's budget of simulated op calls (a few solves and
+list schedules: on a large program the budget holds only a few list
+schedules, which the other start plans need).  The sampled cuts follow
+while `SHARE` of that budget lasts (on a large program: none), each solve
+charged `SOLVE_OPS` simulated op calls per op call, its list schedule one.
+All stop when the wall clock says the next solve (as long as the last one
+took; the first: as long as the cost objective's own plan took) would pass
+`SHARE` of the time to the budget's deadline.
 """
 
 from __future__ import annotations
@@ -94,15 +96,16 @@ def weight_rule_plans(
         if sampled and share.ops <= 0:
             break
         began = time.perf_counter()
-        share.spend(SOLVE_OPS * max(1, g.num_ops))
+        if sampled:
+            share.spend(SOLVE_OPS * max(1, g.num_ops))
         placement = _ops_by_cost(p, fixed, min(SOLVE_SECONDS, max(0.01, share.deadline - began)), backend, propagate)
         last = time.perf_counter() - began
         if placement is None:
             continue
-        plan = evaluate(g, placement, share)
+        plan = evaluate(g, placement, share if sampled else None)
         if best is None or plan.better_than(best):
             best = plan
-    budget.spend(min(before, before - share.ops))  # the rules always tried spend no more than the share
+    budget.spend(min(before, before - share.ops))
     if share.cut_by_clock:
         budget.cut_by_clock = True
     return best
