@@ -178,7 +178,8 @@ def check_never_loses(prog: Program, exact: bool) -> None:
     result = place(mod, objective=objective(prog, exact), time_limit_s=20)  # a split fits: so must a plan
     s = result.schedule
     assert s.peak_memory["cuda:0:global"] <= prog.cap
-    assert s.makespan <= split * (1 + REL), (s.makespan, split, prog.text())
+    # CP-SAT's times are discretized: the split ordered by it and Time's own plan may differ by that error
+    assert s.makespan <= split * (1 + REL) + s.tolerance, (s.makespan, split, prog.text())
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -232,7 +233,8 @@ def check_never_loses_to_rules(prog: Program, exact: bool) -> None:
     result = place(ir.parse(prog.text(), filename="prog.py"), objective=objective(prog, exact), time_limit_s=20)
     s = result.schedule
     assert s.peak_memory["cuda:0:global"] <= prog.cap
-    assert s.makespan <= rule * (1 + REL), (s.makespan, rule, prog.text())
+    # CP-SAT's times are discretized: the rule's plan ordered by it and Time's own may differ by that error
+    assert s.makespan <= rule * (1 + REL) + s.tolerance, (s.makespan, rule, prog.text())
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
