@@ -131,13 +131,13 @@ def groups_in_order(g: TaskGraph) -> list[list[int]]:
 
 def search(g: TaskGraph, starts: list[list[int] | Plan], budget: Budget) -> Plan:
     """The best plan found from `starts` (placements, or plans judged already) and group moves within `budget`
-    (module docstring)."""
+    (module docstring).  Every plan judged already is compared; placements only while the budget lasts."""
     best: Plan | None = None
     for placement in starts:
         if isinstance(placement, Plan):
-            plan = placement
+            plan = placement  # judged already: compared whatever the budget
         elif best is not None and not budget.left:
-            return best
+            continue
         else:
             plan = evaluate(g, placement, budget)
         if best is None or plan.better_than(best):

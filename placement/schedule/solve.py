@@ -7,7 +7,10 @@
 3. Start plans (the cost objective's plan, by `backend`, when its solver is deterministic:
    min cut, or proved optimal; then `search.start_plans`: HEFT, every unit on
    each vdevice; then the best contiguous split, `splits.best_split`: the
-   plans users get today, prefixes in program order and accelerate's rule),
+   plans users get today, prefixes in program order and accelerate's rule;
+   and the weight rules, `weight_rules.weight_rule_plans`: weights fixed by
+   accelerate's fill, all on the host, or sampled cuts, the rest placed by
+   the cost objective's exact solver),
    improved by group moves (`search.search`), each judged by its list
    schedule.  The budget: the whole time limit for a large program, a tenth
    of it when CP-SAT follows (the splits may spend half of it).
@@ -46,6 +49,7 @@ from vdplace.placement.schedule.simulate import Timing, run_order
 from vdplace.placement.schedule.splits import best_split
 from vdplace.placement.schedule.symmetry import renamed, renamings
 from vdplace.placement.schedule.timeline import to_schedule
+from vdplace.placement.schedule.weight_rules import weight_rule_plans
 
 # Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plan.
 SEARCH_SHARE = 0.1
@@ -155,10 +159,12 @@ def solve_time(
     use_exact = exact and cpsat.applicable(g)
     share = SEARCH_SHARE if use_exact else 1.0
     budget = Budget(max(1, int(OPS_PER_SECOND * time_limit_s * share)), min(end, start + time_limit_s * share))
+    began = time.perf_counter()
     cost_plan = _cost_plan(co, min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4), backend, propagate)
+    ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
     split = best_split(g, budget)
     starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
-    starts += start_plans(g) + ([] if split is None else [split])
+    starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
     best = search(g, starts, budget)
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"

@@ -1,0 +1,171 @@
+"""Start plans that fix the weights by a rule and place everything else by the cost objective's exact solver.
+
+The plans people compare with (accelerate's device map, everything on the
+host) fix where each *weight* lives; the ops then go where the cost
+objective puts them.  Such a plan may keep most weights on the host and copy
+each to the fast device while its op reads it (by liveness the copy is live
+only then, so it fits a cap the weights alone would not).  For each pair
+(a, b) of vdevices (a any vdevice but the host, b the host; every ordered
+pair without a host), the weight units in parameter order
+(`splits._weight_units`) are split at a *cut* c: the first c on a, the rest
+on b.  The cuts, in this order:
+
+* accelerate's fill at a's limit, raised: the most weights in order whose
+  bytes fit the limit (`splits._accelerate_cut`); and literal: the most
+  whose bytes fit the limit less the largest weight unit (accelerate keeps
+  room for its largest layer);
+* c = 0: every weight on b (the host);
+* `SAMPLES` + 1 evenly spaced cuts from 0 to the raised cut (to all the
+  weights without a limit).
+
+For each cut, a copy of the coarsened `CostProblem` with every weight unit
+that may go where the rule puts it fixed there (its other vdevices made
+impossible: None in its ``compute`` row) and without memory limits is
+solved by `cost.solve.solve_cost` (two vdevices: `mincut.solve_mincut`,
+exact at any size; more: the backend within a small time, kept only when
+proved optimal, so the same module gives the same plan).  The plan is then
+judged by its list schedule with the limits (`search.evaluate`: bytes over
+the limits first, then makespan), and the best goes on with the other start
+plans (`solve.solve_time`).
+
+Cost: accelerate's cuts and c = 0 of every pair come first and are always
+tried, outside the search's budget of simulated op calls (a few solves and
+list schedules: on a large program the budget holds only a few list
+schedules, which the other start plans need).  The sampled cuts follow
+while `SHARE` of that budget lasts (on a large program: none), each solve
+charged `SOLVE_OPS` simulated op calls per op call, its list schedule one.
+All stop when the wall clock says the next solve (as long as the last one
+took; the first: as long as the cost objective's own plan took) would pass
+`SHARE` of the time to the budget's deadline.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+
+from vdplace.placement.cost.problem import CostProblem
+from vdplace.placement.cost.solve import PlanBackend, solve_cost
+from vdplace.placement.schedule.graph import WEIGHT, TaskGraph
+from vdplace.placement.schedule.search import Budget, Plan, evaluate
+from vdplace.placement.schedule.splits import _accelerate_cut, _weight_units
+
+# Share of the search's budget (ops and time to its deadline) these plans may spend.
+SHARE = 0.25
+# Evenly spaced cuts beyond accelerate's and c = 0.
+SAMPLES = 4
+# A cost solve is charged as this many list schedules (a min cut takes a few times a list schedule).
+SOLVE_OPS = 4
+# The cost backend's seconds per solve on more than two vdevices.
+SOLVE_SECONDS = 1.0
+
+
+def weight_rule_plans(
+    g: TaskGraph,
+    p: CostProblem,
+    budget: Budget,
+    backend: PlanBackend | str = "highs",
+    propagate: bool = True,
+    solve_s: float = 0.0,
+) -> Plan | None:
+    """The best plan of the weight rules (module docstring) within `SHARE` of `budget`; None when none was made.
+
+    `p` is the coarsened problem `g` was built from (the same units); `solve_s` the seconds one cost solve
+    of it is expected to take (the cost objective's plan's), until the first one here is timed.
+    """
+    if g.num_devices < 2 or g.num_units == 0:
+        return None
+    weights = _weight_units(g)
+    if not weights:
+        return None
+    start = time.perf_counter()
+    share = Budget(max(1, int(budget.ops * SHARE)), min(budget.deadline, start + (budget.deadline - start) * SHARE))
+    before = share.ops
+    best: Plan | None = None
+    seen: set[tuple[int, ...]] = set()
+    last = solve_s  # seconds the last solve took
+    for a, b, cut, sampled in _rules(g, weights):
+        fixed = {u: a if k < cut else b for k, u in enumerate(weights)}
+        key = tuple(fixed[u] for u in weights)
+        if key in seen:
+            continue
+        seen.add(key)
+        if time.perf_counter() + last > share.deadline:
+            share.cut_by_clock = True
+            break
+        if sampled and share.ops <= 0:
+            break
+        began = time.perf_counter()
+        if sampled:
+            share.spend(SOLVE_OPS * max(1, g.num_ops))
+        placement = _ops_by_cost(p, fixed, min(SOLVE_SECONDS, max(0.01, share.deadline - began)), backend, propagate)
+        last = time.perf_counter() - began
+        if placement is None:
+            continue
+        plan = evaluate(g, placement, share if sampled else None)
+        if best is None or plan.better_than(best):
+            best = plan
+    budget.spend(min(before, before - share.ops))
+    if share.cut_by_clock:
+        budget.cut_by_clock = True
+    return best
+
+
+def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int, bool]]:
+    """``(a, b, cut, sampled)`` of every rule, in the order of the module docstring (duplicates left in):
+    accelerate's cuts and c = 0 of every pair first, then the sampled cuts (`sampled` true)."""
+    if g.host is not None:
+        pairs = [(a, g.host) for a in range(g.num_devices) if a != g.host]
+    else:
+        pairs = [(a, b) for a in range(g.num_devices) for b in range(g.num_devices) if a != b]
+    n = len(weights)
+    first: list[tuple[int, int, int, bool]] = []
+    then: list[tuple[int, int, int, bool]] = []
+    for a, b in pairs:
+        raised = _accelerate_cut(g, weights, a)
+        top = raised[0] if raised else n
+        first += [(a, b, c, False) for c in raised + _literal_cut(g, weights, a) + [0]]
+        then += [(a, b, round(k * top / SAMPLES), True) for k in range(SAMPLES + 1)]
+    return first + then
+
+
+def _literal_cut(g: TaskGraph, weights: list[int], a: int) -> list[int]:
+    """accelerate's literal cut: the most weight units in order whose bytes fit a's limit less the largest one's."""
+    limit = g.limits[a]
+    if limit is None:
+        return []
+    size = _unit_bytes(g)
+    room = limit - max(size[u] for u in weights)
+    total = 0
+    for k, u in enumerate(weights):
+        total += size[u]
+        if total > room:
+            return [k]
+    return [len(weights)]
+
+
+def _unit_bytes(g: TaskGraph) -> dict[int, int]:
+    """The bytes of the weights of every weight unit."""
+    size: dict[int, int] = {}
+    for v, kind in enumerate(g.val_kind):
+        if kind == WEIGHT:
+            size[g.val_unit[v]] = size.get(g.val_unit[v], 0) + g.val_bytes[v]
+    return size
+
+
+def _ops_by_cost(
+    p: CostProblem, fixed: dict[int, int], seconds: float, backend: PlanBackend | str, propagate: bool
+) -> list[int] | None:
+    """The cost objective's plan of `p` without limits, each unit of `fixed` on its vdevice where it may go;
+    None when the solver is not deterministic there (not min cut, not proved optimal)."""
+    q = copy.copy(p)
+    q.limits = [None] * p.num_devices
+    q.compute = list(p.compute)
+    for u, d in fixed.items():
+        row = p.compute[u]
+        if row[d] is not None:
+            q.compute[u] = [t if e == d else None for e, t in enumerate(row)]
+    solution = solve_cost(q, seconds, backend, propagate)
+    if solution.plan is None or not (solution.optimal or solution.method in ("trivial", "mincut")):
+        return None
+    return list(solution.plan)
