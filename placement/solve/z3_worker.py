@@ -26,6 +26,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     for name, value in request["hint"].items():
         opt.set_initial_value(z3.Bool(name, ctx), bool(value))
     status = opt.check()
+    if status == z3.unsat:  # no model to read (Z3 < 4.14 hands one back anyway)
+        return {"status": "unsat", "values": None, "lower": None}
     lower: list[int] | None = None
     values: dict[str, bool] | None = None
     try:
