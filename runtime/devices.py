@@ -311,20 +311,16 @@ class NumpyDevice(Device):
             result = np.array(result, order="C", copy=True)  # a new tensor, as the schedule counts it
             key = id(result)
             nbytes = result.nbytes
-        count = refs.get(key)
-        if count is None:
-            stats = self.stats
-            live = stats.live + nbytes
-            limit = self.memory_limit
-            if limit is not None and live > limit:
-                raise over_budget(self.name, limit, stats.live, nbytes)
-            refs[key] = 1
-            stats.allocations += 1
-            stats.live = live
-            if live > stats.peak:
-                stats.peak = live
-        else:
-            refs[key] = count + 1
+        stats = self.stats  # a buffer no register holds yet (above): a new allocation
+        live = stats.live + nbytes
+        limit = self.memory_limit
+        if limit is not None and live > limit:
+            raise over_budget(self.name, limit, stats.live, nbytes)
+        refs[key] = 1
+        stats.allocations += 1
+        stats.live = live
+        if live > stats.peak:
+            stats.peak = live
         return DeviceArray(result, self, key, nbytes)
 
     def make_kernel(self, op: Op) -> Kernel:

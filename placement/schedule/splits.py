@@ -112,7 +112,7 @@ def best_split(g: TaskGraph, budget: Budget) -> Plan | None:
 def _families(g: TaskGraph) -> list[_Family]:
     """Both families for every ordered pair of vdevices (module docstring)."""
     pos = _first_use(g)
-    weights = _weight_units(g)
+    weights = weight_units(g)
     first = _first_weight(g)
     fast = [fastest(g, u) for u in range(g.num_units)]
     out = []
@@ -128,7 +128,7 @@ def _families(g: TaskGraph) -> list[_Family]:
                 return _legal(g, _follow_weights(g, weights, first, cut, a, b, pos), a, b, fast)
 
             out.append(_Family(g.num_ops, op_prefix, []))
-            out.append(_Family(len(weights), weight_prefix, _accelerate_cut(g, weights, a)))
+            out.append(_Family(len(weights), weight_prefix, accelerate_cut(g, weights, a)))
     return out
 
 
@@ -146,7 +146,7 @@ def _first_use(g: TaskGraph) -> list[int]:
     return pos
 
 
-def _weight_units(g: TaskGraph) -> list[int]:
+def weight_units(g: TaskGraph) -> list[int]:
     """The units holding weights, in the order of their first weight (parameter order)."""
     out: list[int] = []
     seen: set[int] = set()
@@ -158,19 +158,27 @@ def _weight_units(g: TaskGraph) -> list[int]:
     return out
 
 
-def _accelerate_cut(g: TaskGraph, weights: list[int], a: int) -> list[int]:
-    """The most weight units, in order, whose weights' bytes fit a's limit (none without one)."""
-    limit = g.limits[a]
-    if limit is None:
-        return []
+def weight_unit_bytes(g: TaskGraph) -> dict[int, int]:
+    """The bytes of the weights of every weight unit."""
     size: dict[int, int] = {}
     for v, kind in enumerate(g.val_kind):
         if kind == WEIGHT:
             size[g.val_unit[v]] = size.get(g.val_unit[v], 0) + g.val_bytes[v]
+    return size
+
+
+def accelerate_cut(g: TaskGraph, weights: list[int], a: int, reserve_largest: bool = False) -> list[int]:
+    """The most weight units, in order, whose weights' bytes fit a's limit (none without one); with
+    `reserve_largest`, the limit less the largest unit's bytes (accelerate's literal map keeps that room)."""
+    limit = g.limits[a]
+    if limit is None:
+        return []
+    size = weight_unit_bytes(g)
+    room = limit - (max(size[u] for u in weights) if reserve_largest and weights else 0)
     total = 0
     for k, u in enumerate(weights):
         total += size[u]
-        if total > limit:
+        if total > room:
             return [k]
     return [len(weights)]
 

@@ -7,11 +7,11 @@ each to the fast device while its op reads it (by liveness the copy is live
 only then, so it fits a cap the weights alone would not).  For each pair
 (a, b) of vdevices (a any vdevice but the host, b the host; every ordered
 pair without a host), the weight units in parameter order
-(`splits._weight_units`) are split at a *cut* c: the first c on a, the rest
+(`splits.weight_units`) are split at a *cut* c: the first c on a, the rest
 on b.  The cuts, in this order:
 
 * accelerate's fill at a's limit, raised: the most weights in order whose
-  bytes fit the limit (`splits._accelerate_cut`); and literal: the most
+  bytes fit the limit (`splits.accelerate_cut`); and literal: the most
   whose bytes fit the limit less the largest weight unit (accelerate keeps
   room for its largest layer);
 * c = 0: every weight on b (the host);
@@ -46,9 +46,9 @@ import time
 
 from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.cost.solve import PlanBackend, solve_cost
-from vdplace.placement.schedule.graph import WEIGHT, TaskGraph
+from vdplace.placement.schedule.graph import TaskGraph
 from vdplace.placement.schedule.search import Budget, Plan, evaluate
-from vdplace.placement.schedule.splits import _accelerate_cut, _weight_units
+from vdplace.placement.schedule.splits import accelerate_cut, weight_units
 
 # Share of the search's budget (ops and time to its deadline) these plans may spend.
 SHARE = 0.25
@@ -75,7 +75,7 @@ def weight_rule_plans(
     """
     if g.num_devices < 2 or g.num_units == 0:
         return None
-    weights = _weight_units(g)
+    weights = weight_units(g)
     if not weights:
         return None
     start = time.perf_counter()
@@ -122,35 +122,11 @@ def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int, bool]]
     first: list[tuple[int, int, int, bool]] = []
     then: list[tuple[int, int, int, bool]] = []
     for a, b in pairs:
-        raised = _accelerate_cut(g, weights, a)
+        raised = accelerate_cut(g, weights, a)
         top = raised[0] if raised else n
-        first += [(a, b, c, False) for c in raised + _literal_cut(g, weights, a) + [0]]
+        first += [(a, b, c, False) for c in raised + accelerate_cut(g, weights, a, reserve_largest=True) + [0]]
         then += [(a, b, round(k * top / SAMPLES), True) for k in range(SAMPLES + 1)]
     return first + then
-
-
-def _literal_cut(g: TaskGraph, weights: list[int], a: int) -> list[int]:
-    """accelerate's literal cut: the most weight units in order whose bytes fit a's limit less the largest one's."""
-    limit = g.limits[a]
-    if limit is None:
-        return []
-    size = _unit_bytes(g)
-    room = limit - max(size[u] for u in weights)
-    total = 0
-    for k, u in enumerate(weights):
-        total += size[u]
-        if total > room:
-            return [k]
-    return [len(weights)]
-
-
-def _unit_bytes(g: TaskGraph) -> dict[int, int]:
-    """The bytes of the weights of every weight unit."""
-    size: dict[int, int] = {}
-    for v, kind in enumerate(g.val_kind):
-        if kind == WEIGHT:
-            size[g.val_unit[v]] = size.get(g.val_unit[v], 0) + g.val_bytes[v]
-    return size
 
 
 def _ops_by_cost(
