@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
+from vdplace.placement.schedule.graph import INPUT, OP, PASSED, TaskGraph
 
 # Subsets of at most this many streams are enumerated (2^k - 1 subsets); more: singletons and the whole set.
 MAX_SUBSET_STREAMS = 8
@@ -113,6 +113,9 @@ def _ready(g: TaskGraph, allowed: list[list[int]], end: list[dict[int, float]], 
     if kind == OP:
         p = g.val_producer[v]
         return end[p].get(h, min(end[p].values(), default=0.0))
+    if kind == PASSED:  # its argument on h (`calls`)
+        src = g.val_source[v]
+        return _arrive(g, allowed, end, src, h, g.val_unit[src] == g.val_unit[v])
     if kind == INPUT and g.host is not None and h != g.host and g.val_upload[v] is not None:
         return g.val_upload[v][h]  # type: ignore[index]
     return 0.0

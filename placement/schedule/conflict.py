@@ -37,7 +37,7 @@ def schedule_conflict(sol: TimeSolution, co: Coarsened, mod: IRModule) -> Placem
         found = _op_over_everywhere(g)
         if found is not None:
             i, d, need, values = found
-            op = f"{g.function}:{g.op_name[i]}"
+            op = f"{g.op_function(i)}:{g.op_name[i]}"
             head = (
                 f"memory limit of {g.names[d]} exceeded: while {op} runs ({_where(mod, g.op_span[i])}), what it "
                 f"reads and makes is {format_bytes(need)} ({need} bytes), over the limit of {g.limits[d]} bytes; "

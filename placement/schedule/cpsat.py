@@ -50,7 +50,7 @@ from typing import Any
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.cpsat_memory import add_memory
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
-from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
+from vdplace.placement.schedule.graph import INPUT, OP, PASSED, TaskGraph
 from vdplace.placement.schedule.simulate import Timing, ready_order, relays, required_copies, run_order
 from vdplace.placement.schedule.symmetry import renamed, symmetric_classes, unit_order
 
@@ -290,6 +290,14 @@ class _Model:
         kind = g.val_kind[v]
         if kind == OP:
             return self.e[g.val_producer[v]]
+        if kind == PASSED:  # a callee's parameter: its argument on the parameter's vdevice (`calls`)
+            src = g.val_source[v]
+            ready = m.new_int_var(0, self.horizon, f"param{v}")
+            m.add(ready >= self.ready[src])
+            for d, lit in self.x[g.val_unit[v]].items():
+                if (src, d) in self.y:
+                    m.add(ready >= self.ce[src, d]).only_enforce_if([lit, self.y[src, d]])
+            return ready
         if kind != INPUT or g.host is None or g.val_upload[v] is None:
             return 0
         home = self.x[g.val_unit[v]]
@@ -459,8 +467,8 @@ class _Model:
             tasks.append((start, end, key, ("copy", (v, d))))
         tasks.sort(key=lambda t: t[:3])
         order = [t[3] for t in tasks]
-        if relayed:  # not in this model (`relay_possible`): each relay after its source's copy, its readers after it
-            order = ready_order(g, placement, order)
+        if relayed or PASSED in g.val_kind:  # relays are not in this model (`relay_possible`), and a parameter
+            order = ready_order(g, placement, order)  # may tie with its argument's copy: each after what it needs
         release = None
         if any(lim is not None for lim in g.limits):
             release = {t[3]: t[0] * q for t in tasks}

@@ -39,9 +39,12 @@ class Event:
     end       seconds; ``end - start`` is what the cost model says the op or copy takes
     span      where the op's binding (or the copied value) is in the source, or None
     nbytes    bytes a copy moves (0 for an op)
+    call      the call site the event runs at: the chain of call bindings from the entry function, each
+              ``"caller:binding"`` (``("main:p", "scale:q")``), ``()`` in the entry function itself; two
+              call sites of one function differ here (a callee is scheduled as its body per call site)
     """
 
-    __slots__ = ("kind", "function", "name", "device", "start", "end", "span", "nbytes")
+    __slots__ = ("kind", "function", "name", "device", "start", "end", "span", "nbytes", "call")
 
     def __init__(
         self,
@@ -53,6 +56,7 @@ class Event:
         end: float,
         span: Span | None = None,
         nbytes: int = 0,
+        call: tuple[str, ...] = (),
     ) -> None:
         self.kind = kind
         self.function = function
@@ -62,6 +66,7 @@ class Event:
         self.end = end
         self.span = span
         self.nbytes = nbytes
+        self.call = call
 
     @property
     def duration(self) -> float:
@@ -72,11 +77,13 @@ class Event:
         line = None if self.span is None else self.span.line
         out: dict[str, Any] = {"kind": self.kind, "function": self.function, "name": self.name, "device": device}
         out.update({"start": self.start, "end": self.end, "line": line, "nbytes": self.nbytes})
+        out["call"] = list(self.call)
         return out
 
     def __repr__(self) -> str:
         where = "->".join(self.device) if isinstance(self.device, tuple) else self.device
-        return f"Event({self.kind} {self.function}:{self.name} on {where}, {self.start:.6g}..{self.end:.6g})"
+        at = f" at {' > '.join(self.call)}" if self.call else ""
+        return f"Event({self.kind} {self.function}:{self.name}{at} on {where}, {self.start:.6g}..{self.end:.6g})"
 
 
 class Live:

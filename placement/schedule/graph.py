@@ -34,9 +34,11 @@ and one more walk over the entry function's bindings:
   no bytes of its own where it is made, and keeps its operand's (there:
   home, or the copy there) alive while it is read (`liveness`).
 
-One entry function is scheduled: a module with more than one function, or a
-call of a module function, or an ``If``, is a `PlacementError` located at it
-(the time objective does not schedule calls or branches yet).
+The entry function is scheduled; a call of a module function is scheduled as
+its callee's body, once per call site (`calls`: an `Instance` per run of a
+function; a passed argument is a ``PASSED`` value on the parameter's vdevice
+once the argument is there).  An ``If``, recursion, and a function the entry
+never calls are a `PlacementError` located at them.
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ from vdplace.placement.cost.model import CostModel, OpInfo
 from vdplace.placement.cost.problem import COPY_OPS, Coarsened, RootWalk
 from vdplace.placement.errors import PlacementError
 from vdplace.placement.extract.extraction import Tree, tree_leaves
+from vdplace.placement.schedule.calls import Instance, check_call, pairs, refuse_uncalled
 
-OP, INPUT, WEIGHT, CONST = "op", "input", "weight", "const"
+OP, INPUT, WEIGHT, CONST, PASSED = "op", "input", "weight", "const", "passed"
 
 
 class TaskGraph:
@@ -74,13 +77,23 @@ class TaskGraph:
                       ``val_base``: the end of that chain (itself for a value of its own); ``val_strided``:
                       a strided view (`vdplace.ir.views`)
     unit_ops          ``unit_ops[u]``: the ops of unit u (units with ops only), in program order
-    site_root         the root site of every site that is not its own root
-    root_value        the value id of every root site that holds a value
+    instances         every run of a function (`calls.Instance`): the entry's first, then each call's
+    op_instance, val_instance  the instance each op and value is in
+    val_source        a ``PASSED`` value's argument value (`calls`), -1 for every other value; a ``PASSED``
+                      value is a view of it, its `val_producer` the op that makes the value it passes on
+                      (-1 for none), and it is among that op's ``op_makes`` (ranks and tails see through calls)
+    site_root         the root site of every site of the entry function that is not its own root
+    root_value        the value id of every root site of the entry function that holds a value
     """
 
-    def value_at(self, site: int) -> int | None:
-        """The value a site holds (an alias's, a tuple item's, a copy op's input's), or None."""
-        return self.root_value.get(self.site_root.get(site, site))
+    def value_at(self, site: int, instance: int = 0) -> int | None:
+        """The value a site holds (an alias's, a tuple item's, a copy op's input's) in `instance`, or None."""
+        inst = self.instances[instance]
+        return inst.root_value.get(inst.site_root.get(site, site))
+
+    def op_function(self, i: int) -> str:
+        """The function op i is in."""
+        return self.instances[self.op_instance[i]].function
 
     def __init__(self, co: Coarsened, function: str) -> None:
         p = co.problem
@@ -120,6 +133,11 @@ class TaskGraph:
         self.val_strided: list[bool] = []
         self.outputs: list[tuple[int, int]] = []
         self.unit_ops: dict[int, list[int]] = {}
+        self.instances: list[Instance] = [Instance(function, ())]
+        self.current = 0  # the instance being walked
+        self.op_instance: list[int] = []
+        self.val_instance: list[int] = []
+        self.val_source: list[int] = []
         self.site_root: dict[int, int] = {}
         self.root_value: dict[int, int] = {}
 
@@ -156,6 +174,8 @@ class TaskGraph:
         self.val_view.append(-1)
         self.val_base.append(len(self.val_label) - 1)
         self.val_strided.append(False)
+        self.val_instance.append(self.current)
+        self.val_source.append(-1)
         return len(self.val_label) - 1
 
     def make_view(self, v: int, of: int, strided: bool) -> None:
@@ -166,18 +186,13 @@ class TaskGraph:
 
 
 def entry_function(mod: IRModule) -> tuple[str, Function]:
-    """The one function the time objective schedules; a `PlacementError` located at what it cannot schedule."""
+    """The function the time objective schedules (``main``, else the first); a `PlacementError` located at a
+    function it never calls (`calls.refuse_uncalled`)."""
     names = list(mod.functions)
     if not names:
         raise PlacementError("the time objective needs a function to schedule; the module has none")
     name = "main" if "main" in mod.functions else names[0]
-    for other, func in mod.functions.items():
-        if other != name:
-            raise PlacementError(
-                f"the time objective schedules one function ({name!r}); the module also has {other!r}: "
-                "calls of module functions are not scheduled yet (inline it, or place with the cost objective)",
-                func.span,
-            )
+    refuse_uncalled(mod, name)
     return name, mod.functions[name]
 
 
@@ -191,6 +206,7 @@ def build_graph(co: Coarsened, model: CostModel) -> TaskGraph:
     walk.seq(func.body)
     walk.finish(func)
     g.site_root, g.root_value = walk.root, walk.value
+    g.instances[0].site_root, g.instances[0].root_value = walk.root, walk.value
     return g
 
 
@@ -206,6 +222,8 @@ class _Walk(RootWalk):
         self.value: dict[int, int] = {}  # root site -> value id
         self.relaxed = {(id(use.binding), use.index) for use in co.uses}
         self.infos = {anchor: info for info, anchor in co.ops}
+        self.running = [g.function]  # the functions being walked, the entry first (recursion is refused)
+        self.first_const: dict[int, int] = {}  # a constant's site -> its value in the first instance that has it
         self.ops_in_unit: dict[int, int] = {}
         for _, anchor in co.ops:
             u = self.unit_of[anchor]
@@ -221,7 +239,10 @@ class _Walk(RootWalk):
     def constants(self, tree: Tree) -> None:
         for leaf in tree_leaves(tree):
             if leaf not in self.value:
-                self.value[leaf] = self.g.add_value(leaf, CONST, self.unit_of[leaf])
+                v = self.value[leaf] = self.g.add_value(leaf, CONST, self.unit_of[leaf])
+                first = self.first_const.setdefault(leaf, v)
+                if first != v:  # one tensor for the whole run: a second call's instance holds no bytes
+                    self.g.make_view(v, first, False)
 
     def branch(self, binding: Binding, value: If) -> None:
         raise PlacementError(
@@ -241,11 +262,8 @@ class _Walk(RootWalk):
     def call(self, binding: Binding, call: Call, tree: Tree) -> None:
         op = call.op
         if type(op) is not Op:
-            raise PlacementError(
-                f"the time objective does not schedule calls of module functions yet: {binding.var.name!r} calls "
-                f"{op.name!r} (inline it, or place with the cost objective)",
-                binding.span,
-            )
+            self.module_call(binding, call, tree)
+            return
         if op.name in COPY_OPS:
             self.alias(tree, self.tree(call.args[0]))
             return
@@ -259,6 +277,7 @@ class _Walk(RootWalk):
         info = self.infos[anchor]
         g.op_name.append(binding.var.name)
         g.op_span.append(binding.span)
+        g.op_instance.append(g.current)
         g.op_unit.append(unit)
         g.unit_ops.setdefault(unit, []).append(i)
         g.op_time.append(self.times(info, unit))
@@ -289,6 +308,42 @@ class _Walk(RootWalk):
         if op.view_of is not None and len(leaves) == 1 and op.view_of < len(call.args):
             self.view(call, op, op.view_of, local, g.op_makes[i][0])
 
+    def module_call(self, binding: Binding, call: Call, tree: Tree) -> None:
+        """The callee's body as a new instance at this call site (`calls`)."""
+        g = self.g
+        name = call.op.name
+        func = check_call(self.co.ex.module, binding, name, self.running)
+        caller, caller_root, caller_value = g.current, self.root, self.value
+        g.instances.append(Instance(name, (*g.instances[caller].call, f"{self.running[-1]}:{binding.var.name}")))
+        g.current = len(g.instances) - 1
+        self.root, self.value = g.instances[g.current].site_root, g.instances[g.current].root_value
+        for arg, param in zip(call.args, func.params, strict=True):
+            for leaf, arg_leaf in pairs(self.var_sites[param], self.tree(arg)):
+                src = caller_value.get(caller_root.get(arg_leaf, arg_leaf))
+                if src is not None:
+                    self.value[leaf] = self.passed(leaf, src)
+        self.running.append(name)
+        self.seq(func.body)
+        self.running.pop()
+        ret = self.tree(func.body.body)
+        returned = {leaf: self.value.get(self.of(leaf)) for leaf in tree_leaves(ret)}
+        g.current, self.root, self.value = caller, caller_root, caller_value
+        for leaf, ret_leaf in pairs(tree, ret):
+            src = returned.get(ret_leaf)
+            if src is not None:
+                self.value[leaf] = self.passed(leaf, src)
+
+    def passed(self, site: int, src: int) -> int:
+        """A ``PASSED`` value at `site` (a parameter's, a call result's) in the current instance, from value
+        `src` (the argument, the callee's returned value): a view of it on the site's unit (`calls`)."""
+        g = self.g
+        v = g.add_value(site, PASSED, self.unit_of[site], g.val_producer[src])
+        g.val_source[v] = src
+        g.make_view(v, src, g.val_strided[src])
+        if g.val_producer[v] >= 0:
+            g.op_makes[g.val_producer[v]].append(v)
+        return v
+
     def view(self, call: Call, op: Op, k: int, local: list[int], v: int) -> None:
         """Value v, made by `call` (of `op`), a view of operand k where `vdplace.ir.views` says so."""
         g = self.g
@@ -311,12 +366,13 @@ class _Walk(RootWalk):
 
     def finish(self, func: Function) -> None:
         g, p = self.g, self.co.problem
+        by_root: dict[int, list[int]] = {}
+        for v, root in enumerate(g.val_root):
+            by_root.setdefault(root, []).append(v)
         for k, value in enumerate(p.values):
-            v = self.value.get(value.root)
-            if v is None:
-                continue  # a value outside the entry function cannot be here (one function): defensive
-            g.val_users[v] = value.consumers
-            g.val_copy[v] = p.copy[k]
+            for v in by_root.get(value.root, ()):  # every instance of the value
+                g.val_users[v] = value.consumers
+                g.val_copy[v] = p.copy[k]
         vds = g.vdevices
         if g.host is not None:
             g.inputs_from_driver = getattr(self.model, "upload_time", None) is not None

@@ -100,6 +100,11 @@ def heft(g: TaskGraph) -> list[int]:
             home = g.val_unit[v]
             if placement[home] is None:
                 placement[home] = _follow(g, home, here)
+            while g.val_source[v] >= 0:  # a callee's parameter: its argument's unit follows it (`calls`)
+                v, at = g.val_source[v], placement[home]
+                home = g.val_unit[v]
+                if placement[home] is None:
+                    placement[home] = _follow(g, home, at)  # type: ignore[arg-type]
         sim.op(i, ensure=True)
     for u, where in enumerate(placement):
         if where is None:

@@ -16,7 +16,9 @@ A value occupies a vdevice over a half-open interval of the run:
 * a view (`TaskGraph.val_view`) has no stay where it is made: the stay of the
   value it shares memory with there (its home, or its copy there) lasts to
   the end of the view's (chains of views fold into the first value); a copy
-  of a view elsewhere is a value of its own there.
+  of a view elsewhere is a value of its own there.  A callee's parameter
+  (``PASSED``, `calls`) is a view of its argument on the parameter's vdevice
+  (the argument's home, or its copy there), from when the argument is there.
 
 At the same instant a value whose interval ends is gone before one whose
 interval starts arrives (an op may write where its last operand was).  A
@@ -28,7 +30,7 @@ what is live.
 from __future__ import annotations
 
 from vdplace.placement.schedule.events import Event, Live, Peak
-from vdplace.placement.schedule.graph import CONST, INPUT, OP, WEIGHT, TaskGraph
+from vdplace.placement.schedule.graph import CONST, INPUT, OP, PASSED, WEIGHT, TaskGraph
 from vdplace.placement.schedule.simulate import Timing
 
 
@@ -81,6 +83,9 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
             start, end = t.copies[v, home]
             starts[v, home] = start
             extend((v, home), end)
+        elif kind == PASSED:
+            starts[v, home] = arrival(g, t, v, home)
+            extend((v, home), starts[v, home])
         else:
             starts[v, home] = 0.0
             extend((v, home), 0.0)
@@ -116,6 +121,20 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
     for v, end in host_stays:
         out.append((v, host, 0.0, end))  # type: ignore[arg-type]
     return out
+
+
+def arrival(g: TaskGraph, t: Timing, v: int, d: int) -> float:
+    """When value v is on vdevice d in `t`: its copy's end there, else its producer's end at home (a
+    parameter's: its argument's arrival there), 0 for a weight, constant or input that starts there."""
+    home = t.placement[g.val_unit[v]]
+    if d != home or (v, d) in t.copies:
+        return t.copies[v, d][1]
+    kind = g.val_kind[v]
+    if kind == OP:
+        return t.op_end[g.val_producer[v]]
+    if kind == PASSED:
+        return arrival(g, t, g.val_source[v], d)
+    return 0.0
 
 
 def peaks(names: list[str], stays: list[Live], events: list[Event]) -> dict[str, Peak]:

@@ -39,7 +39,10 @@ schedule)` returns a new module whose scheduled function (the events'
   symbolic dims later struct infos name), a call of a module function and an
   ``R.If``.  The bindings between two barriers are reordered among
   themselves (a dataflow block has only ``R.match_cast`` and calls to stop
-  at).  Other functions are unchanged.
+  at).  Other functions are unchanged: a called function is placed once
+  and runs at each of its call sites, which the schedule may order
+  differently, so its bindings keep their program order (`calls`); the
+  events of its call sites (`Event.call` not empty) order nothing here.
 
 So the VM's register lifetimes are those of the schedule or shorter: at
 each binding, what the VM holds on a device was made by a binding taken no
@@ -80,15 +83,16 @@ _BARRIER_OPS = frozenset({"match_cast", "call_packed"})
 @module_pass("ScheduleOrder")
 def schedule_order(mod: IRModule, schedule: Schedule) -> IRModule:
     """A new module with the scheduled function's bindings in `schedule`'s order (module docstring)."""
-    ops = [e for e in schedule.events if e.kind == "op"]
-    function = ops[0].function if ops else next((e.function for e in schedule.events), None)
+    own = [e for e in schedule.events if not e.call]  # the entry function's own (`Event.call`)
+    ops = [e for e in own if e.kind == "op"]
+    function = ops[0].function if ops else next((e.function for e in own), None)
     if function is None or function not in mod.functions:
         return mod.replace()
     func = mod.functions[function]
     vds = list(mod.vdevices)
     names = {vdevice_name(vds, v): i for i, v in enumerate(vds)}
     physical = [v.physical for v in vds]
-    timed = _events_of(func, schedule.events, vds, names)
+    timed = _events_of(func, own, vds, names)
     priority = _priorities(func, timed, names, physical)
     blocks = _ordered_blocks(func.body.blocks, priority)
     if blocks is None:

@@ -1,12 +1,15 @@
 """The time objective's schedule named by the placed module's copies, and its check (`objective.Time.verify`).
 
 `copy_names` names each copy of the schedule by the binding that makes it in
-the module the plan was written into (`cost.rewrite`).  `check_schedule`
-compares the schedule with the placed module alone, which
-the solver never saw: every op call of the placed entry function is an op
-event, in program order, on the vdevice the module puts it on, lasting what
-the cost model says for that placed call; every copy of the placed module is
-a copy event between the same vdevices lasting what the model says for its
+the module the plan was written into (`cost.rewrite`), in every function the
+run calls (the copy of each call site's instance, `calls`).  `check_schedule`
+compares the schedule with the placed module alone, which the solver never
+saw: the run of the placed entry function, each call of a module function
+expanded into its callee's body at that call site, has each op call as an op
+event of that function and call site on the vdevice the module puts it on,
+lasting what the cost model says for that placed call; every copy of the
+placed module, once per run of its function, is a copy event of that
+function between the same vdevices lasting what the model says for its
 bytes, and there is no other copy but the uploads of runtime inputs.  A
 difference is a `PlacementInternalError`, never a result.
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from vdplace.ir.expr import Binding, Call, SeqExpr, TupleGetItem, Var
+from vdplace.ir.expr import Binding, Call, Function, GlobalVar, SeqExpr, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.struct_info import tensor_leaves
@@ -33,14 +36,29 @@ from vdplace.placement.schedule.graph import TaskGraph
 def copy_names(
     g: TaskGraph, plan: list[int], placed_input: IRModule, co: Coarsened, names: set[str]
 ) -> dict[tuple[int, int], str]:
-    """``(value, vdevice) -> name`` of every copy binding (a name in `names`) of the rewritten entry function.
+    """``(value, vdevice) -> name`` of every copy binding (a name in `names`) of the rewritten functions, for
+    every instance of each (`calls.Instance`).
 
     A copy reads the value's variable, or a holder bound to it (``v_h = t[i]`` / ``v_h = v``);
     the variables of the input module keep their sites (`co.ex.var_sites`).
     """
+    out: dict[tuple[int, int], str] = {}
+    found: dict[str, list[tuple[int, int, str]]] = {}
+    for k, inst in enumerate(g.instances):
+        if inst.function not in found:
+            found[inst.function] = _copy_sites(g, placed_input.functions[inst.function], co, names)
+        for site, d, name in found[inst.function]:
+            v = g.value_at(site, k)
+            if v is not None:
+                out[v, d] = name
+    return out
+
+
+def _copy_sites(g: TaskGraph, func: Function, co: Coarsened, names: set[str]) -> list[tuple[int, int, str]]:
+    """``(site, vdevice, name)`` of every copy binding (a name in `names`) of `func` (`copy_names`)."""
     var_sites = co.ex.var_sites
     holders: dict[Var, tuple[Var, tuple[int, ...]]] = {}
-    out: dict[tuple[int, int], str] = {}
+    out: list[tuple[int, int, str]] = []
     index = {v: d for d, v in enumerate(g.vdevices)}
 
     def walk(seq: SeqExpr) -> None:
@@ -66,12 +84,11 @@ def copy_names(
                 return  # a copy of no variable names no value
             base, path_in = holders.get(src, (src, ()))
             site = _leaf(var_sites.get(base), path_in)
-            v = None if site is None else g.value_at(site)
             d = index.get(value.attrs["dst_vdevice"])
-            if v is not None and d is not None:
-                out[v, d] = var.name
+            if site is not None and d is not None:
+                out.append((site, d, var.name))
 
-    walk(placed_input.functions[g.function].body)
+    walk(func.body)
     return out
 
 
@@ -87,20 +104,21 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
     """The schedule against the placed module alone, its durations by `objective.model` (module docstring)."""
     model, vds = objective.model, list(placed.vdevices)
     ops = [e for e in schedule.events if e.kind == "op"]
-    function = ops[0].function if ops else next(iter(placed.functions), "")
-    calls = list(_op_calls(placed.functions[function].body)) if function in placed.functions else []
+    entry = "main" if "main" in placed.functions else next(iter(placed.functions), "")  # `graph.entry_function`
+    runs: dict[str, int] = {}  # function -> how many times the run calls it
+    calls = list(_op_calls(placed, entry, (), runs)) if entry in placed.functions else []
     if len(calls) != len(ops):
         raise PlacementInternalError(f"the schedule has {len(ops)} op calls, the placed module {len(calls)}")
-    by_name: dict[str, list] = {}
+    by_name: dict[tuple[str, tuple[str, ...], str], list] = {}
     for e in ops:
-        by_name.setdefault(e.name, []).append(e)
-    for binding in calls:
+        by_name.setdefault((e.function, e.call, e.name), []).append(e)
+    for function, at, binding in calls:
         var = binding.var
         call, vdevice = binding.value, list(tensor_leaves(var.struct_info))[0][1].vdevice
         if type(call) is not Call or vdevice is None:
             raise PlacementInternalError(f"{function}:{var.name} is not an op call on a vdevice")
         device = vdevice_name(vds, vdevice)
-        found = by_name.get(var.name) or []
+        found = by_name.get((function, at, var.name)) or []
         event = next((e for e in found if e.device == device), None)
         if event is None:
             raise PlacementInternalError(f"{function}:{var.name} runs on {device} but the schedule says otherwise")
@@ -109,34 +127,43 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
         seconds = model.kernel(info, vdevice, vds)
         _same(seconds, event.duration, f"{function}:{var.name} on {device}")
     moved = sorted(
-        (c.var, vdevice_name(vds, c.src), vdevice_name(vds, c.dst), c.nbytes) for c in copies if c.src is not None
+        (c.function, c.var, vdevice_name(vds, c.src), vdevice_name(vds, c.dst))
+        for c in copies
+        if c.src is not None
+        for _ in range(runs.get(c.function, 0))
     )
-    scheduled = sorted(
-        (e.name, e.device[0], e.device[1], e.nbytes)
-        for e in schedule.events
-        if e.kind == "copy" and not _is_upload(e, placed, function)
-    )
-    if [m[:3] for m in moved] != [s[:3] for s in scheduled]:
+    timed = [e for e in schedule.events if e.kind == "copy" and not _is_upload(e, placed, entry)]
+    scheduled = sorted((e.function, e.name, e.device[0], e.device[1]) for e in timed)
+    if moved != scheduled:
         raise PlacementInternalError(f"the schedule's copies {scheduled[:5]} are not the placed module's {moved[:5]}")
-    durations = {e.name: e for e in schedule.events if e.kind == "copy"}
-    for name, src, dst, nbytes in scheduled:
-        seconds = model.copy(nbytes, _vd(vds, src), _vd(vds, dst), vds)
-        _same(seconds, durations[name].duration, f"the copy {name} from {src} to {dst}")
+    for e in timed:
+        src, dst = e.device
+        seconds = model.copy(e.nbytes, _vd(vds, src), _vd(vds, dst), vds)
+        _same(seconds, e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
 
 
-def _op_calls(seq: SeqExpr) -> Iterator[Binding]:
-    """The bindings of `seq` that call an op making a tensor, the copy ops excepted, in program order."""
-    for block in seq.blocks:
+def _op_calls(
+    placed: IRModule, function: str, at: tuple[str, ...], runs: dict[str, int]
+) -> Iterator[tuple[str, tuple[str, ...], Binding]]:
+    """``(function, call site, binding)`` of every binding of the run of `function` at call site `at` that calls
+    an op making a tensor (the copy ops excepted), a call of a module function expanded into its callee's
+    body there (`calls.Instance`), in program order; `runs` counts the runs of every function."""
+    runs[function] = runs.get(function, 0) + 1
+    for block in placed.functions[function].body.blocks:
         for binding in block.bindings:
             value = binding.value
-            if type(value) is Call and type(value.op) is Op and value.op.name not in COPY_OPS:
+            if type(value) is not Call:
+                continue
+            if type(value.op) is GlobalVar and value.op.name in placed.functions:
+                yield from _op_calls(placed, value.op.name, (*at, f"{function}:{binding.var.name}"), runs)
+            elif type(value.op) is Op and value.op.name not in COPY_OPS:
                 if any(True for _ in tensor_leaves(binding.var.struct_info)):
-                    yield binding
+                    yield function, at, binding
 
 
-def _is_upload(event: Event, placed: IRModule, function: str) -> bool:
-    params = {p.name for p in placed.functions[function].params}
-    return event.name in params
+def _is_upload(event: Event, placed: IRModule, entry: str) -> bool:
+    """A copy event of a runtime input of the entry function, named by its parameter."""
+    return not event.call and event.function == entry and event.name in {p.name for p in placed.functions[entry].params}
 
 
 def _vd(vds: list[VDevice], name: str) -> VDevice:

@@ -7,8 +7,9 @@ an op starts once every operand is on its vdevice (`TaskGraph`: local reads
 there, other reads where they live); a copy of a value to a vdevice starts
 once the value is at its source: its home (an op's end; a weight or
 constant at 0; a runtime input at 0 on the host, then at its upload's end at
-its home), or for a *relay* the first copy of the value on the destination's
-physical device (`relay_source`: what the placed module does).
+its home; a callee's parameter when its argument is on the parameter's
+vdevice, `calls`), or for a *relay* the first copy of the value on the
+destination's physical device (`relay_source`: what the placed module does).
 
 Tasks are run in the order they are given, each as early as that allows
 after the tasks before it on its device or link (no task overtakes an
@@ -25,7 +26,7 @@ from __future__ import annotations
 from typing import cast
 
 from vdplace.placement.errors import PlacementInternalError
-from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
+from vdplace.placement.schedule.graph import INPUT, OP, PASSED, TaskGraph
 
 NAN = float("nan")
 
@@ -83,6 +84,8 @@ class Simulator:
             if g.val_kind[v] == OP:
                 end = t.op_end[g.val_producer[v]]
                 return None if end != end else end
+            if g.val_kind[v] == PASSED:
+                return self.avail(g.val_source[v], d)
             if not self.needs_upload(v, home):
                 return 0.0
         found = t.copies.get((v, d))
@@ -97,6 +100,8 @@ class Simulator:
         home = self.placement[self.g.val_unit[v]]
         if d != home:
             self.ensure(v, self.timing.source(v, d))
+        elif self.g.val_kind[v] == PASSED:
+            return self.ensure(self.g.val_source[v], d)
         return self.copy(v, d)
 
     def copy_seconds(self, v: int, d: int) -> tuple[int, float]:
@@ -264,6 +269,8 @@ def _arrives(g: TaskGraph, placement: list[int], v: int, d: int) -> list[tuple[s
         return [("copy", (v, d))]
     if g.val_kind[v] == OP:
         return [("op", g.val_producer[v])]
+    if g.val_kind[v] == PASSED:
+        return _arrives(g, placement, g.val_source[v], d)
     if g.val_kind[v] == INPUT and g.host is not None and home != g.host:
         return [("copy", (v, home))]
     return []

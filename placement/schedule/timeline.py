@@ -3,7 +3,8 @@
 A copy's event is named by the binding that makes the copy in the placed
 module when `copy_names` gives it (``(value, vdevice) -> name``, what
 `placement.schedule.place` reads from the rewritten module), else
-``<value>-><vdevice>``; an upload is named by its parameter.
+``<value>-><vdevice>``; an upload is named by its parameter.  Each event
+carries the function and call site (`calls.Instance`) of its op or value.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
     placement, names = t.placement, g.names
     for i in range(g.num_ops):
         d = placement[g.op_unit[i]]
-        events.append(Event("op", g.function, g.op_name[i], names[d], t.op_start[i], t.op_end[i], g.op_span[i]))
+        inst = g.instances[g.op_instance[i]]
+        start, end, span = t.op_start[i], t.op_end[i], g.op_span[i]
+        events.append(Event("op", inst.function, g.op_name[i], names[d], start, end, span, call=inst.call))
     for (v, d), (start, end) in t.copies.items():
         src = t.source(v, d)
         if copy_names and (v, d) in copy_names:
@@ -35,7 +38,9 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
         else:
             name = f"{value_name(g, v)}->{names[d]}"
         device = (names[src], names[d])
-        events.append(Event("copy", g.function, name, device, start, end, g.val_span[v], g.val_bytes[v]))
+        inst = g.instances[g.val_instance[v]]
+        nbytes = g.val_bytes[v]
+        events.append(Event("copy", inst.function, name, device, start, end, g.val_span[v], nbytes, inst.call))
     events.sort(key=lambda e: (e.start, e.end, e.kind != "copy"))
     stays = lives(g, t)
     limits = {names[d]: lim for d, lim in enumerate(g.limits) if lim is not None}
