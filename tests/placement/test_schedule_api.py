@@ -103,7 +103,8 @@ def test_the_schedule_is_checked_against_the_placed_module() -> None:
         check_schedule(s, result.module, result.copies, Time(MODEL))
 
 
-def test_calls_and_branches_are_refused_where_they_are() -> None:
+def test_recursion_and_branches_are_refused_where_they_are() -> None:
+    # calls of module functions are scheduled (tests/placement/test_schedule_calls.py); recursion is not
     calls = f"""
 @I.ir_module
 class M:
@@ -111,7 +112,8 @@ class M:
     @R.function
     def f(x: R.Tensor((4, 4), "float32")) -> R.Tensor((4, 4), "float32"):
         y = R.add(x, x)
-        return y
+        z = M.f(y)
+        return z
     @R.function
     def main(x: R.Tensor((4, 4), "float32")) -> R.Tensor((4, 4), "float32"):
         y = M.f(x)
@@ -119,7 +121,7 @@ class M:
 """
     with pytest.raises(PlacementError) as err:
         place(ir.parse(calls, filename="calls.py"), objective=Time(MODEL))
-    assert "calls.py:" in str(err.value) and "'f'" in str(err.value)
+    assert "calls.py:8:" in str(err.value) and "'f'" in str(err.value) and "recursion" in str(err.value)
     branch = f"""
 @I.ir_module
 class M:

@@ -1,0 +1,411 @@
+"""The time objective schedules a call of a module function as its callee's body at that call site.
+
+Random small programs (hypothesis): a function ``f`` of one or two
+parameters and one to three op calls, called once or twice from ``main``
+between ``main``'s own op calls, on llvm:0 + cuda:0 with kernel and copy
+times drawn per op and per link direction.  Every check reads the placed
+module and the schedule's events only (not the solver's task graph):
+
+* every event lasts what the model says, no two overlap on a device or a link
+  direction (`test_schedule.check_events`); each call site's op calls are
+  events of ``f`` told apart by `Event.call`;
+* an op starts once each operand is on its device, following the placed
+  module through its calls (a parameter is its argument as passed; a call's
+  result is the callee's returned value);
+* `peak_memory` is what the events imply, by liveness recomputed here from
+  the placed module (an argument lives to the callee's last reader of it);
+* for at most 6 op calls in all, an exhaustive search written here (every
+  placement of ``main``'s and ``f``'s values, ``f`` placed once for all its
+  call sites; every order of every op, copy and upload) finds nothing
+  faster, and `optimal` is claimed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.placement.test_schedule import (
+    BANDWIDTH,
+    DEVICES,
+    HOST,
+    LATENCIES,
+    NAMES,
+    REL,
+    TIMES,
+    _best_order,
+    _longest_chain,
+    check_events,
+)
+from vdplace import ir
+from vdplace.ir.expr import Call, GlobalVar, Var
+from vdplace.placement import CostModel, PlacementError, Time, place
+
+pytest.importorskip("ortools")
+
+
+@dataclass
+class Program:
+    side: int
+    params: list[str]
+    num_input: int
+    f_params: list[str]
+    f_ops: list[tuple[str, str, tuple[str, ...]]]  # (name, op, operands), in f
+    ops: list[tuple[str, str, tuple[str, ...]]]  # (name, op or "f", operands), in main
+    times: dict[tuple[str, str], float | None]
+    latency: dict[tuple[str, str], float]
+    pins: dict[str, str] = field(default_factory=dict)
+    limits: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def nbytes(self) -> int:
+        return self.side * self.side * 4
+
+    @property
+    def op_calls(self) -> int:
+        calls = sum(1 for _, op, _ in self.ops if op == "f")
+        return len(self.ops) - calls + calls * len(self.f_ops)
+
+    def text(self) -> str:
+        t = f'R.Tensor(({self.side}, {self.side}), "float32"'
+
+        def ann(p: str) -> str:
+            return t + (f', "{self.pins[p]}")' if p in self.pins else ")")
+
+        lines = [
+            "@I.ir_module",
+            "class M:",
+            '    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})',
+            "    @R.function",
+            f"    def f({', '.join(f'{p}: {t})' for p in self.f_params)}) -> {t}):",
+        ]
+        lines += [f"        {name} = R.{op}({', '.join(args)})" for name, op, args in self.f_ops]
+        lines += [f"        return {self.f_ops[-1][0]}", "    @R.function"]
+        lines.append(f"    def main({', '.join(f'{p}: {ann(p)}' for p in self.params)}) -> {t}):")
+        lines.append(f'        R.func_attr({{"num_input": {self.num_input}}})')
+        for name, op, args in self.ops:
+            callee = "M.f" if op == "f" else f"R.{op}"
+            lines.append(f"        {name} = {callee}({', '.join(args)})")
+        lines.append(f"        return {self.ops[-1][0]}")
+        return "\n".join(lines) + "\n"
+
+    def model(self) -> CostModel:
+        def kernel(op, vdevice: str) -> float | None:
+            return self.times[op.name, vdevice.split(":")[0]]
+
+        def copy(nbytes: int, src: str, dst: str) -> float:
+            return self.latency[src.split(":")[0], dst.split(":")[0]] + nbytes / BANDWIDTH
+
+        return CostModel(kernel, copy)
+
+
+def _draw_ops(draw, prefix: str, values: list[str], count: int, unread: set[str]) -> list:
+    ops = []
+    for i in range(count):
+        op = draw(st.sampled_from(["add", "multiply", "nn.relu"]))
+        arity = 1 if op == "nn.relu" else 2
+        args = tuple(
+            draw(st.sampled_from(sorted(unread) or values)) if k == 0 else draw(st.sampled_from(values))
+            for k in range(arity)
+        )
+        unread -= set(args)
+        ops.append((f"{prefix}{i}", op, args))
+        values.append(f"{prefix}{i}")
+    return ops
+
+
+@st.composite
+def programs(draw, max_ops: int = 6) -> Program:
+    f_params = [f"x{i}" for i in range(draw(st.integers(1, 2)))]
+    f_ops = _draw_ops(draw, "f", list(f_params), draw(st.integers(1, 2)), set(f_params))
+    calls = draw(st.integers(1, 2 if 2 * len(f_ops) < max_ops else 1))
+    room = max_ops - calls * len(f_ops)
+    params = [f"p{i}" for i in range(draw(st.integers(1, 2)))]
+    num_input = draw(st.integers(0, len(params)))
+    values = list(params)
+    ops: list[tuple[str, str, tuple[str, ...]]] = []
+    unread = set(params)
+    own = draw(st.integers(0, room))
+    where = sorted(draw(st.lists(st.integers(0, own), min_size=calls, max_size=calls)))
+    k = 0
+    for slot in range(own + 1):
+        while k < calls and where[k] == slot:
+            args = tuple(draw(st.sampled_from(sorted(unread) or values)) for _ in f_params)
+            unread -= set(args)
+            ops.append((f"c{k}", "f", args))
+            values.append(f"c{k}")
+            k += 1
+        if slot < own:
+            ops += _draw_ops(draw, f"v{slot}_", values, 1, unread)
+    if unread and len(ops) - calls + calls * len(f_ops) < max_ops:
+        ops.append(("last", "add", (ops[-1][0], sorted(unread)[0])))
+        unread.discard(sorted(unread)[0])
+    prog_params = [p for p in params if p not in unread]  # every parameter of main is read
+    times: dict[tuple[str, str], float | None] = {}
+    for name, _, _ in f_ops + [o for o in ops if o[1] != "f"]:
+        times[name, "llvm"] = draw(st.sampled_from(TIMES))
+        times[name, "cuda"] = draw(st.sampled_from((*TIMES, None)))
+    latency = {(a, b): draw(st.sampled_from(LATENCIES)) for a in DEVICES for b in DEVICES if a != b}
+    pins = {p: draw(st.sampled_from(DEVICES)) + ":0" for p in prog_params if draw(st.integers(0, 3)) == 0}
+    side = draw(st.sampled_from([4, 64, 256]))
+    num_input = min(num_input, len(prog_params))
+    return Program(side, prog_params, num_input, f_params, f_ops, ops, times, latency, pins)
+
+
+def solve(prog: Program):
+    mod = ir.parse(prog.text(), filename="prog.py")
+    return mod, place(mod, objective=Time(prog.model(), memory=prog.limits), time_limit_s=20)
+
+
+# -- the placed module's run, from its text and the events ------------------------------------------------
+
+
+class Run:
+    """The placed module's run through its calls: each tensor's stay (device, start, end) and when it is ready.
+
+    A variable names a tensor; a parameter of ``f`` names its argument's tensor, a call's variable the
+    tensor ``f`` returns (the same list object), so a read through a call extends the caller's stay.
+    """
+
+    def __init__(self, prog: Program, result) -> None:
+        self.prog = prog
+        self.placed = result.module
+        self.makespan = result.schedule.makespan
+        self.events: dict[tuple, object] = {}
+        for e in result.schedule.events:
+            key = (e.function, e.call, e.name)
+            assert key not in self.events, f"two events {key}"
+            self.events[key] = e
+        self.stays: list[list] = []  # [device, start, end, ready]
+        self.used: set[tuple] = set()
+        main = self.placed["main"]
+        env: dict[str, list] = {}
+        for i, p in enumerate(main.params):
+            dev = NAMES[p.struct_info.vdevice.kind]
+            if i < prog.num_input and p.struct_info.vdevice.kind != HOST:
+                up = self.event("main", (), p.name)
+                env[p.name] = self.stay(dev, up.start, up.end, up.end)
+                self.stay(NAMES[HOST], 0.0, up.end, 0.0)
+            else:
+                env[p.name] = self.stay(dev, 0.0, self.makespan if i >= prog.num_input else 0.0, 0.0)
+        out = self.run("main", (), env)
+        out[2] = self.makespan
+        assert self.used == set(self.events), f"events with no binding: {set(self.events) - self.used}"
+
+    def event(self, function: str, call: tuple, name: str):
+        self.used.add((function, call, name))
+        return self.events[function, call, name]
+
+    def stay(self, device: str, start: float, end: float, ready: float) -> list:
+        s = [device, start, end, ready]
+        self.stays.append(s)
+        return s
+
+    def run(self, function: str, call: tuple, env: dict[str, list]) -> list:
+        func = self.placed[function]
+        for block in func.body.blocks:
+            for b in block.bindings:
+                value, var = b.value, b.var
+                assert type(value) is Call
+                args = [env[a.name] for a in value.args if isinstance(a, Var)]
+                if type(value.op) is GlobalVar:
+                    callee = self.placed[value.op.name]
+                    inner = {p.name: a for p, a in zip(callee.params, args, strict=True)}
+                    for p, a in zip(callee.params, args, strict=True):
+                        assert NAMES[p.struct_info.vdevice.kind] == a[0], "an argument is passed on its device"
+                    env[var.name] = self.run(value.op.name, (*call, f"{function}:{var.name}"), inner)
+                    continue
+                e = self.event(function, call, var.name)
+                dev = e.device[1] if e.kind == "copy" else e.device
+                assert NAMES[var.struct_info.vdevice.kind] == dev
+                for a in args:
+                    assert a[3] <= e.start * (1 + 1e-12) + 1e-18, f"{function}:{var.name} starts before its operand"
+                    if e.kind == "op":
+                        assert a[0] == dev, "an op reads its operands on its device"
+                    else:
+                        assert a[0] == e.device[0], "a copy reads its source there"
+                    a[2] = max(a[2], e.end)
+                env[var.name] = self.stay(dev, e.start, e.end, e.end)
+        return env[func.body.body.name]
+
+    def peaks(self) -> dict[str, int]:
+        peaks = dict.fromkeys(NAMES.values(), 0)
+        for dev in peaks:
+            points = []
+            for d, start, end, _ in self.stays:
+                if d == dev and end > start:
+                    points += [(start, 1, self.prog.nbytes), (end, 0, -self.prog.nbytes)]
+            current = 0
+            for _, _, delta in sorted(points):
+                current += delta
+                peaks[dev] = max(peaks[dev], current)
+        return peaks
+
+
+# -- the exhaustive search ----------------------------------------------------------------------------------
+
+
+def exhaustive_better(prog: Program, bound: float) -> float | None:
+    """A makespan below `bound` (relative 1e-9) over every placement and task order, or None if there is none.
+
+    Units: ``main``'s parameters and op results, ``f``'s parameters and op results (one placement for
+    every call site); a call's result is on ``f``'s returned value's device.  A tensor is copied once per
+    scope (a call site of ``f``, or ``main``) and destination, from its home, after it is there; an
+    argument is copied to its parameter's device at the call when that differs from its home.
+    """
+    f_names = {name for name, _, _ in prog.f_ops}
+    units = prog.params + [n for n, op, _ in prog.ops if op != "f"] + prog.f_params + sorted(f_names)
+    target = bound * (1 - 1e-9)
+    best: float | None = None
+    for choice in itertools.product(DEVICES, repeat=len(units)):
+        home = dict(zip(units, choice, strict=True))
+        if any(home[p] != prog.pins[p].split(":")[0] for p in prog.pins):
+            continue
+        if any(prog.times[n, home[n]] is None for n in f_names | {n for n, op, _ in prog.ops if op != "f"}):
+            continue
+        tasks = _tasks(prog, home)
+        if _longest_chain(tasks) >= target or any(
+            sum(secs for res, secs, _ in tasks.values() if res == r) >= target for r in {t[0] for t in tasks.values()}
+        ):
+            continue
+        found = _best_order(tasks, target)
+        if found is not None:
+            target = found * (1 - 1e-9)
+            best = found
+    return best
+
+
+def _tasks(prog: Program, home: dict[str, str]) -> dict[str, tuple[tuple, float, list[str]]]:
+    """name -> (resource, seconds, predecessors) of every task of one placement (`exhaustive_better`)."""
+    tasks: dict[str, tuple[tuple, float, list[str]]] = {}
+    secs = {(a, b): prog.latency[a, b] + prog.nbytes / BANDWIDTH for a in DEVICES for b in DEVICES if a != b}
+    # a tensor in a scope: (device, the task that puts it there or None)
+    origin: dict[tuple[str, str], tuple[str, str | None]] = {}
+
+    def at(scope: str, name: str, d: str) -> str | None:
+        where, ready = origin[scope, name]
+        if where == d:
+            return ready
+        key = f"copy:{scope}:{name}:{d}"
+        if key not in tasks:
+            tasks[key] = (("link", where, d), secs[where, d], [ready] if ready else [])
+        return key
+
+    for i, p in enumerate(prog.params):
+        origin["main", p] = (home[p], None)
+        if i < prog.num_input and home[p] != HOST:
+            tasks["up:" + p] = (("link", HOST, home[p]), secs[HOST, home[p]], [])
+            origin["main", p] = (home[p], "up:" + p)
+
+    def op(scope: str, name: str, args: tuple[str, ...]) -> None:
+        preds = [t for t in dict.fromkeys(at(scope, a, home[name]) for a in dict.fromkeys(args)) if t]
+        task = f"op:{scope}:{name}"
+        tasks[task] = (("dev", home[name]), prog.times[name, home[name]], preds)
+        origin[scope, name] = (home[name], task)
+
+    for name, kind, args in prog.ops:
+        if kind != "f":
+            op("main", name, args)
+            continue
+        scope = "f@" + name
+        for x, a in zip(prog.f_params, args, strict=True):
+            origin[scope, x] = (home[x], at("main", a, home[x]))
+        for fname, _, fargs in prog.f_ops:
+            op(scope, fname, fargs)
+        origin["main", name] = origin[scope, prog.f_ops[-1][0]]
+    return tasks
+
+
+# -- the tests ------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_calls_schedule_as_their_bodies_and_the_optimum_is_exhaustive(prog: Program) -> None:
+    _, result = solve(prog)
+    check_events(prog, result)
+    s = result.schedule
+    calls = {e.call for e in s.events if e.function == "f"}
+    assert calls == {("main:" + name,) for name, op, _ in prog.ops if op == "f"}
+    assert len([e for e in s.events if e.kind == "op"]) == prog.op_calls
+    run = Run(prog, result)
+    assert s.peak_memory == run.peaks()
+    better = exhaustive_better(prog, s.makespan - s.tolerance)
+    assert better is None, f"the exhaustive search found {better!r} < {s.makespan!r}"
+    assert s.optimal, "CP-SAT proves these small programs optimal"
+    assert s.lower_bound <= s.makespan
+
+
+def test_two_call_sites_share_the_callee_placement_and_differ_by_call() -> None:
+    prog = Program(
+        64,
+        ["p0"],
+        1,
+        ["x0"],
+        [("f0", "multiply", ("x0", "x0"))],
+        [("c0", "f", ("p0",)), ("v0", "nn.relu", ("c0",)), ("c1", "f", ("v0",))],
+        {("f0", "llvm"): 8e-6, ("f0", "cuda"): 1e-6, ("v0", "llvm"): 1e-6, ("v0", "cuda"): None},
+        {("llvm", "cuda"): 1e-6, ("cuda", "llvm"): 1e-6},
+    )
+    _, result = solve(prog)
+    s = result.schedule
+    f_events = [e for e in s.events if e.function == "f" and e.kind == "op"]
+    assert sorted(e.call for e in f_events) == [("main:c0",), ("main:c1",)]
+    assert len({e.device for e in f_events}) == 1  # f is placed once
+    assert [e.as_dict()["call"] for e in f_events] == [list(e.call) for e in f_events]
+    Run(prog, result)
+    assert exhaustive_better(prog, s.makespan - s.tolerance) is None and s.optimal
+
+
+def test_an_argument_lives_until_the_callees_last_reader() -> None:
+    # f reads x last in its second op: the argument p0's copy on f's device lives to that op's end
+    prog = Program(
+        64,
+        ["p0"],
+        0,
+        ["x0"],
+        [("f0", "nn.relu", ("x0",)), ("f1", "add", ("f0", "x0"))],
+        [("c0", "f", ("p0",))],
+        {("f0", "llvm"): 9e-6, ("f0", "cuda"): 1e-6, ("f1", "llvm"): 9e-6, ("f1", "cuda"): 1e-6},
+        {("llvm", "cuda"): 1e-6, ("cuda", "llvm"): 1e-6},
+    )
+    _, result = solve(prog)
+    s = result.schedule
+    f1 = next(e for e in s.events if e.name == "f1")
+    assert f1.device == NAMES["cuda"]
+    x_on_gpu = [live for live in s.lives if live.vdevice == NAMES["cuda"] and live.label.startswith("main:p0")]
+    assert x_on_gpu and math.isclose(max(live.end for live in x_on_gpu), f1.end, rel_tol=REL)
+    assert s.peak_memory == Run(prog, result).peaks()
+
+
+def test_recursion_and_uncalled_functions_are_located_errors() -> None:
+    head = """
+@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
+    @R.function
+    def g(x: R.Tensor((4, 4), "float32")) -> R.Tensor((4, 4), "float32"):
+        y = M.h(x)
+        return y
+    @R.function
+    def h(x: R.Tensor((4, 4), "float32")) -> R.Tensor((4, 4), "float32"):
+        y = M.g(x)
+        return y
+"""
+    main = """    @R.function
+    def main(x: R.Tensor((4, 4), "float32")) -> R.Tensor((4, 4), "float32"):
+        y = R.nn.relu(x)
+        return y
+"""
+    model = CostModel(lambda op, d: 1e-6, lambda n, s, d: 1e-6)
+    with pytest.raises(PlacementError) as err:  # nothing calls g and h
+        place(ir.parse(head + main, filename="m.py"), objective=Time(model))
+    assert "m.py:6:" in str(err.value) and "never calls 'g'" in str(err.value)
+    with pytest.raises(PlacementError) as err:  # mutual recursion, refused at the call that closes the cycle
+        place(ir.parse(head + main.replace("R.nn.relu(x)", "M.g(x)"), filename="m.py"), objective=Time(model))
+    assert "m.py:11:" in str(err.value) and "main -> g -> h -> g" in str(err.value)
