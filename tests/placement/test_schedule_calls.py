@@ -23,6 +23,7 @@ module and the schedule's events only (not the solver's task graph):
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from dataclasses import dataclass, field
 
@@ -409,3 +410,26 @@ class M:
     with pytest.raises(PlacementError) as err:  # mutual recursion, refused at the call that closes the cycle
         place(ir.parse(head + main.replace("R.nn.relu(x)", "M.g(x)"), filename="m.py"), objective=Time(model))
     assert "m.py:11:" in str(err.value) and "main -> g -> h -> g" in str(err.value)
+
+
+def test_cli_schedules_the_example_with_calls(capsys) -> None:
+    """`vdplace place examples/schedule_calls.py --objective time --json`: each call site's events of `layer`."""
+    from pathlib import Path
+
+    from vdplace.cli import main
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "schedule_calls.py"
+    status = main(["place", str(example), "--objective", "time", "--cost", "roofline", "--json"])
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    events = document["schedule"]["events"]
+    assert status == 0 and document["schedule"]["makespan"] > 0
+    layer = [e for e in events if e["function"] == "layer" and e["kind"] == "op"]
+    assert sorted((e["name"], tuple(e["call"])) for e in layer) == sorted(
+        (name, (f"main:{site}",)) for name in ("m", "y") for site in ("a1", "a2", "a3")
+    )
+    assert len({e["device"] for e in layer}) == 1  # `layer` is placed once for its three call sites
+    assert all(e["call"] == [] for e in events if e["function"] == "main")
+    status = main(["place", str(example), "--objective", "time", "--cost", "roofline"])
+    err = capsys.readouterr().err
+    assert status == 0 and "# makespan" in err and "proved optimal" in err
