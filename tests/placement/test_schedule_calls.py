@@ -45,7 +45,7 @@ from tests.placement.test_schedule import (
 )
 from vdplace import ir
 from vdplace.ir.expr import Call, GlobalVar, Var
-from vdplace.placement import CostModel, PlacementError, Time, place
+from vdplace.placement import CostModel, PlacementConflict, PlacementError, Time, place
 
 pytest.importorskip("ortools")
 
@@ -252,7 +252,8 @@ class Run:
 
 
 def exhaustive_better(prog: Program, bound: float) -> float | None:
-    """A makespan below `bound` (relative 1e-9) over every placement and task order, or None if there is none.
+    """A makespan below `bound` (relative 1e-9) over every placement and task order that keeps the limits,
+    or None if there is none.
 
     Units: ``main``'s parameters and op results, ``f``'s parameters and op results (one placement for
     every call site); a call's result is on ``f``'s returned value's device.  A tensor is copied once per
@@ -269,45 +270,77 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
             continue
         if any(prog.times[n, home[n]] is None for n in f_names | {n for n, op, _ in prog.ops if op != "f"}):
             continue
-        tasks = _tasks(prog, home)
+        tasks, stays = _tasks(prog, home)
         if _longest_chain(tasks) >= target or any(
             sum(secs for res, secs, _ in tasks.values() if res == r) >= target for r in {t[0] for t in tasks.values()}
         ):
             continue
-        found = _best_order(tasks, target)
+        fits = None
+        if prog.limits:
+
+            def fits(starts, ends, span, stays=stays) -> bool:
+                return _fits(prog, stays, starts, ends, span)
+
+        found = _best_order(tasks, target, fits)
         if found is not None:
             target = found * (1 - 1e-9)
             best = found
     return best
 
 
-def _tasks(prog: Program, home: dict[str, str]) -> dict[str, tuple[tuple, float, list[str]]]:
-    """name -> (resource, seconds, predecessors) of every task of one placement (`exhaustive_better`)."""
-    tasks: dict[str, tuple[tuple, float, list[str]]] = {}
-    secs = {(a, b): prog.latency[a, b] + prog.nbytes / BANDWIDTH for a in DEVICES for b in DEVICES if a != b}
-    # a tensor in a scope: (device, the task that puts it there or None)
-    origin: dict[tuple[str, str], tuple[str, str | None]] = {}
+class _Stay:
+    """A tensor on a device: from `start` (a task's start, or a time) to the end of its last reader."""
 
-    def at(scope: str, name: str, d: str) -> str | None:
-        where, ready = origin[scope, name]
+    def __init__(self, device: str, start: str | float) -> None:
+        self.device = device
+        self.start = start
+        self.readers: list[str] = [start] if isinstance(start, str) else []
+        self.to_end = False
+
+
+def _tasks(prog: Program, home: dict[str, str]) -> tuple[dict[str, tuple[tuple, float, list[str]]], list[_Stay]]:
+    """name -> (resource, seconds, predecessors) of every task of one placement, and every stay
+    (`exhaustive_better`); a parameter of ``f`` is its argument's tensor there, a call's result ``f``'s."""
+    tasks: dict[str, tuple[tuple, float, list[str]]] = {}
+    stays: list[_Stay] = []
+    secs = {(a, b): prog.latency[a, b] + prog.nbytes / BANDWIDTH for a in DEVICES for b in DEVICES if a != b}
+    # a tensor in a scope: (its device, the task that puts it there or None, its stay there)
+    origin: dict[tuple[str, str], tuple[str, str | None, _Stay]] = {}
+
+    def stay(device: str, start: str | float) -> _Stay:
+        stays.append(_Stay(device, start))
+        return stays[-1]
+
+    def at(scope: str, name: str, d: str) -> tuple[str | None, _Stay]:
+        where, ready, held = origin[scope, name]
         if where == d:
-            return ready
+            return ready, held
         key = f"copy:{scope}:{name}:{d}"
         if key not in tasks:
             tasks[key] = (("link", where, d), secs[where, d], [ready] if ready else [])
-        return key
+            held.readers.append(key)
+            origin[scope, f"{name}@{d}"] = (d, key, stay(d, key))
+        return key, origin[scope, f"{name}@{d}"][2]
 
     for i, p in enumerate(prog.params):
-        origin["main", p] = (home[p], None)
         if i < prog.num_input and home[p] != HOST:
             tasks["up:" + p] = (("link", HOST, home[p]), secs[HOST, home[p]], [])
-            origin["main", p] = (home[p], "up:" + p)
+            stay(HOST, 0.0).readers.append("up:" + p)
+            origin["main", p] = (home[p], "up:" + p, stay(home[p], "up:" + p))
+        else:
+            origin["main", p] = (home[p], None, stay(home[p], 0.0))
+            origin["main", p][2].to_end = i >= prog.num_input
 
     def op(scope: str, name: str, args: tuple[str, ...]) -> None:
-        preds = [t for t in dict.fromkeys(at(scope, a, home[name]) for a in dict.fromkeys(args)) if t]
         task = f"op:{scope}:{name}"
+        preds = []
+        for a in dict.fromkeys(args):
+            ready, held = at(scope, a, home[name])
+            held.readers.append(task)
+            if ready and ready not in preds:
+                preds.append(ready)
         tasks[task] = (("dev", home[name]), prog.times[name, home[name]], preds)
-        origin[scope, name] = (home[name], task)
+        origin[scope, name] = (home[name], task, stay(home[name], task))
 
     for name, kind, args in prog.ops:
         if kind != "f":
@@ -315,11 +348,31 @@ def _tasks(prog: Program, home: dict[str, str]) -> dict[str, tuple[tuple, float,
             continue
         scope = "f@" + name
         for x, a in zip(prog.f_params, args, strict=True):
-            origin[scope, x] = (home[x], at("main", a, home[x]))
+            origin[scope, x] = (home[x], *at("main", a, home[x]))
         for fname, _, fargs in prog.f_ops:
             op(scope, fname, fargs)
         origin["main", name] = origin[scope, prog.f_ops[-1][0]]
-    return tasks
+    origin["main", prog.ops[-1][0]][2].to_end = True
+    return tasks, stays
+
+
+def _fits(prog: Program, stays: list[_Stay], starts, ends, span) -> bool:
+    """The stays' peaks within `prog.limits` under one timing (docs/schedule.md's liveness)."""
+    for dev, limit in prog.limits.items():
+        points = []
+        for s in stays:
+            if NAMES[s.device] != dev:
+                continue
+            start = starts[s.start] if isinstance(s.start, str) else s.start
+            end = span if s.to_end else max([ends[r] for r in s.readers], default=start)
+            if end > start:
+                points += [(start, 1, prog.nbytes), (end, 0, -prog.nbytes)]
+        current = 0
+        for _, _, delta in sorted(points):
+            current += delta
+            if current > limit:
+                return False
+    return True
 
 
 # -- the tests ------------------------------------------------------------------------------------------------
@@ -340,6 +393,34 @@ def test_calls_schedule_as_their_bodies_and_the_optimum_is_exhaustive(prog: Prog
     assert better is None, f"the exhaustive search found {better!r} < {s.makespan!r}"
     assert s.optimal, "CP-SAT proves these small programs optimal"
     assert s.lower_bound <= s.makespan
+
+
+@st.composite
+def limited(draw) -> Program:
+    prog = draw(programs(max_ops=5))
+    cap = draw(st.integers(2, 2 + prog.op_calls))
+    prog.limits = {NAMES[draw(st.sampled_from(DEVICES))]: cap * prog.nbytes}
+    return prog
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(limited())
+def test_memory_limits_with_calls_hold_or_conflict(prog: Program) -> None:
+    try:
+        _, result = solve(prog)
+    except PlacementConflict as err:
+        assert "memory limit" in err.message or "no placement" in err.message
+        if "(proved)" in err.message and prog.op_calls <= 4:
+            assert exhaustive_better(prog, math.inf) is None
+        return
+    check_events(prog, result)
+    s = result.schedule
+    assert s.peak_memory == Run(prog, result).peaks()
+    for dev, limit in prog.limits.items():
+        assert s.peak_memory[dev] <= limit
+    if s.optimal:
+        better = exhaustive_better(prog, s.makespan - s.tolerance)
+        assert better is None, f"claimed optimal at {s.makespan!r}, but {better!r} fits the limits"
 
 
 def test_two_call_sites_share_the_callee_placement_and_differ_by_call() -> None:
