@@ -514,3 +514,57 @@ def test_cli_schedules_the_example_with_calls(capsys) -> None:
     status = main(["place", str(example), "--objective", "time", "--cost", "roofline"])
     err = capsys.readouterr().err
     assert status == 0 and "# makespan" in err and "proved optimal" in err
+
+
+NESTED = """
+@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
+    @R.function
+    def g(x: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        a = R.exp(x)
+        return a
+    @R.function
+    def f(x: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        a = M.g(x)
+        b = R.nn.relu(a)
+        c = M.g(b)
+        return c
+    @R.function
+    def main(x: R.Tensor((64, 64), "float32"), w: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            y = R.matmul(x, w)
+            z = M.f(y)
+            u = R.add(z, y)
+            R.output(u)
+        return u
+"""
+
+
+@pytest.mark.parametrize("cap", [None, 2 * 64 * 64 * 4])
+def test_nested_calls_run_at_their_call_paths(cap) -> None:
+    # exp runs on the CPU only, everything else is 10x faster on the GPU: values cross at every level
+    def kernel(op, vdevice: str) -> float | None:
+        if vdevice.startswith("cuda"):
+            return None if op.op == "exp" else 1e-6
+        return 1e-5
+
+    limits = {} if cap is None else {NAMES["cuda"]: cap}
+    mod = ir.parse(NESTED, filename="nested.py")
+    result = place(mod, objective=Time(CostModel(kernel, lambda n, s, d: 2e-6), memory=limits), time_limit_s=20)
+    s = result.schedule
+    paths = sorted((e.function, e.name, e.call) for e in s.events if e.kind == "op")
+    assert paths == [
+        ("f", "b", ("main:z",)),
+        ("g", "a", ("main:z", "f:a")),
+        ("g", "a", ("main:z", "f:c")),
+        ("main", "u", ()),
+        ("main", "y", ()),
+    ]
+    assert any(e.kind == "copy" and e.call for e in s.events)  # a copy inside a call
+    shim = Program(64, ["x", "w"], 1, [], [], [], {}, {})
+    assert s.peak_memory == Run(shim, result).peaks()
+    for dev, limit in limits.items():
+        assert s.peak_memory[dev] <= limit
+    assert s.optimal and s.lower_bound <= s.makespan
