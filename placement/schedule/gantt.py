@@ -121,7 +121,8 @@ def _axis(span: float, scale: float, y: float) -> str:
 def _event(e: Event, lanes: dict[object, int], color: dict[str, str], scale: float, top: int) -> str:
     x = LEFT + e.start * scale
     w = max(1.0, (e.end - e.start) * scale)
-    tip = html.escape(f"{e.kind} {e.function}:{e.name}\n{_ms(e.start)} .. {_ms(e.end)} ({_ms(e.end - e.start)})")
+    at = f" at {' > '.join(e.call)}" if e.call else ""  # the call site of a called function's event
+    tip = html.escape(f"{e.kind} {e.function}:{e.name}{at}\n{_ms(e.start)} .. {_ms(e.end)} ({_ms(e.end - e.start)})")
     if e.kind == "op":
         y = top + lanes[e.device] * LANE
         fill = color.get(e.device, "#888")  # type: ignore[arg-type]

@@ -493,7 +493,7 @@ class M:
     assert "m.py:11:" in str(err.value) and "main -> g -> h -> g" in str(err.value)
 
 
-def test_cli_schedules_the_example_with_calls(capsys) -> None:
+def test_cli_schedules_the_example_with_calls(capsys, tmp_path) -> None:
     """`vdplace place examples/schedule_calls.py --objective time --json`: each call site's events of `layer`."""
     from pathlib import Path
 
@@ -511,9 +511,11 @@ def test_cli_schedules_the_example_with_calls(capsys) -> None:
     )
     assert len({e["device"] for e in layer}) == 1  # `layer` is placed once for its three call sites
     assert all(e["call"] == [] for e in events if e["function"] == "main")
-    status = main(["place", str(example), "--objective", "time", "--cost", "roofline"])
+    report = tmp_path / "out.html"
+    status = main(["place", str(example), "--objective", "time", "--cost", "roofline", "--report", str(report)])
     err = capsys.readouterr().err
     assert status == 0 and "# makespan" in err and "proved optimal" in err
+    assert "layer:m at main:a2" in report.read_text()  # the picture's tooltips name the call site
 
 
 NESTED = """
