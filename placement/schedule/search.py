@@ -8,7 +8,9 @@ and whatever the caller adds (the cost objective's plan).  The best is then
 improved by moving *groups*: the units of consecutive op calls in program
 order, with the weights, constants and inputs that only they read, to
 another vdevice where every one of them may go; a move is kept when it
-makes the plan better.  Groups start at a quarter of the ops and halve
+makes the plan better.  A unit of a callee's parameters that the units of
+several op calls read (`calls`: it decides where each call copies its
+argument) is a group of its own, after its first reader's.  Groups start at a quarter of the ops and halve
 until single units, as long as the budget lasts.
 
 The budget is counted in simulated op calls (`Budget`), so the same module
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import time
 
-from vdplace.placement.schedule.graph import TaskGraph
+from vdplace.placement.schedule.graph import PASSED, TaskGraph
 from vdplace.placement.schedule.list_scheduler import heft, list_schedule
 from vdplace.placement.schedule.liveness import peak_bytes
 from vdplace.placement.schedule.simulate import Timing
@@ -116,17 +118,29 @@ def groups_in_order(g: TaskGraph) -> list[list[int]]:
             seen.add(u)
             order.append(u)
     readers: dict[int, set[int]] = {}
+    first: dict[int, int] = {}  # an op-less unit -> its first reader
+    passed: set[int] = set()  # the op-less units holding values passed to a callee (`calls`)
     for v in range(g.num_values):
         u = g.val_unit[v]
         if u in seen:
             continue
+        if g.val_kind[v] == PASSED:
+            passed.add(u)
         for i in g.val_readers[v] + g.val_home_readers[v]:
             readers.setdefault(u, set()).add(g.op_unit[i])
+            first[u] = min(first.get(u, i), i)
     attached: dict[int, list[int]] = {}
+    alone: dict[int, list[int]] = {}  # a unit -> the passed values' units that are groups after its group
     for u, who in sorted(readers.items()):
         if len(who) == 1:
             attached.setdefault(next(iter(who)), []).append(u)
-    return [[u, *attached.get(u, ())] for u in order]
+        elif u in passed:
+            alone.setdefault(g.op_unit[first[u]], []).append(u)
+    out: list[list[int]] = []
+    for u in order:
+        out.append([u, *attached.get(u, ())])
+        out.extend([w] for w in alone.get(u, ()))
+    return out
 
 
 def search(g: TaskGraph, starts: list[list[int] | Plan], budget: Budget) -> Plan:

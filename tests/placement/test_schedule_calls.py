@@ -570,3 +570,60 @@ def test_nested_calls_run_at_their_call_paths(cap) -> None:
     for dev, limit in limits.items():
         assert s.peak_memory[dev] <= limit
     assert s.optimal and s.lower_bound <= s.makespan
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_the_placement_search_alone_schedules_calls_soundly(prog: Program) -> None:
+    """Without the exact solver: HEFT, the start plans and group moves (a callee's parameters a group of
+    their own) give a schedule the placed module runs, no faster than the optimum."""
+    mod = ir.parse(prog.text(), filename="prog.py")
+    result = place(mod, objective=Time(prog.model(), exact=False), time_limit_s=5)
+    check_events(prog, result)
+    s = result.schedule
+    assert s.peak_memory == Run(prog, result).peaks()
+    assert s.lower_bound <= s.makespan
+    best = exhaustive_better(prog, math.inf)
+    assert best is not None and best <= s.makespan * (1 + 1e-9)
+    if s.optimal:
+        assert math.isclose(best, s.makespan, rel_tol=1e-6)
+
+
+def test_a_layer_called_at_many_sites_is_scheduled_past_the_exact_solver() -> None:
+    """100 calls of a 4-op layer: 400 op calls, more than CP-SAT takes; the list scheduler and the search."""
+    calls = "\n".join(f"        h{k + 1} = M.layer(h{k}, w)" for k in range(100))
+    text = f"""
+@I.ir_module
+class M:
+    I.module_global_infos({{"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]}})
+    @R.function
+    def layer(x: R.Tensor((64, 64), "float32"), w: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        m = R.matmul(x, w)
+        r = R.nn.relu(m)
+        e = R.exp(r)
+        y = R.add(e, x)
+        return y
+    @R.function
+    def main(h0: R.Tensor((64, 64), "float32"), w: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        R.func_attr({{"num_input": 1}})
+{calls}
+        return h100
+"""
+
+    def kernel(op, vdevice: str) -> float | None:
+        if op.op == "exp":
+            return 2e-6 if vdevice.startswith("llvm") else None
+        return 1e-6 if vdevice.startswith("cuda") else 8e-6
+
+    result = place(
+        ir.parse(text, filename="many.py"),
+        objective=Time(CostModel(kernel, lambda n, s, d: 1e-6)),
+        time_limit_s=10,
+    )
+    s = result.schedule
+    assert s.method == "list" and len([e for e in s.events if e.kind == "op"]) == 400
+    assert len({e.call for e in s.events if e.function == "layer"}) == 100
+    assert s.lower_bound <= s.makespan
+    # a chain: each call runs m and r on the GPU (1 us each), copies r to the CPU (1 us), runs exp there (2 us),
+    # copies e back (1 us) and adds on the GPU (1 us): 7 us a call, plus the upload of h0: the critical path
+    assert s.optimal and s.makespan == pytest.approx(100 * 7e-6 + 1e-6, rel=1e-9)
