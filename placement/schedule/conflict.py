@@ -56,7 +56,9 @@ def schedule_conflict(sol: TimeSolution, co: Coarsened, mod: IRModule) -> Placem
     proved = "the limits admit no plan (proved)" if sol.infeasible else "no plan that fits was found in time"
     running = "no op runs there then"
     if peak.running is not None:
-        running = f"while {peak.running.function}:{peak.running.name} runs there ({_where(mod, peak.running.span)})"
+        e = peak.running
+        at = f", called at {' > '.join(e.call)}" if e.call else ""  # which call site of a called function
+        running = f"while {e.function}:{e.name} runs there ({_where(mod, e.span)}{at})"
     head = (
         f"memory limit of {name} exceeded: {proved}; in the plan that comes closest, {name} peaks at "
         f"{format_bytes(peak.bytes)} ({peak.bytes} bytes, limit {g.limits[d]}) at {peak.at * 1e3:.4f} ms, "

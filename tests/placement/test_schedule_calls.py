@@ -627,3 +627,35 @@ class M:
     # a chain: each call runs m and r on the GPU (1 us each), copies r to the CPU (1 us), runs exp there (2 us),
     # copies e back (1 us) and adds on the GPU (1 us): 7 us a call, plus the upload of h0: the critical path
     assert s.optimal and s.makespan == pytest.approx(100 * 7e-6 + 1e-6, rel=1e-9)
+
+
+def test_a_memory_conflict_in_a_callee_names_its_call_site() -> None:
+    text = """
+@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
+    @R.function
+    def f(x: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        a = R.nn.relu(x)
+        b = R.nn.relu(a)
+        return b
+    @R.function
+    def main(
+        x: R.Tensor((64, 64), "float32", "cuda:0"), w: R.Tensor((64, 64), "float32", "cuda:0")
+    ) -> R.Tensor((64, 64), "float32"):
+        R.func_attr({"num_input": 1})
+        y = M.f(x)
+        z = M.f(y)
+        u = R.nn.relu(z)
+        return u
+"""
+
+    def gpu_only(op, vdevice: str) -> float | None:
+        return 1e-6 if vdevice.startswith("cuda") else None
+
+    # the weight w stays on cuda:0 the whole run: with x and a at f's first op, three tensors where two fit
+    model = CostModel(gpu_only, lambda n, s, d: 1e-6)
+    with pytest.raises(PlacementConflict) as err:
+        place(ir.parse(text, filename="m.py"), objective=Time(model, memory={"cuda:0": 2 * 64 * 64 * 4}))
+    assert "while f:a runs there (m.py:7, called at main:y)" in err.value.message
+    assert "(proved)" in err.value.message
