@@ -659,3 +659,34 @@ class M:
         place(ir.parse(text, filename="m.py"), objective=Time(model, memory={"cuda:0": 2 * 64 * 64 * 4}))
     assert "while f:a runs there (m.py:7, called at main:y)" in err.value.message
     assert "(proved)" in err.value.message
+
+
+def test_constant_arguments_are_the_callers_tensors() -> None:
+    text = """
+@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
+    @R.function
+    def f(x: R.Tensor((64, 64), "float32"), c: R.Tensor((), "float32")) -> R.Tensor((64, 64), "float32"):
+        a = R.add(x, c)
+        b = R.exp(a)
+        d = R.multiply(b, c)
+        return d
+    @R.function
+    def main(x: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        y = M.f(x, R.const(2.0, "float32"))
+        z = M.f(y, R.const(3.0, "float32"))
+        return z
+"""
+
+    def kernel(op, vdevice: str) -> float | None:
+        if op.op == "exp":
+            return 1e-6 if vdevice.startswith("llvm") else None
+        return 1e-6 if vdevice.startswith("cuda") else 5e-6
+
+    result = place(ir.parse(text, filename="m.py"), objective=Time(CostModel(kernel, lambda n, s, d: 1e-6)))
+    s = result.schedule
+    # x up to the GPU, then per call: add there, a to the CPU, exp, b back, multiply: 1 + 2 * 5 us
+    assert s.optimal and s.makespan == pytest.approx(11e-6, rel=1e-9)
+    # on the GPU at most two 16 KiB tensors at once, and both scalar constants (held the whole run)
+    assert s.peak_memory[NAMES["cuda"]] == 2 * 64 * 64 * 4 + 2 * 4
