@@ -384,6 +384,6 @@ class _Walk(RootWalk):
                 if kind == INPUT:
                     g.val_upload[v] = [self.model.upload(g.val_bytes[v], host, d, vds) for d in vds]
         for leaf in tree_leaves(self.tree(func.body.body)):
-            v = self.value.get(self.of(leaf))
-            if v is not None:
-                g.outputs.append((v, self.unit_of[leaf]))
+            out = self.value.get(self.of(leaf))
+            if out is not None:
+                g.outputs.append((out, self.unit_of[leaf]))

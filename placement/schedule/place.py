@@ -137,7 +137,7 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
     if moved != scheduled:
         raise PlacementInternalError(f"the schedule's copies {scheduled[:5]} are not the placed module's {moved[:5]}")
     for e in timed:
-        src, dst = e.device
+        src, dst = e.device[0], e.device[1]
         seconds = model.copy(e.nbytes, _vd(vds, src), _vd(vds, dst), vds)
         _same(seconds, e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
 
