@@ -13,9 +13,9 @@ class Module:
     I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
 
     @R.function
-    def layer(
-        x: R.Tensor((64, 1024), "float32"), w: R.Tensor((1024, 1024), "float32")
-    ) -> R.Tensor((64, 1024), "float32"):
+    def layer(x: R.Tensor((64, 1024), "float32"), w: R.Tensor((1024, 1024), "float32")) -> R.Tensor(
+        (64, 1024), "float32"
+    ):
         m = R.matmul(x, w)
         y = R.nn.relu(m)
         return y
