@@ -28,6 +28,20 @@ judged by its list schedule with the limits (`search.evaluate`: bytes over
 the limits first, then makespan), and the best goes on with the other start
 plans (`solve.solve_time`).
 
+*Fitting the limits.*  The cost objective knows no liveness, so its plan
+may run on a capped vdevice more than fits there at once (two large weights
+copied in for ops that run side by side).  A rule's plan over a limit is
+then repaired, one step at a time (`fit`): at the peak of a vdevice over its
+limit, the largest value live there that the rule does not fix there (a
+weight copied in, an activation) is taken off it, its readers there (and
+its own unit, when it was made there) moved to the rule's other vdevice b;
+each step's list schedule is judged like any plan, and the best of the
+plan and its steps is the rule's plan.  At most `REPAIR_STEPS` steps a
+rule, each charged like the rule's own schedule.  So a rule that keeps
+weights on the host and runs their ops on the capped vdevice also yields
+the plan that runs there only what fits at once (accelerate's weights with
+ops placed for the cap, where its own plan leaves the fast device idle).
+
 Cost: accelerate's cuts and c = 0 of every pair come first and are always
 tried, outside the search's budget of simulated op calls (a few solves and
 list schedules: on a large program the budget holds only a few list
@@ -47,6 +61,7 @@ import time
 from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.cost.solve import PlanBackend, solve_cost
 from vdplace.placement.schedule.graph import TaskGraph
+from vdplace.placement.schedule.liveness import stays
 from vdplace.placement.schedule.search import Budget, Plan, evaluate
 from vdplace.placement.schedule.splits import accelerate_cut, weight_units
 
@@ -58,6 +73,8 @@ SAMPLES = 4
 SOLVE_OPS = 4
 # The cost backend's seconds per solve on more than two vdevices.
 SOLVE_SECONDS = 1.0
+# Repair steps at most per rule whose plan is over a limit (`fit`).
+REPAIR_STEPS = 24
 
 
 def weight_rule_plans(
@@ -103,12 +120,71 @@ def weight_rule_plans(
         if placement is None:
             continue
         plan = evaluate(g, placement, share if sampled else None)
+        if plan.excess > 0:
+            plan = fit(g, plan, set(fixed), b, share if sampled else None, share.deadline)
         if best is None or plan.better_than(best):
             best = plan
     budget.spend(min(before, before - share.ops))
     if share.cut_by_clock:
         budget.cut_by_clock = True
     return best
+
+
+def fit(g: TaskGraph, plan: Plan, fixed: set[int], b: int, budget: Budget | None, deadline: float) -> Plan:
+    """The best of `plan` and its repair steps toward the limits (module docstring, "Fitting the limits").
+
+    Units in `fixed` stay where `plan` has them; moved units go to `b`.  Each step's list schedule is
+    charged to `budget` (None: not charged); no step starts after `deadline` (``time.perf_counter()``).
+    """
+    best = current = plan
+    for _ in range(REPAIR_STEPS):
+        if current.excess == 0 or time.perf_counter() >= deadline or (budget is not None and not budget.left):
+            break
+        moved = _off_peak(g, current, fixed, b)
+        if not moved:
+            break
+        placement = list(current.placement)
+        for u in moved:
+            placement[u] = b
+        current = evaluate(g, placement, budget)
+        if current.better_than(best):
+            best = current
+    return best
+
+
+def _off_peak(g: TaskGraph, plan: Plan, fixed: set[int], b: int) -> set[int]:
+    """The units one repair step moves to `b`: for the first vdevice over its limit, those holding or reading
+    there the largest value live at its peak that can leave (no unit of `fixed`); empty when none can."""
+    placement = plan.placement
+    for d, (peak, limit) in enumerate(zip(plan.peaks, g.limits, strict=True)):
+        if d == b or limit is None or peak <= limit:
+            continue
+        on_d = [(v, start, end) for v, e, start, end in stays(g, plan.timing) if e == d and end > start]
+        when = _peak_time(g, on_d)
+        live = sorted({v for v, start, end in on_d if start <= when < end}, key=lambda v: (-g.val_bytes[v], v))
+        for v in live:
+            home = g.val_unit[v]
+            readers = g.val_readers[v] + g.val_home_readers[v]
+            units = {g.op_unit[i] for i in readers if placement[g.op_unit[i]] == d}
+            if placement[home] == d:
+                if home in fixed:
+                    continue  # it stays there whatever runs where
+                units.add(home)
+            units = {u for u in units if u not in fixed and b in g.allowed[u]}
+            if units:
+                return units
+    return set()
+
+
+def _peak_time(g: TaskGraph, on_d: list[tuple[int, float, float]]) -> float:
+    """The earliest instant at which the stays `on_d` of one vdevice hold the most bytes (ends before starts)."""
+    points = [(start, g.val_bytes[v]) for v, start, _ in on_d] + [(end, -g.val_bytes[v]) for v, _, end in on_d]
+    best, when, current = -1, 0.0, 0
+    for t, delta in sorted(points):
+        current += delta
+        if current > best:
+            best, when = current, t
+    return when
 
 
 def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int, bool]]:
