@@ -14,6 +14,11 @@ on b.  The cuts, in this order:
   bytes fit the limit (`splits.accelerate_cut`); and literal: the most
   whose bytes fit the limit less the largest weight unit (accelerate keeps
   room for its largest layer);
+* the same two fills at a's limit less the activations' headroom: the
+  bytes of everything but the weights live on a at its peak when every unit
+  that may go there runs there (`headroom`, one list schedule).  accelerate's
+  ``max_memory`` budgets weights only, and its users give it the device's
+  memory less that headroom, so this is the map they get;
 * c = 0: every weight on b (the host);
 * `SAMPLES` + 1 evenly spaced cuts from 0 to the raised cut (to all the
   weights without a limit).
@@ -62,8 +67,8 @@ from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.cost.solve import PlanBackend, solve_cost
 from vdplace.placement.schedule.graph import TaskGraph
 from vdplace.placement.schedule.liveness import stays
-from vdplace.placement.schedule.search import Budget, Plan, evaluate
-from vdplace.placement.schedule.splits import accelerate_cut, weight_units
+from vdplace.placement.schedule.search import Budget, Plan, evaluate, fastest
+from vdplace.placement.schedule.splits import accelerate_cut, weight_unit_bytes, weight_units
 
 # Share of the search's budget (ops and time to its deadline) these plans may spend.
 SHARE = 0.25
@@ -101,7 +106,7 @@ def weight_rule_plans(
     best: Plan | None = None
     seen: set[tuple[int, ...]] = set()
     last = solve_s  # seconds the last solve took
-    for a, b, cut, sampled in _rules(g, weights):
+    for a, b, cut, sampled in _rules(g, weights, headroom(g)):
         fixed = {u: a if k < cut else b for k, u in enumerate(weights)}
         key = tuple(fixed[u] for u in weights)
         if key in seen:
@@ -187,9 +192,26 @@ def _peak_time(g: TaskGraph, on_d: list[tuple[int, float, float]]) -> float:
     return when
 
 
-def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int, bool]]:
+def headroom(g: TaskGraph) -> list[int]:
+    """Per vdevice with a limit (0 for the others): the bytes of everything but weights live there at its peak
+    when every unit that may go there runs there, the rest on its fastest vdevice (one list schedule each)."""
+    size = weight_unit_bytes(g)
+    out = []
+    for a in range(g.num_devices):
+        if g.limits[a] is None:
+            out.append(0)
+            continue
+        placement = [a if a in g.allowed[u] else fastest(g, u) for u in range(g.num_units)]
+        plan = evaluate(g, placement)
+        resident = sum(b for u, b in size.items() if placement[u] == a)
+        out.append(max(0, plan.peaks[a] - resident))
+    return out
+
+
+def _rules(g: TaskGraph, weights: list[int], room: list[int]) -> list[tuple[int, int, int, bool]]:
     """``(a, b, cut, sampled)`` of every rule, in the order of the module docstring (duplicates left in):
-    accelerate's cuts and c = 0 of every pair first, then the sampled cuts (`sampled` true)."""
+    accelerate's cuts (at a's limit, and at it less `room[a]`) and c = 0 of every pair first, then the
+    sampled cuts (`sampled` true)."""
     if g.host is not None:
         pairs = [(a, g.host) for a in range(g.num_devices) if a != g.host]
     else:
@@ -200,7 +222,11 @@ def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int, bool]]
     for a, b in pairs:
         raised = accelerate_cut(g, weights, a)
         top = raised[0] if raised else n
-        first += [(a, b, c, False) for c in raised + accelerate_cut(g, weights, a, reserve_largest=True) + [0]]
+        fills = raised + accelerate_cut(g, weights, a, reserve_largest=True)
+        if room[a]:
+            fills += accelerate_cut(g, weights, a, headroom=room[a])
+            fills += accelerate_cut(g, weights, a, reserve_largest=True, headroom=room[a])
+        first += [(a, b, c, False) for c in fills + [0]]
         then += [(a, b, round(k * top / SAMPLES), True) for k in range(SAMPLES + 1)]
     return first + then
 
