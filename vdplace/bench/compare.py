@@ -24,8 +24,9 @@ by liveness on the fast device is at most `cap`.
 
 - ``accelerate``: accelerate's map (`vdplace.tvm.accelerate_map`) as pins on
   the weights, the better (the faster of those that fit the cap) of its map
-  under the literal caps and under caps raised as far as its weights still
-  fit (its ``raise_caps``); the ops are placed by the cost objective (the
+  under the literal ``max_memory`` (the weights budget) and under one
+  raised as far as its weights still fit that budget (its
+  ``raise_caps``); the ops are placed by the cost objective (the
   least kernel and copy time added up, within the cap by a static count
   where it can: accelerate's hooks run one module after another), as
   docs/accelerate.md places a map.
