@@ -13,11 +13,16 @@ at megabytes of weights and milliseconds of kernels,
 (``vdplace.tvm.from_torch(model, args, keep_params_as_input=True)``), on
 two vdevices: the fast device ``cuda:0`` and the host ``llvm:0``.
 
-Caps: the fast device's memory is capped at ``int(share * weight bytes)``
-for each share of `--shares` (default 0.35 and 0.55): accelerate's map can
-put at most that share of the weights there, so every plan that uses the
-fast device splits the model.  The cap bounds the fast device's peak by
-liveness (weights and activations) for every plan; the host is not capped.
+Caps: for each share of `--shares` (default 0.35 and 0.55) the fast
+device's weights budget is ``int(share * weight bytes)``, accelerate's
+``max_memory`` for it (accelerate budgets weights), so its map puts at most
+that share of the weights there.  The fast device's memory, its cap, is
+that budget plus the activations' room: the peak of the non-weight bytes
+when the whole program runs on the fast device
+(`vdplace.bench.compare.activation_room`), the headroom a user leaves
+beside ``max_memory``.  The cap bounds the fast device's peak by liveness
+(weights and activations) for every plan, accelerate's included; the host
+is not capped.
 
 Plans (`vdplace.bench.compare.compare_plans`, whose docstring says how each
 is made): ``accelerate``, its map as pins (the better of the literal and the
@@ -70,6 +75,7 @@ from vdplace.bench.compare import (  # noqa: E402
     PLANS,
     SHARES,
     PlanResult,
+    activation_room,
     compare_plans,
     inline_bound_constants,
     share_caps,
@@ -125,14 +131,18 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         total = sum(p.numel() * p.element_size() for p in model.parameters())
         predicted_model = host_model(mod, inputs, weights)
         measured_model = actor_model(mod, inputs, weights) if args.measured else None
-        for share, cap in zip(args.shares, share_caps(total, args.shares), strict=True):
-            plans = compare_plans(mod, model, cap, predicted_model, time_limit_s=args.time_limit)
+        room = activation_room(mod, predicted_model, args.time_limit)
+        for share, budget in zip(args.shares, share_caps(total, args.shares), strict=True):
+            cap = budget + room
+            kw = {"max_memory": budget, "time_limit_s": args.time_limit}
+            plans = compare_plans(mod, model, cap, predicted_model, **kw)
             on_actors = {}
             if measured_model is not None:
-                on_actors = compare_plans(mod, model, cap, measured_model, time_limit_s=args.time_limit)
+                on_actors = compare_plans(mod, model, cap, measured_model, **kw)
             for label in PLANS:
                 plan = plans[label]
-                row: dict[str, Any] = {"model": name, "weights": total, "share": share, "cap": cap, "plan": label}
+                row: dict[str, Any] = {"model": name, "weights": total, "share": share, "budget": budget}
+                row.update({"room": room, "cap": cap, "plan": label})
                 row.update(_figures(plan, plans["accelerate"], cap))
                 if label in on_actors:
                     actor_plan = on_actors[label]
@@ -171,6 +181,8 @@ def _speedups(rows: list[dict[str, Any]]) -> None:
 COLUMNS = (
     "model",
     "weights",
+    "budget",
+    "room",
     "cap",
     "plan",
     "predicted",
@@ -186,7 +198,9 @@ COLUMNS = (
 )
 HEADERS = {
     "weights": "weights B",
-    "cap": "cuda:0 cap B (share)",
+    "budget": "max_memory B (share)",
+    "room": "activations B",
+    "cap": "cuda:0 cap B",
     "predicted": "predicted ms",
     "vs accelerate": "x vs accelerate",
     "fast weights": "weights on cuda:0 B",
@@ -202,7 +216,7 @@ def _cell(row: dict[str, Any], column: str) -> str:
     value = row.get(column)
     if value is None:
         return "" if column != "fits" else "no plan"
-    if column == "cap":
+    if column == "budget":
         return f"{value} ({row['share']:.0%})"
     if column in ("predicted", "actors predicted", "actors measured"):
         return f"{value * 1e3:.4f}"
@@ -229,9 +243,9 @@ def summary(rows: list[dict[str, Any]], measured: bool) -> tuple[list[str], bool
     time_rows = [r for r in rows if r["plan"] == "time"]
     lines, ok = [], True
     for what, key in [("predicted", "vs accelerate")] + ([("measured", "actors vs accelerate")] if measured else []):
-        ratios = [(r["model"], r["cap"], r.get(key)) for r in time_rows]
+        ratios = [(r["model"], r["share"], r.get(key)) for r in time_rows]
         known = [x for x in ratios if x[2] is not None]
-        slower = [f"{m} cap {c}: {x:.3f}x" for m, c, x in known if x < 1 - 1e-9]
+        slower = [f"{m} {c:.0%}: {x:.3f}x" for m, c, x in known if x < 1 - 1e-9]
         fast = [x for x in known if x[2] >= TARGET_SPEEDUP]
         half = 2 * len(fast) >= len(ratios)
         verdict = "yes" if not slower else "NO (" + "; ".join(slower) + ")"
@@ -246,16 +260,18 @@ def summary(rows: list[dict[str, Any]], measured: bool) -> tuple[list[str], bool
     for r in time_rows:
         pinned = search.get((r["model"], r["cap"]))
         if r["predicted"] and pinned and r["predicted"] > pinned * (1 + 1e-9):
-            behind.append(f"{r['model']} cap {r['cap']}: {r['predicted'] / pinned:.3f}x")
+            behind.append(f"{r['model']} {r['share']:.0%}: {r['predicted'] / pinned:.3f}x")
     lines.append(
         "search check: Time never slower than accelerate's pins with ops by Time: "
         + ("yes" if not behind else "NO (" + "; ".join(behind) + ")")
     )
     ok = ok and not behind
-    over = [f"{r['model']} cap {r['cap']}" for r in time_rows if not r.get("fits")]
+    over = [f"{r['model']} {r['share']:.0%}" for r in time_rows if not r.get("fits")]
     if measured:
-        over += [f"{r['model']} cap {r['cap']} (actors)" for r in time_rows if not r.get("actors fits")]
+        over += [f"{r['model']} {r['share']:.0%} (actors)" for r in time_rows if not r.get("actors fits")]
     lines.append(f"Time within the caps on every pair: {'yes' if not over else 'NO (' + ', '.join(over) + ')'}")
+    others = [f"{r['plan']} {r['model']} {r['share']:.0%}" for r in rows if r["plan"] != "time" and r["fits"] is False]
+    lines.append(f"other plans over the cap: {', '.join(others) or 'none'}")
     return lines, ok and not over
 
 

@@ -167,14 +167,16 @@ def weight_unit_bytes(g: TaskGraph) -> dict[int, int]:
     return size
 
 
-def accelerate_cut(g: TaskGraph, weights: list[int], a: int, reserve_largest: bool = False) -> list[int]:
-    """The most weight units, in order, whose weights' bytes fit a's limit (none without one); with
-    `reserve_largest`, the limit less the largest unit's bytes (accelerate's literal map keeps that room)."""
+def accelerate_cut(
+    g: TaskGraph, weights: list[int], a: int, reserve_largest: bool = False, headroom: int = 0
+) -> list[int]:
+    """The most weight units, in order, whose weights' bytes fit a's limit less `headroom` (none without a
+    limit); with `reserve_largest`, less the largest unit's bytes too (accelerate's literal map keeps that room)."""
     limit = g.limits[a]
     if limit is None:
         return []
     size = weight_unit_bytes(g)
-    room = limit - (max(size[u] for u in weights) if reserve_largest and weights else 0)
+    room = limit - headroom - (max(size[u] for u in weights) if reserve_largest and weights else 0)
     total = 0
     for k, u in enumerate(weights):
         total += size[u]

@@ -14,6 +14,11 @@ on b.  The cuts, in this order:
   bytes fit the limit (`splits.accelerate_cut`); and literal: the most
   whose bytes fit the limit less the largest weight unit (accelerate keeps
   room for its largest layer);
+* the same two fills at a's limit less the activations' headroom: the
+  bytes of everything but the weights live on a at its peak when every unit
+  that may go there runs there (`headroom`, one list schedule).  accelerate's
+  ``max_memory`` budgets weights only, and its users give it the device's
+  memory less that headroom, so this is the map they get;
 * c = 0: every weight on b (the host);
 * `SAMPLES` + 1 evenly spaced cuts from 0 to the raised cut (to all the
   weights without a limit).
@@ -27,6 +32,20 @@ proved optimal, so the same module gives the same plan).  The plan is then
 judged by its list schedule with the limits (`search.evaluate`: bytes over
 the limits first, then makespan), and the best goes on with the other start
 plans (`solve.solve_time`).
+
+*Fitting the limits.*  The cost objective knows no liveness, so its plan
+may run on a capped vdevice more than fits there at once (two large weights
+copied in for ops that run side by side).  A rule's plan over a limit is
+then repaired, one step at a time (`fit`): at the peak of a vdevice over its
+limit, the largest value live there that the rule does not fix there (a
+weight copied in, an activation) is taken off it, its readers there (and
+its own unit, when it was made there) moved to the rule's other vdevice b;
+each step's list schedule is judged like any plan, and the best of the
+plan and its steps is the rule's plan.  At most `REPAIR_STEPS` steps a
+rule, each charged like the rule's own schedule.  So a rule that keeps
+weights on the host and runs their ops on the capped vdevice also yields
+the plan that runs there only what fits at once (accelerate's weights with
+ops placed for the cap, where its own plan leaves the fast device idle).
 
 Cost: accelerate's cuts and c = 0 of every pair come first and are always
 tried, outside the search's budget of simulated op calls (a few solves and
@@ -47,8 +66,9 @@ import time
 from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.cost.solve import PlanBackend, solve_cost
 from vdplace.placement.schedule.graph import TaskGraph
-from vdplace.placement.schedule.search import Budget, Plan, evaluate
-from vdplace.placement.schedule.splits import accelerate_cut, weight_units
+from vdplace.placement.schedule.liveness import stays
+from vdplace.placement.schedule.search import Budget, Plan, evaluate, fastest
+from vdplace.placement.schedule.splits import accelerate_cut, weight_unit_bytes, weight_units
 
 # Share of the search's budget (ops and time to its deadline) these plans may spend.
 SHARE = 0.25
@@ -58,6 +78,8 @@ SAMPLES = 4
 SOLVE_OPS = 4
 # The cost backend's seconds per solve on more than two vdevices.
 SOLVE_SECONDS = 1.0
+# Repair steps at most per rule whose plan is over a limit (`fit`).
+REPAIR_STEPS = 24
 
 
 def weight_rule_plans(
@@ -84,7 +106,7 @@ def weight_rule_plans(
     best: Plan | None = None
     seen: set[tuple[int, ...]] = set()
     last = solve_s  # seconds the last solve took
-    for a, b, cut, sampled in _rules(g, weights):
+    for a, b, cut, sampled in _rules(g, weights, headroom(g)):
         fixed = {u: a if k < cut else b for k, u in enumerate(weights)}
         key = tuple(fixed[u] for u in weights)
         if key in seen:
@@ -103,6 +125,8 @@ def weight_rule_plans(
         if placement is None:
             continue
         plan = evaluate(g, placement, share if sampled else None)
+        if plan.excess > 0:
+            plan = fit(g, plan, set(fixed), b, share if sampled else None, share.deadline)
         if best is None or plan.better_than(best):
             best = plan
     budget.spend(min(before, before - share.ops))
@@ -111,9 +135,83 @@ def weight_rule_plans(
     return best
 
 
-def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int, bool]]:
+def fit(g: TaskGraph, plan: Plan, fixed: set[int], b: int, budget: Budget | None, deadline: float) -> Plan:
+    """The best of `plan` and its repair steps toward the limits (module docstring, "Fitting the limits").
+
+    Units in `fixed` stay where `plan` has them; moved units go to `b`.  Each step's list schedule is
+    charged to `budget` (None: not charged); no step starts after `deadline` (``time.perf_counter()``).
+    """
+    best = current = plan
+    for _ in range(REPAIR_STEPS):
+        if current.excess == 0 or time.perf_counter() >= deadline or (budget is not None and not budget.left):
+            break
+        moved = _off_peak(g, current, fixed, b)
+        if not moved:
+            break
+        placement = list(current.placement)
+        for u in moved:
+            placement[u] = b
+        current = evaluate(g, placement, budget)
+        if current.better_than(best):
+            best = current
+    return best
+
+
+def _off_peak(g: TaskGraph, plan: Plan, fixed: set[int], b: int) -> set[int]:
+    """The units one repair step moves to `b`: for the first vdevice over its limit, those holding or reading
+    there the largest value live at its peak that can leave (no unit of `fixed`); empty when none can."""
+    placement = plan.placement
+    for d, (peak, limit) in enumerate(zip(plan.peaks, g.limits, strict=True)):
+        if d == b or limit is None or peak <= limit:
+            continue
+        on_d = [(v, start, end) for v, e, start, end in stays(g, plan.timing) if e == d and end > start]
+        when = _peak_time(g, on_d)
+        live = sorted({v for v, start, end in on_d if start <= when < end}, key=lambda v: (-g.val_bytes[v], v))
+        for v in live:
+            home = g.val_unit[v]
+            readers = g.val_readers[v] + g.val_home_readers[v]
+            units = {g.op_unit[i] for i in readers if placement[g.op_unit[i]] == d}
+            if placement[home] == d:
+                if home in fixed:
+                    continue  # it stays there whatever runs where
+                units.add(home)
+            units = {u for u in units if u not in fixed and b in g.allowed[u]}
+            if units:
+                return units
+    return set()
+
+
+def _peak_time(g: TaskGraph, on_d: list[tuple[int, float, float]]) -> float:
+    """The earliest instant at which the stays `on_d` of one vdevice hold the most bytes (ends before starts)."""
+    points = [(start, g.val_bytes[v]) for v, start, _ in on_d] + [(end, -g.val_bytes[v]) for v, _, end in on_d]
+    best, when, current = -1, 0.0, 0
+    for t, delta in sorted(points):
+        current += delta
+        if current > best:
+            best, when = current, t
+    return when
+
+
+def headroom(g: TaskGraph) -> list[int]:
+    """Per vdevice with a limit (0 for the others): the bytes of everything but weights live there at its peak
+    when every unit that may go there runs there, the rest on its fastest vdevice (one list schedule each)."""
+    size = weight_unit_bytes(g)
+    out = []
+    for a in range(g.num_devices):
+        if g.limits[a] is None:
+            out.append(0)
+            continue
+        placement = [a if a in g.allowed[u] else fastest(g, u) for u in range(g.num_units)]
+        plan = evaluate(g, placement)
+        resident = sum(b for u, b in size.items() if placement[u] == a)
+        out.append(max(0, plan.peaks[a] - resident))
+    return out
+
+
+def _rules(g: TaskGraph, weights: list[int], room: list[int]) -> list[tuple[int, int, int, bool]]:
     """``(a, b, cut, sampled)`` of every rule, in the order of the module docstring (duplicates left in):
-    accelerate's cuts and c = 0 of every pair first, then the sampled cuts (`sampled` true)."""
+    accelerate's cuts (at a's limit, and at it less `room[a]`) and c = 0 of every pair first, then the
+    sampled cuts (`sampled` true)."""
     if g.host is not None:
         pairs = [(a, g.host) for a in range(g.num_devices) if a != g.host]
     else:
@@ -124,7 +222,11 @@ def _rules(g: TaskGraph, weights: list[int]) -> list[tuple[int, int, int, bool]]
     for a, b in pairs:
         raised = accelerate_cut(g, weights, a)
         top = raised[0] if raised else n
-        first += [(a, b, c, False) for c in raised + accelerate_cut(g, weights, a, reserve_largest=True) + [0]]
+        fills = raised + accelerate_cut(g, weights, a, reserve_largest=True)
+        if room[a]:
+            fills += accelerate_cut(g, weights, a, headroom=room[a])
+            fills += accelerate_cut(g, weights, a, reserve_largest=True, headroom=room[a])
+        first += [(a, b, c, False) for c in fills + [0]]
         then += [(a, b, round(k * top / SAMPLES), True) for k in range(SAMPLES + 1)]
     return first + then
 

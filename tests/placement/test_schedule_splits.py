@@ -264,3 +264,94 @@ def test_weights_on_the_host_copied_in_while_read(layers: int) -> None:
     rule = best_rule_plan(prog, exact=False)
     assert rule is not None and rule < 0.25 * layers * 3e-5  # the rule's plan runs the ops on cuda:0
     check_never_loses_to_rules(prog, exact=False)
+
+
+def graph_of(prog: Program):
+    """`prog`'s task graph with cuda:0 capped, and the coarsened problem it was built from."""
+    from vdplace.placement.cost.problem import coarsen
+    from vdplace.placement.extract.extract import extract
+    from vdplace.placement.schedule.graph import build_graph
+    from vdplace.placement.schedule.solve import with_limits
+
+    model = prog.model()
+    co = coarsen(extract(ir.parse(prog.text(), filename="prog.py")), model)
+    g = build_graph(co, model)
+    with_limits(g, {"cuda:0:global": prog.cap})
+    return g, co
+
+
+def rule_plan(prog: Program):
+    """The best plan of the weight rules for `prog`, with a budget that does not run out."""
+    import time
+
+    from vdplace.placement.schedule.search import Budget
+    from vdplace.placement.schedule.weight_rules import weight_rule_plans
+
+    g, co = graph_of(prog)
+    return g, co, weight_rule_plans(g, co.problem, Budget(10**9, time.perf_counter() + 120))
+
+
+def side_by_side() -> Program:
+    """Two matmuls reading the input side by side, each with its own weight, then their product and a third
+    matmul (a gated MLP); the ops 30x faster on cuda:0, which holds four 64x64 tensors at once."""
+    params = ["x", "w0", "w1", "w2"]
+    ops = [
+        ("g", "matmul", ("x", "w0")),
+        ("u", "matmul", ("x", "w1")),
+        ("m", "multiply", ("g", "u")),
+        ("y", "matmul", ("m", "w2")),
+    ]
+    times = {key: t for name, _, _ in ops for key, t in (((name, "llvm"), 3e-5), ((name, "cuda"), 1e-6))}
+    latency = {("llvm", "cuda"): 1e-6, ("cuda", "llvm"): 1e-6}
+    return Program(1, params, ops, times, latency, 4 * NBYTES)
+
+
+def test_a_rule_over_the_cap_is_repaired_to_fit() -> None:
+    """The rule "every weight on the host" with its ops by the cost objective runs all four ops on cuda:0, where
+    the copies of w0 and w1, x, g and u are live at once: over the cap.  Repaired (`weight_rules.fit`), the
+    rule's plan fits and still runs on cuda:0 what fits there, far faster than all on the host; `Time` keeps it."""
+    from vdplace.placement.schedule.search import evaluate
+    from vdplace.placement.schedule.splits import weight_units
+    from vdplace.placement.schedule.weight_rules import _ops_by_cost
+
+    prog = side_by_side()
+    g, co, plan = rule_plan(prog)
+    host = g.names.index("llvm:0:global")
+    on_host = {u: host for u in weight_units(g)}
+    unrepaired = evaluate(g, _ops_by_cost(co.problem, on_host, 1.0, "highs", True))
+    assert unrepaired.excess > 0
+    assert plan is not None and plan.excess == 0
+    all_host = evaluate(g, [host] * g.num_units)
+    assert plan.makespan < 0.6 * all_host.makespan
+    s = place(ir.parse(prog.text(), filename="prog.py"), objective=objective(prog, exact=False)).schedule
+    assert s.peak_memory["cuda:0:global"] <= prog.cap
+    assert s.makespan <= plan.makespan * (1 + REL)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_the_weight_rules_plan_fits_the_cap(prog: Program) -> None:
+    """Whatever the cost objective's plans of the rules need at once, the rules' plan fits the cap: a rule's
+    plan over it is repaired toward its other vdevice (at worst, every weight on the host: all there)."""
+    g, _, plan = rule_plan(prog)
+    assert plan is not None and plan.excess == 0, prog.text()
+
+
+def test_the_headroom_is_the_peak_of_what_is_not_a_weight() -> None:
+    """x -> h0 = x @ w0 -> h1 = h0 @ w1, all on cuda:0: x and h0, then h0 and h1 live at once beside the
+    weights, so the fill that leaves room for the activations (accelerate's max_memory as its users set it)
+    is the cap less two tensors."""
+    from vdplace.placement.schedule.splits import accelerate_cut, weight_units
+    from vdplace.placement.schedule.weight_rules import headroom
+
+    ops = [("h0", "matmul", ("x", "w0")), ("h1", "matmul", ("h0", "w1"))]
+    times = {(name, d): 1e-6 for name, _, _ in ops for d in ("llvm", "cuda")}
+    latency = {("llvm", "cuda"): 1e-6, ("cuda", "llvm"): 1e-6}
+    prog = Program(1, ["x", "w0", "w1"], ops, times, latency, 3 * NBYTES)
+    g, _ = graph_of(prog)
+    cuda = g.names.index("cuda:0:global")
+    room = headroom(g)
+    assert room[cuda] == 2 * NBYTES and room[1 - cuda] == 0
+    weights = weight_units(g)
+    assert accelerate_cut(g, weights, cuda) == [2]  # both weights fit the cap
+    assert accelerate_cut(g, weights, cuda, headroom=room[cuda]) == [1]  # one fits beside the activations

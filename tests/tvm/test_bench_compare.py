@@ -178,3 +178,41 @@ def test_the_plans_of_a_small_model(small):
     assert plans["bytes"].module is not None or plans["bytes"].error.startswith("no plan")
     with pytest.raises(ValueError, match="unknown plan"):
         compare_plans(mod, model, cap, SLOW_HOST, plans=["fastest"])
+
+
+CHAIN = """
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((64, 64), "float32"), w: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            a: R.Tensor((64, 64), "float32") = R.nn.relu(x)
+            b: R.Tensor((64, 64), "float32") = R.matmul(a, w)
+            c: R.Tensor((64, 64), "float32") = R.nn.relu(b)
+            R.output(c)
+        return c
+"""
+
+
+def test_the_activation_room_is_the_peak_of_what_is_not_a_weight():
+    from vdplace.bench.compare import activation_room
+
+    # all on the fast device: x and a, then a and b, then b and c live at once (w stays the whole run)
+    assert activation_room(ir.parse(CHAIN), SLOW_HOST) == 2 * 64 * 64 * 4
+
+
+def test_accelerate_gets_the_weights_budget_and_every_plan_the_cap(small):
+    from vdplace.bench.compare import activation_room
+
+    model, mod, weights = small
+    budget = share_caps(weights, [0.5])[0]
+    room = activation_room(mod, SLOW_HOST)
+    assert room > 0
+    cap = budget + room
+    plans = compare_plans(mod, model, cap, SLOW_HOST, max_memory=budget, time_limit_s=3, plans=["accelerate", "time"])
+    assert plans["accelerate"].weight_bytes.get(FAST_NAME, 0) <= budget  # accelerate's max_memory budgets weights
+    for plan in plans.values():
+        assert plan.fits == (plan.peaks[FAST_NAME] <= cap)  # one cap, the peak by liveness, for every plan
+    assert plans["time"].fits
+    assert plans["time"].makespan <= plans["accelerate"].makespan

@@ -1,8 +1,9 @@
 """Plans side by side under one time model: accelerate's map, the `Time` plan, all on the host, bytes.
 
-    from vdplace.bench.compare import compare_plans, share_caps
-    caps = share_caps(weight_bytes, (0.35, 0.55))          # the fast device's caps: shares of the weights
-    plans = compare_plans(mod, torch_model, cap, model)     # label -> `PlanResult`
+    from vdplace.bench.compare import activation_room, compare_plans, share_caps
+    budgets = share_caps(weight_bytes, (0.35, 0.55))       # accelerate's max_memory: shares of the weights
+    room = activation_room(mod, model)                      # what the program's activations need there
+    plans = compare_plans(mod, torch_model, budgets[0] + room, model, max_memory=budgets[0])
     plans["time"].makespan, plans["accelerate"].peaks, plans["host"].fits
 
 `mod` is a torch model's Relax program with its weights as parameters
@@ -12,10 +13,20 @@ makes five plans, each evaluated by the same `CostModel` under the `Time`
 objective (docs/schedule.md): its makespan, its peak memory per vdevice by
 liveness, and whether the fast device's peak is within `cap`.
 
+The cap rule (docs/accelerate.md, "Caps"): accelerate's ``max_memory``
+budgets weights only, and its users leave the rest of the GPU to the
+activations.  So the fast device's weights budget is a share of the model's
+weight bytes (`share_caps`), given to accelerate as its ``max_memory``, and
+the device's memory, `cap`, is that budget plus the room the program's
+activations take when the whole program runs on that device
+(`activation_room`).  Every plan, accelerate's included, fits when its peak
+by liveness on the fast device is at most `cap`.
+
 - ``accelerate``: accelerate's map (`vdplace.tvm.accelerate_map`) as pins on
   the weights, the better (the faster of those that fit the cap) of its map
-  under the literal caps and under caps raised as far as its weights still
-  fit (its ``raise_caps``); the ops are placed by the cost objective (the
+  under the literal ``max_memory`` (the weights budget) and under one
+  raised as far as its weights still fit that budget (its
+  ``raise_caps``); the ops are placed by the cost objective (the
   least kernel and copy time added up, within the cap by a static count
   where it can: accelerate's hooks run one module after another), as
   docs/accelerate.md places a map.
@@ -87,6 +98,32 @@ def share_caps(weight_bytes: int, shares: Iterable[float] = SHARES) -> list[int]
             raise ValueError(f"a cap's share of the weights must be in (0, 1), not {share!r}")
         caps.append(int(share * weight_bytes))
     return caps
+
+
+def activation_room(mod: IRModule, model: Any, time_limit_s: float = 10.0) -> int:
+    """Bytes of `mod`'s non-weight values live at once on the fast device, at worst, when it runs there alone.
+
+    Every value of `mod` (a torch model's program, its weights as
+    parameters after its inputs) is placed on the fast device and the run is
+    scheduled by `Time` under `model`; weights stay the whole run there
+    (liveness), so its peak less the weights' bytes is the peak of the
+    inputs, activations and outputs: the headroom a user leaves beside
+    accelerate's ``max_memory`` for a device that runs the program.
+    """
+    from vdplace.placement import place
+
+    mod = inline_bound_constants(with_two_devices(mod))
+    placed = place(mod.replace(vdevices=[FAST]), default="first").module.replace(vdevices=[FAST, HOST])
+    peak = evaluate_placed(placed, model, time_limit_s).peak_memory.get(FAST_NAME, 0)
+    main = placed["main"]
+    first = int(main.attrs.get("num_input", len(main.params)))
+    return peak - sum(_tensor_bytes(p.struct_info) for p in main.params[first:])
+
+
+def _tensor_bytes(info: Any) -> int:
+    from vdplace.placement.cost.model import value_bytes
+
+    return value_bytes(info) if isinstance(info, TensorStructInfo) else 0
 
 
 def with_two_devices(mod: IRModule) -> IRModule:
@@ -181,15 +218,20 @@ def compare_plans(
     cap: int,
     model: Any,
     *,
+    max_memory: int | None = None,
     host_bytes: int = 1 << 40,
     time_limit_s: float = 10.0,
     plans: Iterable[str] = PLANS,
 ) -> dict[str, PlanResult]:
     """The plans of `PLANS` (module docstring) for the fast device capped at `cap` bytes, under `model`.
 
-    `host_bytes` is the host's cap for accelerate (large: the host holds
-    the rest).  Each label of `plans` maps to its `PlanResult`; a plan that
-    cannot be made holds its `error` rather than raising.
+    `max_memory` is the fast device's ``max_memory`` given to accelerate,
+    a budget of weight bytes (default `cap`; the bench gives a share of the
+    weights, `cap` adding the activations' room); `host_bytes` is the
+    host's (large: the host holds the rest).  `cap` bounds the fast
+    device's peak by liveness for every plan (`PlanResult.fits`).  Each
+    label of `plans` maps to its `PlanResult`; a plan that cannot be made
+    holds its `error` rather than raising.
     """
     from vdplace.placement import Time, place
     from vdplace.placement.errors import PlacementConflict
@@ -202,7 +244,8 @@ def compare_plans(
     out: dict[str, PlanResult] = {}
     time_objective = Time(model, memory={FAST_NAME: cap})
     with_maps = {"accelerate", "accelerate-time", "bytes"} & set(wanted)
-    maps = _accelerate_maps(mod, torch_model, cap, host_bytes) if with_maps else []
+    budget = cap if max_memory is None else max_memory
+    maps = _accelerate_maps(mod, torch_model, budget, host_bytes) if with_maps else []
     if "accelerate" in wanted:
         out["accelerate"] = _best([_accelerate_cost(note, pinned, model, cap, time_limit_s) for note, pinned in maps])
     if "accelerate-time" in wanted:
@@ -267,12 +310,13 @@ def _accelerate_time(note: str, pinned: IRModule, model: Any, cap: int, time_lim
     return row
 
 
-def _accelerate_maps(mod: IRModule, torch_model: Any, cap: int, host_bytes: int) -> list[tuple[str, IRModule]]:
-    """accelerate's literal and raised maps under `cap` as pinned modules, labelled; the raised one if it differs."""
+def _accelerate_maps(mod: IRModule, torch_model: Any, budget: int, host_bytes: int) -> list[tuple[str, IRModule]]:
+    """accelerate's literal and raised maps with the fast device's ``max_memory`` `budget`, as pinned modules,
+    labelled; the raised one if it differs."""
     from vdplace.tvm.device_map import accelerate_map
 
     devices: dict[int | str, str] = {0: "cuda:0", "cpu": "llvm:0"}
-    caps: dict[int | str, int] = {0: cap, "cpu": host_bytes}
+    caps: dict[int | str, int] = {0: budget, "cpu": host_bytes}
     literal = accelerate_map(mod, torch_model, caps, devices=devices)
     raised = accelerate_map(mod, torch_model, caps, devices=devices, raise_caps=True)
     maps = [("literal", literal.module)]
