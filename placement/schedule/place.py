@@ -26,7 +26,7 @@ from vdplace.placement.cost.problem import COPY_OPS, Coarsened
 from vdplace.placement.cost.units import UnitObjective
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.rewrite.realize import Copy
-from vdplace.placement.schedule.events import Event, Schedule
+from vdplace.placement.schedule.events import Schedule
 from vdplace.placement.schedule.graph import TaskGraph
 
 
@@ -111,10 +111,11 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
     moved = sorted(
         (c.var, vdevice_name(vds, c.src), vdevice_name(vds, c.dst), c.nbytes) for c in copies if c.src is not None
     )
+    params = {p.name for p in placed.functions[function].params} if function in placed.functions else set()
     scheduled = sorted(
         (e.name, e.device[0], e.device[1], e.nbytes)
         for e in schedule.events
-        if e.kind == "copy" and not _is_upload(e, placed, function)
+        if e.kind == "copy" and e.name not in params  # an upload of a runtime input is no copy of the module
     )
     if [m[:3] for m in moved] != [s[:3] for s in scheduled]:
         raise PlacementInternalError(f"the schedule's copies {scheduled[:5]} are not the placed module's {moved[:5]}")
@@ -132,11 +133,6 @@ def _op_calls(seq: SeqExpr) -> Iterator[Binding]:
             if type(value) is Call and type(value.op) is Op and value.op.name not in COPY_OPS:
                 if any(True for _ in tensor_leaves(binding.var.struct_info)):
                     yield binding
-
-
-def _is_upload(event: Event, placed: IRModule, function: str) -> bool:
-    params = {p.name for p in placed.functions[function].params}
-    return event.name in params
 
 
 def _vd(vds: list[VDevice], name: str) -> VDevice:
