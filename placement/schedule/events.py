@@ -118,7 +118,8 @@ class Schedule:
     `vdevices` names the vdevices in the module's order; `limits` the memory limits (bytes per
     vdevice name); `lives` every value's stay on a vdevice (`Live`), for pictures; `tolerance` the
     seconds that `optimal` allows between makespan and lower bound; `method` / `status` say how it
-    was found (``"cp-sat"``, ``"list"``; ``"optimal"``, ``"time limit"``).
+    was found (``"cp-sat"``, ``"list"``; ``"optimal"``, ``"time limit"``); `stopped` the solver's steps
+    that its time limit ended early, each with why (``"budget"`` or ``"clock"``, docs/schedule.md).
     """
 
     def __init__(
@@ -141,6 +142,7 @@ class Schedule:
         self.method = ""
         self.status = ""
         self.seconds = 0.0
+        self.stopped: dict[str, str] = {}  # steps of the solver stopped by its time limit: "budget" or "clock"
 
     @property
     def peak_memory(self) -> dict[str, int]:
@@ -179,7 +181,7 @@ class Schedule:
         return "\n".join(lines) + "\n"
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: makespan, lower_bound, optimal, gap, peak_memory, limits, method, status, events."""
+        """JSON-ready: makespan, lower_bound, optimal, gap, peak_memory, limits, method, status, stopped, events."""
         return {
             "makespan": self.makespan,
             "lower_bound": self.lower_bound,
@@ -191,6 +193,7 @@ class Schedule:
             "method": self.method,
             "status": self.status,
             "seconds": self.seconds,
+            "stopped": dict(self.stopped),
             "events": [e.as_dict() for e in self.events],
         }
 
