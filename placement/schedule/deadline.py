@@ -10,19 +10,21 @@ What the solver does within T is decided in *counted work*, so the same
 module, model and limit give the same plan on any machine:
 
 * The *fixed* work, every step but the solver's optional ones, is estimated
-  from the size of the task graph (`fixed_seconds`): nominal seconds per op
-  call and value (`BEFORE_S`, `GRAPH_S`, `LEAST_S`, `AFTER_S`, measured in
-  CPU time on the 2-core development box at 100k bindings, rounded up),
-  times a factor per vdevice past two.  The *least plan* is part of it:
-  HEFT's placement and its list schedule, and the bound of work over devices
-  (`bounds.subset_bound`, one pass over the ops).
+  from the size of the task graph (`Allowance.fixed_seconds`): nominal
+  seconds per op call and value (`BEFORE_S`, `GRAPH_S`, `LEAST_S`,
+  `AFTER_S`, measured in CPU time on the 2-core development box at 100k
+  bindings, rounded up).  The *least plan* is part of it: every unit on its
+  fastest vdevice (`search.fastest`) and its list schedule, and the bound of
+  work over devices (`bounds.subset_bound`, one pass over the ops).
 * What the limit leaves past the fixed work (`Allowance.optional_s`) pays
   the optional steps: the critical-path bound (heads and tails, `BOUND_S` per
-  task and vdevice; without it the bound is the work over devices alone),
-  then the search's budget of simulated op calls (`search.OPS_PER_SECOND`
-  per second left), from which the cost objective's plan, the weight rules,
-  the splits, the start plans and the group moves are paid, in that order
-  (`solve.solve_time`).  A step the budget cannot pay is not taken.
+  task; without it the bound is the work over devices alone), then the
+  search's budget of simulated op calls (`search.OPS_PER_SECOND` per second
+  left), from which the cost objective's plan, the weight rules, the splits,
+  HEFT's and the other start plans and the group moves are paid, in that
+  order (`solve.solve_time`).  A step the budget cannot pay is not taken:
+  with less than one list schedule's worth (the program's op calls), the
+  least plan is the plan.
 * The wall clock is a safety net (`Allowance.deadline`): the end of the
   limit less the time the steps after the solver are expected to take, at
   the pace measured so far (the wall time spent before the solver over its
@@ -35,11 +37,12 @@ module, model and limit give the same plan on any machine:
 
 When the fixed work alone is estimated past the limit, the least plan is
 all the solver does, and a warning on the ``vdplace`` logger says so with
-the estimate (`warn_if_short`): a plan a few seconds late is worth more
-than none, and the limit the program needs is in the message.  When the
+the estimate (`Allowance.warn_if_short`; deterministic, as the plan is): a
+plan a few seconds late is worth more than none, and the limit the program
+needs is in the message.  When the
 call has run past the limit on the wall clock before the placed module is
 written (a loaded machine), a second warning says by how much
-(`warn_if_late`).
+(`Allowance.warn_if_late`).
 """
 
 from __future__ import annotations
@@ -51,18 +54,19 @@ from vdplace.placement.schedule.graph import TaskGraph
 
 log = logging.getLogger(__name__)
 
-# Nominal seconds per task (op call or value of the task graph) of each fixed step, at two vdevices:
-# extraction and coarsening (before the solver), the task graph, the least plan (HEFT, its list schedule,
-# the bound of work over devices, the schedule's events), and after the solver: the plan written into the
-# module and extracted again, realized, its schedule named and checked, its bindings ordered.
-BEFORE_S = 1.6e-5
-GRAPH_S = 6e-6
-LEAST_S = 8e-6
-AFTER_S = 2.2e-5
-# The critical-path bound (heads, and tails on small programs) per task and vdevice.
-BOUND_S = 3e-6
-# Each vdevice past two adds this share to the work that is per vdevice (coarsening, HEFT, the bound).
-PER_DEVICE = 0.35
+# Nominal seconds per task (op call or value of the task graph) of each fixed step: extraction and
+# coarsening (before the solver), the task graph, the least plan (every unit on its fastest vdevice, its list
+# schedule, the bound of work over devices, the schedule's events), and after the solver: the plan written
+# into the module and extracted again, realized, its schedule named and checked, its bindings ordered.
+# CPU time at 100k bindings on the 2-core development box (chain: 36 us a task in all, transformer: 42),
+# rounded up; about the same on 2 to 4 vdevices.
+BEFORE_S = 13e-6
+GRAPH_S = 5e-6
+LEAST_S = 5.5e-6
+AFTER_S = 19e-6
+# The critical-path bound (heads, and tails on small programs) per task at two vdevices; it grows as the
+# number of vdevices to the power 1.5 (4.5 us at 2, 11.5 us at 4 measured).
+BOUND_S = 4.5e-6
 # Seconds always kept back on the wall clock; the pace is clamped to [1, MAX_PACE].
 MARGIN_S = 0.25
 MAX_PACE = 20.0
@@ -82,15 +86,14 @@ class Allowance:
 
     def fixed_seconds(self, g: TaskGraph) -> float:
         """Nominal seconds of the fixed work of `g` (module docstring): the least the limit must cover."""
-        tasks, scale = _tasks(g), _device_scale(g)
-        seconds = tasks * (GRAPH_S + LEAST_S * scale)
+        seconds = _tasks(g) * (GRAPH_S + LEAST_S)
         if self.whole:
-            seconds += tasks * (BEFORE_S * scale + AFTER_S)
+            seconds += _tasks(g) * (BEFORE_S + AFTER_S)
         return seconds
 
     def bound_seconds(self, g: TaskGraph) -> float:
         """Nominal seconds of the critical-path bound."""
-        return _tasks(g) * BOUND_S * g.num_devices * _device_scale(g) / 2
+        return _tasks(g) * BOUND_S * (g.num_devices / 2) ** 1.5
 
     def optional_s(self, g: TaskGraph) -> float:
         """Seconds of the limit past the fixed work: what pays the optional steps (counted, deterministic)."""
@@ -98,7 +101,7 @@ class Allowance:
 
     def measure_pace(self, g: TaskGraph) -> None:
         """The wall time spent so far (before the solver, and the task graph) over its nominal estimate."""
-        nominal = _tasks(g) * (GRAPH_S + (BEFORE_S * _device_scale(g) if self.whole else 0.0))
+        nominal = _tasks(g) * (GRAPH_S + (BEFORE_S if self.whole else 0.0))
         spent = time.perf_counter() - self.started
         self.pace = min(MAX_PACE, max(1.0, spent / nominal)) if nominal > 0 else 1.0
 
@@ -119,7 +122,8 @@ class Allowance:
         what = "place() with the time objective" if self.whole else "the time objective's solver"
         log.warning(
             "%s needs about %.1f s for this program (%d op calls, %d values, %d vdevices) before any search, "
-            "more than time_limit_s=%g: it returns HEFT's plan with the bound of work over devices, late; "
+            "more than time_limit_s=%g: it returns every unit on its fastest vdevice with the bound of work "
+            "over devices, late; "
             "a limit of %.0f s or more leaves time to search",
             what,
             need,
@@ -147,7 +151,3 @@ class Allowance:
 
 def _tasks(g: TaskGraph) -> int:
     return g.num_ops + g.num_values
-
-
-def _device_scale(g: TaskGraph) -> float:
-    return 1.0 + PER_DEVICE * max(0, g.num_devices - 2)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 
 from vdplace.placement.schedule.graph import TaskGraph
-from vdplace.placement.schedule.list_scheduler import list_schedule
+from vdplace.placement.schedule.list_scheduler import heft, list_schedule
 from vdplace.placement.schedule.liveness import peak_bytes
 from vdplace.placement.schedule.simulate import Timing
 
@@ -103,10 +103,13 @@ def evaluate(g: TaskGraph, placement: list[int], budget: Budget | None = None) -
     return Plan(g, placement, list_schedule(g, placement))
 
 
-def device_plans(g: TaskGraph) -> list[list[int]]:
-    """Every unit on each vdevice in turn (its fastest where it may not go there)."""
+def start_plans(g: TaskGraph) -> list[list[int]]:
+    """HEFT's plan, then every unit on each vdevice in turn (its fastest where it may not go there)."""
+    plans = [heft(g)]
     best = [fastest(g, u) for u in range(g.num_units)]
-    return [[d if d in g.allowed[u] else best[u] for u in range(g.num_units)] for d in range(g.num_devices)]
+    for d in range(g.num_devices):
+        plans.append([d if d in g.allowed[u] else best[u] for u in range(g.num_units)])
+    return plans
 
 
 def fastest(g: TaskGraph, u: int) -> int:

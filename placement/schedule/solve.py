@@ -45,8 +45,7 @@ from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lo
 from vdplace.placement.schedule.deadline import Allowance
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
 from vdplace.placement.schedule.graph import TaskGraph, build_graph
-from vdplace.placement.schedule.list_scheduler import heft
-from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, device_plans, evaluate, search
+from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, fastest, search, start_plans
 from vdplace.placement.schedule.simulate import Timing, run_order
 from vdplace.placement.schedule.splits import best_split
 from vdplace.placement.schedule.symmetry import renamed, renamings
@@ -171,37 +170,35 @@ def solve_time(
     allowance.measure_pace(g)
     allowance.warn_if_short(g)
     end = allowance.deadline(g)
-    # the least plan, whatever the limit: HEFT's, list-scheduled; the bound of work over devices
-    least = evaluate(g, heft(g))
     free_s = allowance.optional_s(g)
     total = Budget(0, end, out.stopped)
-    lower = subset_bound(g, allowed)
+    lower = subset_bound(g, allowed)  # the bound of work over devices: always (one pass)
     if free_s < allowance.bound_seconds(g):
         total.stop("bound")
     elif not allowance.fits_clock(allowance.bound_seconds(g), end):
         total.cut_by_clock = True
         total.stop("bound")
     else:
-        lower = lower_bound(g)
+        lower = max(lower, lower_bound(g))
         free_s -= allowance.bound_seconds(g)
     total.ops = int(OPS_PER_SECOND * free_s)
     use_exact = exact and cpsat.applicable(g)
     share = SEARCH_SHARE if use_exact else 1.0
     now = time.perf_counter()
-    budget = total.part(share, min(end, now + (end - now) * share)) if total.ops > 0 else total
-    starts: list[list[int] | Plan] = []
-    if budget.left:
+    budget = total.part(share, min(end, now + (end - now) * share))
+    if total.ops >= g.num_ops and budget.left:  # one list schedule paid: the start plans, as far as they go
         began = time.perf_counter()
         seconds = min(time_limit_s * COST_SHARE, (end - began) / 4)
         cost_plan = _cost_plan(co, seconds, backend, propagate)
-        starts += [] if cost_plan is None else [cost_plan]
         ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
-        split = best_split(g, budget) if budget.left else None
-    else:
+        split = best_split(g, budget)
+        starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
+        starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
+        best = search(g, starts, budget)
+    else:  # the least plan: every unit on its fastest vdevice
         budget.stop("start plans")
-        ruled = split = None
-    starts += [least, *device_plans(g)] + [plan for plan in (ruled, split) if plan is not None]
-    best = search(g, starts, budget)
+        budget.stop("search")
+        best = evaluate(g, [fastest(g, u) for u in range(g.num_units)])
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"
     slack = 0.0
