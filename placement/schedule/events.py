@@ -165,9 +165,13 @@ class Schedule:
         return out
 
     def describe(self) -> str:
-        """Makespan, bound and gap, then per vdevice: busy, idle, peak memory (and limit)."""
+        """Makespan, bound and gap (and, short of the optimum, the steps the time limit ended), then per
+        vdevice: busy, idle, peak memory (and limit)."""
         state = "proved optimal" if self.optimal else f"lower bound {_ms(self.lower_bound)}, gap {self.gap:.1%}"
         lines = [f"makespan {_ms(self.makespan)} ({state}; {self.method}, {self.seconds:.2f} s)"]
+        if self.stopped and not self.optimal:
+            ended = ", ".join(f"{step} ({why})" for step, why in self.stopped.items())
+            lines.append(f"  ended by the time limit: {ended}")
         copies = [e for e in self.events if e.kind == "copy"]
         for name, busy in self.busy().items():
             limit = self.limits.get(name)

@@ -103,3 +103,9 @@ def test_the_fixed_work_scales_with_the_program(coarsened) -> None:
     assert whole.fixed_seconds(g) > alone.fixed_seconds(g) > 0
     assert whole.fixed_seconds(big) == pytest.approx(2 * whole.fixed_seconds(g), rel=0.05)
     assert whole.optional_s(g) == pytest.approx(5.0 - whole.fixed_seconds(g))
+
+
+def test_the_report_names_the_steps_the_limit_ended(monkeypatch) -> None:
+    monkeypatch.setattr(time, "perf_counter", Clock(0.0))
+    s = place(build_transformer(600), objective=Time(MODEL), time_limit_s=0.001).schedule
+    assert "ended by the time limit: bound (budget), start plans (budget), search (budget)" in s.describe()
