@@ -121,7 +121,7 @@ class Allowance:
             return False
         what = "place() with the time objective" if self.whole else "the time objective's solver"
         log.warning(
-            "%s needs about %.1f s for this program (%d op calls, %d values, %d vdevices) before any search, "
+            "%s needs about %.2g s for this program (%d op calls, %d values, %d vdevices) before any search, "
             "more than time_limit_s=%g: it returns every unit on its fastest vdevice with the bound of work "
             "over devices, late; "
             "a limit of %.0f s or more leaves time to search",
@@ -140,7 +140,7 @@ class Allowance:
         past = time.perf_counter() - (self.started + self.limit_s)
         if past > 0:
             log.warning(
-                "time_limit_s=%g is past by %.1f s before the placed module is written (a machine slower than "
+                "time_limit_s=%g is past by %.2g s before the placed module is written (a machine slower than "
                 "the nominal pace: %.1fx); place() returns late",
                 self.limit_s,
                 past,

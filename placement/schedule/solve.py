@@ -199,6 +199,13 @@ def solve_time(
         budget.stop("start plans")
         budget.stop("search")
         best = evaluate(g, [fastest(g, u) for u in range(g.num_units)])
+        if use_exact:
+            budget.stop("cp-sat")
+            use_exact = False
+    if use_exact and time.perf_counter() >= end:  # nothing left of the limit for CP-SAT
+        budget.cut_by_clock = True
+        budget.stop("cp-sat")
+        use_exact = False
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"
     slack = 0.0

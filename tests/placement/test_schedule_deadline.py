@@ -109,3 +109,10 @@ def test_the_report_names_the_steps_the_limit_ended(monkeypatch) -> None:
     monkeypatch.setattr(time, "perf_counter", Clock(0.0))
     s = place(build_transformer(600), objective=Time(MODEL), time_limit_s=0.001).schedule
     assert "ended by the time limit: bound (budget), start plans (budget), search (budget)" in s.describe()
+
+
+def test_a_small_program_past_its_limit_skips_the_exact_solver(monkeypatch) -> None:
+    monkeypatch.setattr(time, "perf_counter", Clock(0.0))
+    s = place(build_transformer(36), objective=Time(MODEL), time_limit_s=0.0001).schedule
+    assert s.method == "list" and s.stopped["cp-sat"] == "budget"
+    assert 0 < s.lower_bound <= s.makespan
