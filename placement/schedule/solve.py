@@ -12,8 +12,13 @@
    accelerate's fill, all on the host, or sampled cuts, the rest placed by
    the cost objective's exact solver),
    improved by group moves (`search.search`), each judged by its list
-   schedule.  The budget: the whole time limit for a large program, a tenth
-   of it when CP-SAT follows (the splits may spend half of it).
+   schedule.  The budget (`deadline.Allowance`): the time limit less the
+   fixed work estimated from the program's size, counted in simulated op
+   calls; all of it for a large program, a tenth of it when CP-SAT follows
+   (the splits may spend half of it).  When it cannot pay one list
+   schedule, the *least plan* is the plan: every unit on its fastest
+   vdevice, with the bound of work over devices (the critical-path bound
+   too when what is left pays it).
 4. Programs of at most `cpsat.MAX_OPS` op calls: CP-SAT (`cpsat.solve_exact`)
    from the best plan so far, for the rest of the time: proved optimal, or
    its plan and proved bound.  With
@@ -25,9 +30,10 @@
 The result fits every limit, or is None with `infeasible` (proved: CP-SAT
 or the bounds) or not (none found in time); `best` then holds the plan that
 exceeds the limits least, which the conflict report describes.  The same
-module and model give the same plan: the search's budget counts simulated
-op calls, CP-SAT runs one worker under a deterministic time limit; the wall
-clock only stops a machine too slow for those.
+module, model and limit give the same plan: the search's budget counts
+simulated op calls, CP-SAT runs one worker under a deterministic time limit;
+the wall clock only stops a machine too slow for those, and `stopped` says
+which steps it (``"clock"``) or the budget (``"budget"``) ended.
 """
 
 from __future__ import annotations
