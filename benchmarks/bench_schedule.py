@@ -15,7 +15,20 @@ Part ``large``: the ``chain`` and ``transformer`` families of
 (llvm:0, then cuda:0, cuda:1, cuda:2).  Target: a plan within the time limit,
 with its proved gap.
 
-Both parts set the plan of the sum objective (``place(mod, cost=model)``:
+Part ``deadline``: the whole ``place(mod, objective=Time(model),
+time_limit_s=L)`` call (extraction to the ordered placed module) on the
+``chain``, ``transformer`` and ``branchy`` (`bench_cost.build_diamond`: two
+branches joined per step) families at `--sizes` bindings, on `--devices`
+vdevices, for each limit of `--limits` (5 and 10 s): the limit against the
+call's wall time (``over``: wall - limit; the target is at most 1 s), the
+plan's makespan, bound and gap, the steps the limit stopped
+(``Schedule.stopped``) and the fixed work the limit must cover, estimated
+from the program's size (``fixed s``, `placement.schedule.deadline`; past
+the limit, the call warned and returned its least plan).
+
+    python benchmarks/bench_schedule.py --part deadline --sizes 100000 --devices 2 3 4 --limits 5 10
+
+Both parts ``models`` and ``large`` set the plan of the sum objective (``place(mod, cost=model)``:
 `placement.cost.solve.solve_cost`, with the same cap as a static limit) beside
 the time plan: the sum objective's own prediction (``sum``: every kernel and
 copy added), the makespan of its plan under the time model (its list
@@ -39,16 +52,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_cost import cost_model, real_models  # noqa: E402
+from bench_cost import build_diamond, cost_model, real_models  # noqa: E402
 
 from vdplace.bench.generators import build_chain, build_transformer  # noqa: E402
 from vdplace.ir.collector import collector_paused  # noqa: E402
 from vdplace.ir.module import IRModule  # noqa: E402
 from vdplace.ir.vdevice import VDevice  # noqa: E402
+from vdplace.placement import Time, place  # noqa: E402
 from vdplace.placement.cost.objective import plan_cost  # noqa: E402
 from vdplace.placement.cost.problem import coarsen  # noqa: E402
 from vdplace.placement.cost.solve import solve_cost  # noqa: E402
 from vdplace.placement.extract.extract import extract  # noqa: E402
+from vdplace.placement.schedule.deadline import Allowance  # noqa: E402
+from vdplace.placement.schedule.graph import build_graph  # noqa: E402
 from vdplace.placement.schedule.search import Plan, evaluate  # noqa: E402
 from vdplace.placement.schedule.solve import solve_time  # noqa: E402
 
@@ -141,6 +157,39 @@ def large_part(sizes: list[int], devices: list[int], limit_s: float) -> list[dic
     return rows
 
 
+def deadline_part(sizes: list[int], devices: list[int], limits: list[float]) -> list[dict[str, object]]:
+    """Part ``deadline`` (module docstring): one row per family, size, vdevice count and limit."""
+    rows = []
+    model = cost_model()
+    for family, build in (("chain", build_chain), ("transformer", build_transformer), ("branchy", build_diamond)):
+        for n in sizes:
+            base = build(n)
+            for count in devices:
+                mod = with_devices(base, count)
+                for limit in limits:
+                    row: dict[str, object] = {"module": f"{family} {n}", "scenario": f"{count}dev", "limit": limit}
+                    start = time.perf_counter()
+                    res = place(mod, objective=Time(model), time_limit_s=limit)
+                    row["wall"] = time.perf_counter() - start
+                    row["over"] = row["wall"] - limit  # type: ignore[operator]
+                    s = res.schedule
+                    row.update(makespan=s.makespan, bound=s.lower_bound, gap=s.gap, status=s.status)
+                    row["stopped"] = ", ".join(f"{k}: {v}" for k, v in s.stopped.items()) or "-"
+                    row["fixed s"] = _fixed_seconds(mod, model, limit)
+                    rows.append(row)
+                    _print(row, DEADLINE_COLUMNS)
+    return rows
+
+
+def _fixed_seconds(mod: IRModule, model, limit: float) -> float:
+    """The nominal fixed work of the whole call that `deadline.Allowance` counts for `mod` (outside the timing)."""
+    with collector_paused():
+        g = build_graph(coarsen(extract(mod, settle=False), model), model)
+    return Allowance(limit, 0.0, whole=True).fixed_seconds(g)
+
+
+DEADLINE_COLUMNS = ("module", "scenario", "limit", "wall", "over", "makespan", "bound", "gap", "status")
+DEADLINE_COLUMNS += ("stopped", "fixed s")
 COLUMNS = ("module", "scenario", "ops", "method", "status", "makespan", "bound", "gap", "time s", "prep s")
 COLUMNS += ("sum", "sum makespan", "peak", "sum peak", "sum static", "cap", "sum s")
 
@@ -153,25 +202,30 @@ def _cell(v: object) -> str:
     return "" if v is None else str(v)
 
 
-def _print(row: dict[str, object]) -> None:
-    print(" | ".join(f"{c}={_cell(row.get(c))}" for c in COLUMNS if c in row), flush=True)
+def _print(row: dict[str, object], columns: tuple[str, ...] = COLUMNS) -> None:
+    print(" | ".join(f"{c}={_cell(row.get(c))}" for c in columns if c in row), flush=True)
 
 
-def render(rows: list[dict[str, object]]) -> str:
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(_cell(r.get(c)) for c in COLUMNS) + " |" for r in rows]
+def render(rows: list[dict[str, object]], columns: tuple[str, ...] = COLUMNS) -> str:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(r.get(c)) for c in columns) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("models", "large", "both"), default="both")
+    parser.add_argument("--part", choices=("models", "large", "both", "deadline"), default="both")
+    parser.add_argument("--limits", type=float, nargs="+", default=[5.0, 10.0], help="part deadline's limits")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
     parser.add_argument("--devices", type=int, nargs="+", default=[2, 3, 4])
     parser.add_argument("--models", nargs="+", help="only these models of tests/models")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()}", flush=True)
+    if args.part == "deadline":
+        print(render(deadline_part(args.sizes, args.devices, args.limits), DEADLINE_COLUMNS))
+        print(f"load average after: {os.getloadavg()}", flush=True)
+        return 0
     rows = []
     if args.part in ("models", "both"):
         rows += models_part(args.time_limit, args.models)

@@ -8,6 +8,7 @@ moving a tensor between them costs nothing.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -219,10 +220,20 @@ def kind_ordinal(vdevices: Sequence[VDevice], index: int) -> int:
 
 def vdevice_name(vdevices: Sequence[VDevice], vdevice: VDevice) -> str:
     """The printed string form ``"kind:ordinal:scope"`` of a vdevice of the list."""
-    index = index_of(vdevices, vdevice)
-    if index is None:
+    name = _names(tuple(vdevices)).get(vdevice)
+    if name is None:
         raise LookupError(f"{vdevice!r} is not in the module's vdevice list")
-    return f"{vdevice.kind}:{kind_ordinal(vdevices, index)}:{vdevice.memory_scope}"
+    return name
+
+
+@functools.lru_cache(maxsize=64)
+def _names(vdevices: tuple[VDevice, ...]) -> dict[VDevice, str]:
+    """`vdevice_name` of every entry (the first of equal entries), per vdevice list: the cost model asks it
+    per op and per value, hundreds of thousands of times on a large module."""
+    out: dict[VDevice, str] = {}
+    for index, v in enumerate(vdevices):
+        out.setdefault(v, f"{v.kind}:{kind_ordinal(vdevices, index)}:{v.memory_scope}")
+    return out
 
 
 def index_of(vdevices: Sequence[VDevice], vdevice: VDevice) -> int | None:

@@ -211,7 +211,7 @@ class Driver:
             raise TypeError(f"place() takes an IRModule, not {type(mod).__name__}")
         if self.specialize:
             return place_specialized(mod, self.quiet())
-        objective, settings = self.objective, self.settings
+        objective, settings = self.objective, self.settings.starting()
         stats = Stats()
         phase = _Phases(stats.times)
         with collector_paused():

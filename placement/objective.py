@@ -66,6 +66,8 @@ use, `Objective.options`, with a `ValueError`, and never ignores it):
 
 from __future__ import annotations
 
+import copy
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -84,7 +86,7 @@ COMMON_OPTIONS = ("backend", "propagate", "time_limit_s")
 class Settings:
     """The driver's options as an objective reads them, checked and resolved (module docstring)."""
 
-    __slots__ = ("strict_hints", "default", "backend", "propagate", "time_limit_s", "dims")
+    __slots__ = ("strict_hints", "default", "backend", "propagate", "time_limit_s", "dims", "started")
 
     def __init__(
         self,
@@ -101,6 +103,14 @@ class Settings:
         self.propagate = propagate
         self.time_limit_s = time_limit_s
         self.dims = dims  # sizes of symbolic dims (`ir.sizes.Sizes`): every byte and time figure weighs them so
+        self.started: float | None = None  # ``time.perf_counter()`` when the place() call began (`starting`)
+
+    def starting(self) -> Settings:
+        """A copy with `started` now: the driver's at the start of each call, for an objective whose time
+        limit covers the whole call (`Time`)."""
+        out = copy.copy(self)
+        out.started = time.perf_counter()
+        return out
 
 
 class Decision:

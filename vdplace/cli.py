@@ -157,7 +157,7 @@ def _cost_options(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="S",
         help="the solver's time limit in seconds, > 0, past which its best answer is used (default: 60 with --cost, "
-        "none otherwise)",
+        "none otherwise); with --objective time, the whole command's placement (docs/schedule.md)",
     )
 
 

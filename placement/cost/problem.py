@@ -223,8 +223,13 @@ def _values(out: Coarsened, model: CostModel) -> None:
         if others:
             p.values.append(Value(root, home, sites[root].nbytes, others))
     vd = p.vdevices
+    tables: dict[int, list[list[float]]] = {}  # a copy's time is the model's function of its bytes: once per size
     for value in p.values:
-        p.copy.append([[model.copy(value.nbytes, vd[h], vd[d], vd) for d in range(len(vd))] for h in range(len(vd))])
+        table = tables.get(value.nbytes)
+        if table is None:
+            table = [[model.copy(value.nbytes, vd[h], vd[d], vd) for d in range(len(vd))] for h in range(len(vd))]
+            tables[value.nbytes] = table
+        p.copy.append([list(row) for row in table])
 
 
 class RootWalk:

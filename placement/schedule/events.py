@@ -125,7 +125,8 @@ class Schedule:
     `vdevices` names the vdevices in the module's order; `limits` the memory limits (bytes per
     vdevice name); `lives` every value's stay on a vdevice (`Live`), for pictures; `tolerance` the
     seconds that `optimal` allows between makespan and lower bound; `method` / `status` say how it
-    was found (``"cp-sat"``, ``"list"``; ``"optimal"``, ``"time limit"``).
+    was found (``"cp-sat"``, ``"list"``; ``"optimal"``, ``"time limit"``); `stopped` the solver's steps
+    that its time limit ended early, each with why (``"budget"`` or ``"clock"``, docs/schedule.md).
     """
 
     def __init__(
@@ -148,6 +149,7 @@ class Schedule:
         self.method = ""
         self.status = ""
         self.seconds = 0.0
+        self.stopped: dict[str, str] = {}  # steps of the solver stopped by its time limit: "budget" or "clock"
 
     @property
     def peak_memory(self) -> dict[str, int]:
@@ -170,9 +172,13 @@ class Schedule:
         return out
 
     def describe(self) -> str:
-        """Makespan, bound and gap, then per vdevice: busy, idle, peak memory (and limit)."""
+        """Makespan, bound and gap (and, short of the optimum, the steps the time limit ended), then per
+        vdevice: busy, idle, peak memory (and limit)."""
         state = "proved optimal" if self.optimal else f"lower bound {_ms(self.lower_bound)}, gap {self.gap:.1%}"
         lines = [f"makespan {_ms(self.makespan)} ({state}; {self.method}, {self.seconds:.2f} s)"]
+        if self.stopped and not self.optimal:
+            ended = ", ".join(f"{step} ({why})" for step, why in self.stopped.items())
+            lines.append(f"  ended by the time limit: {ended}")
         copies = [e for e in self.events if e.kind == "copy"]
         for name, busy in self.busy().items():
             limit = self.limits.get(name)
@@ -186,7 +192,7 @@ class Schedule:
         return "\n".join(lines) + "\n"
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: makespan, lower_bound, optimal, gap, peak_memory, limits, method, status, events."""
+        """JSON-ready: makespan, lower_bound, optimal, gap, peak_memory, limits, method, status, stopped, events."""
         return {
             "makespan": self.makespan,
             "lower_bound": self.lower_bound,
@@ -198,6 +204,7 @@ class Schedule:
             "method": self.method,
             "status": self.status,
             "seconds": self.seconds,
+            "stopped": dict(self.stopped),
             "events": [e.as_dict() for e in self.events],
         }
 

@@ -16,8 +16,10 @@ schedule against the placed module alone (`place.check_schedule`);
 `finish` puts the placed module's bindings in the schedule's order
 (`order.schedule_order`), so the VM and the Ray actors run them so.
 
-The driver's options mean here: ``time_limit_s`` the solver's limit (60 s
-when None), honoured within a second; ``backend`` and ``propagate`` those of
+The driver's options mean here: ``time_limit_s`` the limit of the whole
+call (60 s when None), from extraction to the ordered placed module,
+honoured within a second where the program's fixed work fits it, else
+warned about (`deadline`); ``backend`` and ``propagate`` those of
 the cost objective's plan, which the placement search starts from
 (`solve.solve_time`).  ``strict_hints``, ``default`` and ``specialize`` are
 refused (`ValueError`), as under `Cost`.
@@ -72,7 +74,14 @@ class Time(UnitObjective):
     def plan(self, co: Coarsened, settings: Settings) -> UnitPlan:
         assert settings.time_limit_s is not None  # `default_time_limit_s` stands in for None
         sol = solve_time(
-            co, self.model, self.memory, settings.time_limit_s, self.exact, settings.backend, settings.propagate
+            co,
+            self.model,
+            self.memory,
+            settings.time_limit_s,
+            self.exact,
+            settings.backend,
+            settings.propagate,
+            started=settings.started,
         )
         if sol.plan is None:
             raise schedule_conflict(sol, co, co.ex.module)

@@ -132,7 +132,8 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
         if c.src is not None
         for _ in range(runs.get(c.function, 0))
     )
-    timed = [e for e in schedule.events if e.kind == "copy" and not _is_upload(e, placed, entry)]
+    uploads = {p.name for p in placed.functions[entry].params} if entry in placed.functions else set()
+    timed = [e for e in schedule.events if e.kind == "copy" and not _is_upload(e, uploads, entry)]
     scheduled = sorted((e.function, e.name, e.device[0], e.device[1]) for e in timed)
     if moved != scheduled:
         raise PlacementInternalError(f"the schedule's copies {scheduled[:5]} are not the placed module's {moved[:5]}")
@@ -161,9 +162,10 @@ def _op_calls(
                     yield function, at, binding
 
 
-def _is_upload(event: Event, placed: IRModule, entry: str) -> bool:
-    """A copy event of a runtime input of the entry function, named by its parameter."""
-    return not event.call and event.function == entry and event.name in {p.name for p in placed.functions[entry].params}
+def _is_upload(event: Event, entry_params: set[str], entry: str) -> bool:
+    """A copy event of a runtime input of the entry function (`entry_params`: its parameters' names), named by
+    its parameter."""
+    return not event.call and event.function == entry and event.name in entry_params
 
 
 def _vd(vds: list[VDevice], name: str) -> VDevice:

@@ -35,12 +35,18 @@ REL_EPS = 1e-12
 
 
 class Budget:
-    """Simulated op calls left (`ops`) and a wall-clock `deadline` (``time.perf_counter()``)."""
+    """Simulated op calls left (`ops`) and a wall-clock `deadline` (``time.perf_counter()``).
 
-    def __init__(self, ops: int, deadline: float) -> None:
+    `stopped` maps a step that ended before it was done to why: ``"budget"`` (the op calls ran out: the
+    same on every machine) or ``"clock"`` (the deadline passed: a machine slower than the budget assumes).
+    The parts of a budget (`part`) report into the same mapping.
+    """
+
+    def __init__(self, ops: int, deadline: float, stopped: dict[str, str] | None = None) -> None:
         self.ops = ops
         self.deadline = deadline
         self.cut_by_clock = False
+        self.stopped: dict[str, str] = {} if stopped is None else stopped
 
     def spend(self, ops: int) -> None:
         self.ops -= ops
@@ -53,6 +59,14 @@ class Budget:
             self.cut_by_clock = True
             return False
         return True
+
+    def part(self, share: float, deadline: float | None = None) -> Budget:
+        """`share` of the op calls left, until `deadline` (this one's by default), reporting into `stopped`."""
+        return Budget(max(1, int(self.ops * share)), self.deadline if deadline is None else deadline, self.stopped)
+
+    def stop(self, step: str) -> None:
+        """Record that `step` ended before it was done, and why (the first reason given stays)."""
+        self.stopped.setdefault(step, "clock" if self.cut_by_clock else "budget")
 
 
 class Plan:
@@ -151,6 +165,7 @@ def search(g: TaskGraph, starts: list[list[int] | Plan], budget: Budget) -> Plan
         if isinstance(placement, Plan):
             plan = placement  # judged already: compared whatever the budget
         elif best is not None and not budget.left:
+            budget.stop("start plans")
             continue
         else:
             plan = evaluate(g, placement, budget)
@@ -159,7 +174,10 @@ def search(g: TaskGraph, starts: list[list[int] | Plan], budget: Budget) -> Plan
     assert best is not None
     units = groups_in_order(g)
     size = max(1, len(units) // 4)
-    while budget.left and units:
+    while units:
+        if not budget.left:
+            budget.stop("search")
+            return best
         improved = False
         for first in range(0, len(units), size):
             block = [u for group in units[first : first + size] for u in group]
@@ -171,6 +189,7 @@ def search(g: TaskGraph, starts: list[list[int] | Plan], budget: Budget) -> Plan
                 if moved == best.placement:
                     continue
                 if not budget.left:
+                    budget.stop("search")
                     return best
                 plan = evaluate(g, moved, budget)
                 if plan.better_than(best):

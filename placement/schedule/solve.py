@@ -12,8 +12,13 @@
    accelerate's fill, all on the host, or sampled cuts, the rest placed by
    the cost objective's exact solver),
    improved by group moves (`search.search`), each judged by its list
-   schedule.  The budget: the whole time limit for a large program, a tenth
-   of it when CP-SAT follows (the splits may spend half of it).
+   schedule.  The budget (`deadline.Allowance`): the time limit less the
+   fixed work estimated from the program's size, counted in simulated op
+   calls; all of it for a large program, a tenth of it when CP-SAT follows
+   (the splits may spend half of it).  When it cannot pay one list
+   schedule, the *least plan* is the plan: every unit on its fastest
+   vdevice, with the bound of work over devices (the critical-path bound
+   too when what is left pays it).
 4. Programs of at most `cpsat.MAX_OPS` op calls: CP-SAT (`cpsat.solve_exact`)
    from the best plan so far, for the rest of the time: proved optimal, or
    its plan and proved bound.  With
@@ -25,9 +30,10 @@
 The result fits every limit, or is None with `infeasible` (proved: CP-SAT
 or the bounds) or not (none found in time); `best` then holds the plan that
 exceeds the limits least, which the conflict report describes.  The same
-module and model give the same plan: the search's budget counts simulated
-op calls, CP-SAT runs one worker under a deterministic time limit; the wall
-clock only stops a machine too slow for those.
+module, model and limit give the same plan: the search's budget counts
+simulated op calls, CP-SAT runs one worker under a deterministic time limit;
+the wall clock only stops a machine too slow for those, and `stopped` says
+which steps it (``"clock"``) or the budget (``"budget"``) ended.
 """
 
 from __future__ import annotations
@@ -41,10 +47,11 @@ from vdplace.placement.cost.model import CostModel
 from vdplace.placement.cost.problem import Coarsened
 from vdplace.placement.cost.solve import PlanBackend, solve_cost
 from vdplace.placement.schedule import cpsat
-from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lower_bound
+from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lower_bound, subset_bound
+from vdplace.placement.schedule.deadline import Allowance
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
 from vdplace.placement.schedule.graph import TaskGraph, build_graph
-from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, search, start_plans
+from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, fastest, search, start_plans
 from vdplace.placement.schedule.simulate import Timing, run_order
 from vdplace.placement.schedule.splits import best_split
 from vdplace.placement.schedule.symmetry import renamed, renamings
@@ -56,10 +63,8 @@ SEARCH_SHARE = 0.1
 COST_SHARE = 0.1
 # Share of CP-SAT's time for the program without its memory limits, when it has any.
 FREE_SHARE = 1 / 3
-# Seconds kept back from CP-SAT for reading its plan back, and from the search for building the final
-# schedule: a margin plus a time per op and value (about what `timeline.to_schedule` takes on the CI box).
+# Seconds kept back from CP-SAT for reading its plan back (the steps after the solver: `deadline.Allowance`).
 MARGIN_S = 0.25
-RESERVE_PER_TASK = 2e-5
 
 
 class TimeSolution:
@@ -73,13 +78,16 @@ class TimeSolution:
     status          ``"optimal"``, ``"time limit"``, ``"infeasible"`` (proved) or ``"unknown"`` (none found)
     best            when no plan fits: the `search.Plan` that exceeds the limits least (None if no plan)
     seconds         wall time spent
+    stopped         the steps that ended before they were done, and why: ``"budget"`` (the counted work
+                    the limit pays ran out) or ``"clock"`` (the wall-clock safety net; `deadline`)
+    schedule        the plan's `Schedule` (its copies unnamed), made when first read; None without a plan
     """
 
     __slots__ = (
         "graph",
         "plan",
         "timing",
-        "schedule",
+        "_schedule",
         "optimal",
         "lower_bound",
         "tolerance",
@@ -87,13 +95,14 @@ class TimeSolution:
         "status",
         "best",
         "seconds",
+        "stopped",
     )
 
     def __init__(self, graph: TaskGraph) -> None:
         self.graph = graph
         self.plan: list[int] | None = None
         self.timing: Timing | None = None
-        self.schedule: Schedule | None = None
+        self._schedule: Schedule | None = None
         self.optimal = False
         self.lower_bound = 0.0
         self.tolerance = 0.0
@@ -101,10 +110,17 @@ class TimeSolution:
         self.status = "unknown"
         self.best: Plan | None = None
         self.seconds = 0.0
+        self.stopped: dict[str, str] = {}
 
     @property
     def infeasible(self) -> bool:
         return self.status == "infeasible"
+
+    @property
+    def schedule(self) -> Schedule | None:
+        if self._schedule is None and self.timing is not None:
+            self._schedule = self.make_schedule()
+        return self._schedule
 
     def make_schedule(self, copy_names: dict[tuple[int, int], str] | None = None) -> Schedule:
         """The plan's `Schedule`, its copies named by `copy_names` where given."""
@@ -112,6 +128,7 @@ class TimeSolution:
         out = to_schedule(self.graph, self.timing, copy_names)
         out.lower_bound, out.optimal, out.tolerance = self.lower_bound, self.optimal, self.tolerance
         out.method, out.status, out.seconds = self.method, self.status, self.seconds
+        out.stopped = dict(self.stopped)
         return out
 
 
@@ -134,17 +151,20 @@ def solve_time(
     exact: bool = True,
     backend: PlanBackend | str = "highs",
     propagate: bool = True,
+    started: float | None = None,
 ) -> TimeSolution:
     """The best plan for the time objective within `time_limit_s` (module docstring).
 
     `exact=False` skips CP-SAT (the search's plan and the bounds only).  `backend` and `propagate`
     are those of the cost objective's plan the search starts from (`cost.solve.solve_cost`).
+    `started`: the ``time.perf_counter()`` the limit counts from when it covers `place()`'s whole call
+    (`deadline.Allowance`); None: the limit is this call's alone.
     `ValueError` for a limit that names no vdevice of the module.
     """
     if not (isinstance(time_limit_s, (int, float)) and math.isfinite(time_limit_s) and time_limit_s > 0):
         raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
     start = time.perf_counter()
-    deadline = start + time_limit_s
+    allowance = Allowance(time_limit_s, start if started is None else started, started is not None)
     g = build_graph(co, model)
     with_limits(g, memory)
     out = TimeSolution(g)
@@ -153,24 +173,50 @@ def solve_time(
         out.status = "infeasible"
         out.seconds = time.perf_counter() - start
         return out
-    lower = lower_bound(g)
-    # what building the final schedule takes: kept back from the search
-    end = deadline - RESERVE_PER_TASK * (g.num_ops + g.num_values) - MARGIN_S
+    allowance.measure_pace(g)
+    allowance.warn_if_short(g)
+    end = allowance.deadline(g)
+    free_s = allowance.optional_s(g)
+    total = Budget(0, end, out.stopped)
+    lower = subset_bound(g, allowed)  # the bound of work over devices: always (one pass)
+    if free_s < allowance.bound_seconds(g):
+        total.stop("bound")
+    elif not allowance.fits_clock(allowance.bound_seconds(g), end):
+        total.cut_by_clock = True
+        total.stop("bound")
+    else:
+        lower = max(lower, lower_bound(g))
+        free_s -= allowance.bound_seconds(g)
+    total.ops = int(OPS_PER_SECOND * free_s)
     use_exact = exact and cpsat.applicable(g)
     share = SEARCH_SHARE if use_exact else 1.0
-    budget = Budget(max(1, int(OPS_PER_SECOND * time_limit_s * share)), min(end, start + time_limit_s * share))
-    began = time.perf_counter()
-    cost_plan = _cost_plan(co, min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4), backend, propagate)
-    ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
-    split = best_split(g, budget)
-    starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
-    starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
-    best = search(g, starts, budget)
+    now = time.perf_counter()
+    budget = total.part(share, min(end, now + (end - now) * share))
+    if total.ops >= g.num_ops and budget.left:  # one list schedule paid: the start plans, as far as they go
+        began = time.perf_counter()
+        seconds = min(time_limit_s * COST_SHARE, (end - began) / 4)
+        cost_plan = _cost_plan(co, seconds, backend, propagate)
+        ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
+        split = best_split(g, budget)
+        starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
+        starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
+        best = search(g, starts, budget)
+    else:  # the least plan: every unit on its fastest vdevice
+        budget.stop("start plans")
+        budget.stop("search")
+        best = evaluate(g, [fastest(g, u) for u in range(g.num_units)])
+        if use_exact:
+            budget.stop("cp-sat")
+            use_exact = False
+    if use_exact and time.perf_counter() >= end:  # nothing left of the limit for CP-SAT
+        budget.cut_by_clock = True
+        budget.stop("cp-sat")
+        use_exact = False
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"
     slack = 0.0
     if use_exact:
-        res, lower = _exact(g, allowed, lower, best, deadline)
+        res, lower = _exact(g, allowed, lower, best, end + MARGIN_S)
         if res.status == "infeasible":
             out.status, out.best = "infeasible", best
             out.seconds = time.perf_counter() - start
@@ -181,6 +227,8 @@ def solve_time(
             chosen = (res.placement, res.timing)
             out.method = "cp-sat"
     out.seconds = time.perf_counter() - start
+    if started is not None:
+        allowance.warn_if_late()
     if chosen is None:
         out.best = best
         return out
@@ -190,7 +238,6 @@ def solve_time(
     out.tolerance = max(OPTIMAL_TOLERANCE * makespan, slack)
     out.optimal = makespan - out.lower_bound <= out.tolerance
     out.status = "optimal" if out.optimal else "time limit"
-    out.schedule = out.make_schedule()
     return out
 
 

@@ -73,7 +73,7 @@ def best_split(g: TaskGraph, budget: Budget) -> Plan | None:
     if g.num_devices < 2 or g.num_units == 0:
         return None
     families = _families(g)
-    share = Budget(max(1, int(budget.ops * SPLIT_SHARE)), budget.deadline)
+    share = budget.part(SPLIT_SHARE)
     before = share.ops
     best: Plan | None = None
 
@@ -102,7 +102,7 @@ def best_split(g: TaskGraph, budget: Budget) -> Plan | None:
                         raise StopIteration
                 family.step //= 2
     except StopIteration:
-        pass
+        share.stop("splits")
     budget.spend(before - share.ops)
     if share.cut_by_clock:
         budget.cut_by_clock = True

@@ -101,7 +101,7 @@ def weight_rule_plans(
     if not weights:
         return None
     start = time.perf_counter()
-    share = Budget(max(1, int(budget.ops * SHARE)), min(budget.deadline, start + (budget.deadline - start) * SHARE))
+    share = budget.part(SHARE, min(budget.deadline, start + (budget.deadline - start) * SHARE))
     before = share.ops
     best: Plan | None = None
     seen: set[tuple[int, ...]] = set()
@@ -114,8 +114,10 @@ def weight_rule_plans(
         seen.add(key)
         if time.perf_counter() + last > share.deadline:
             share.cut_by_clock = True
+            share.stop("weight rules")
             break
         if sampled and share.ops <= 0:
+            share.stop("weight rules")
             break
         began = time.perf_counter()
         if sampled:

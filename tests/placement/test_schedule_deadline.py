@@ -1,0 +1,118 @@
+"""The time objective's time limit (`placement.schedule.deadline`): counted work decides, the clock is a safety net.
+
+No assertion here reads the wall clock: the clock is frozen (nothing ends by
+it, so the counted work alone decides) or advanced by a fixed step per
+reading (a machine far slower than the nominal pace), both deterministic.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+
+from vdplace.bench.generators import build_transformer
+from vdplace.placement import CostModel, Time, place
+from vdplace.placement.cost.problem import coarsen
+from vdplace.placement.extract.extract import extract
+from vdplace.placement.schedule import deadline
+from vdplace.placement.schedule.bounds import lower_bound, subset_bound
+from vdplace.placement.schedule.graph import build_graph
+from vdplace.placement.schedule.solve import solve_time
+
+pytest.importorskip("ortools")
+
+MODEL = CostModel.roofline({"cpu": {"flops": 5e10, "bandwidth": 2e10, "overhead": 5e-6}})
+
+
+class Clock:
+    """``time.perf_counter`` standing still (`step` 0) or advancing `step` seconds at every reading."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 1000.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.fixture
+def coarsened():
+    mod = build_transformer(2400)  # ~2.5k op calls: above CP-SAT's size, the search's alone
+    return coarsen(extract(mod, settle=False), MODEL)
+
+
+def test_a_limit_below_the_fixed_work_gives_the_least_plan_its_bound_and_a_warning(monkeypatch, caplog) -> None:
+    monkeypatch.setattr(time, "perf_counter", Clock(0.0))
+    mod = build_transformer(2400)
+    with caplog.at_level(logging.WARNING, logger="vdplace"):
+        s = place(mod, objective=Time(MODEL), time_limit_s=0.01).schedule
+    # every optional step stopped by the counted work, none by the (frozen) clock
+    assert s.stopped == {"bound": "budget", "start plans": "budget", "search": "budget"}
+    assert s.method == "list" and s.status == "time limit"
+    assert 0 < s.lower_bound <= s.makespan
+    assert s.as_dict()["stopped"] == s.stopped
+    [record] = [r for r in caplog.records if "time_limit_s=0.01" in r.getMessage()]
+    assert "before any search" in record.getMessage() and "a limit of" in record.getMessage()
+
+
+def test_the_bound_computed_so_far_is_the_work_over_devices(coarsened) -> None:
+    """At a limit that pays the least plan only, the bound is `subset_bound`'s; with time, the better one."""
+    g = build_graph(coarsened, MODEL)
+    allowance = deadline.Allowance(1.0, 0.0, whole=False)
+    short = allowance.fixed_seconds(g) * 1.01
+    sol = solve_time(coarsened, MODEL, time_limit_s=short, started=None)
+    assert sol.stopped["bound"] in ("budget", "clock")
+    assert sol.lower_bound == pytest.approx(subset_bound(g, g.allowed))
+    roomy = solve_time(coarsened, MODEL, time_limit_s=20)
+    assert "bound" not in roomy.stopped
+    assert roomy.lower_bound == pytest.approx(max(lower_bound(g), subset_bound(g, g.allowed)))
+
+
+def test_the_counted_budget_decides_the_plan_whatever_the_pace(monkeypatch, coarsened) -> None:
+    """A frozen clock and one advancing by a microsecond a reading give the same plan: the search ends by
+    its budget of simulated op calls, and says so."""
+    runs = []
+    for step in (0.0, 1e-6):
+        monkeypatch.setattr(time, "perf_counter", Clock(step))
+        sol = solve_time(coarsened, MODEL, time_limit_s=1.0)
+        runs.append((sol.plan, sol.lower_bound, dict(sol.stopped)))
+    assert runs[0] == runs[1]
+    assert runs[0][2].get("search") == "budget" and "bound" not in runs[0][2]
+
+
+def test_the_clock_stops_each_step_and_the_result_says_so(monkeypatch, coarsened) -> None:
+    """On a machine far slower than the nominal pace (every clock reading half a second later), the safety net ends
+    the steps the limit's counted work would pay: a plan and a bound still come back, the steps say "clock"."""
+    monkeypatch.setattr(time, "perf_counter", Clock(0.5))
+    sol = solve_time(coarsened, MODEL, time_limit_s=5.0)
+    assert sol.plan is not None and sol.schedule is not None
+    assert 0 < sol.lower_bound <= sol.schedule.makespan
+    assert "clock" in sol.stopped.values()
+    assert sol.schedule.stopped == sol.stopped
+
+
+def test_the_fixed_work_scales_with_the_program(coarsened) -> None:
+    """The estimate is counted from the task graph's size: the whole call's is larger than the solver's, and a
+    program twice the size needs twice the time."""
+    g = build_graph(coarsened, MODEL)
+    big = build_graph(coarsen(extract(build_transformer(4800), settle=False), MODEL), MODEL)
+    whole, alone = deadline.Allowance(5.0, 0.0, whole=True), deadline.Allowance(5.0, 0.0, whole=False)
+    assert whole.fixed_seconds(g) > alone.fixed_seconds(g) > 0
+    assert whole.fixed_seconds(big) == pytest.approx(2 * whole.fixed_seconds(g), rel=0.05)
+    assert whole.optional_s(g) == pytest.approx(5.0 - whole.fixed_seconds(g))
+
+
+def test_the_report_names_the_steps_the_limit_ended(monkeypatch) -> None:
+    monkeypatch.setattr(time, "perf_counter", Clock(0.0))
+    s = place(build_transformer(600), objective=Time(MODEL), time_limit_s=0.001).schedule
+    assert "ended by the time limit: bound (budget), start plans (budget), search (budget)" in s.describe()
+
+
+def test_a_small_program_past_its_limit_skips_the_exact_solver(monkeypatch) -> None:
+    monkeypatch.setattr(time, "perf_counter", Clock(0.0))
+    s = place(build_transformer(36), objective=Time(MODEL), time_limit_s=0.0001).schedule
+    assert s.method == "list" and s.stopped["cp-sat"] == "budget"
+    assert 0 < s.lower_bound <= s.makespan
