@@ -110,7 +110,10 @@ def compile(mod: IRModule, params: ConstantValues | None = None) -> Executable: 
         mod = fill_vdevice(mod, HOST_VDEVICE)
     check_placed(mod)
     constants: list[Any] = []
-    functions = {name: _FunctionCompiler(mod, name, func, constants).run() for name, func in mod.functions.items()}
+    pooled: dict[tuple[int, int | None], int] = {}
+    functions = {
+        name: _FunctionCompiler(mod, name, func, constants, pooled).run() for name, func in mod.functions.items()
+    }
     return Executable(functions, mod.vdevices, constants)
 
 
@@ -139,11 +142,21 @@ def check_placed(mod: IRModule) -> None:
 class _FunctionCompiler:
     """Lowers one function; registers are allocated in program order."""
 
-    def __init__(self, mod: IRModule, name: str, func: Function, constants: list[Any]) -> None:
+    def __init__(
+        self,
+        mod: IRModule,
+        name: str,
+        func: Function,
+        constants: list[Any],
+        pooled: dict[tuple[int, int | None], int],
+    ) -> None:
         self.mod = mod
         self.name = name
         self.func = func
         self.constants = constants
+        # (id of a tensor `Constant`, its vdevice) -> its index in `constants`: one constant read at several
+        # places (`bench.step.weights_as_constants` substitutes one per weight) is loaded, and held, once.
+        self.pooled = pooled
         self.vdevices: list[VDevice] = mod.vdevices
         self.index = {v: i for i, v in enumerate(self.vdevices)}
         self.code: list[Instruction] = []
@@ -357,7 +370,10 @@ class _FunctionCompiler:
             where = own if own is not None else device
             if where is None and isinstance(sinfo, TensorStructInfo):
                 raise UnplacedError(self.name, f"a constant in {self.origin.variable}", _location(expr.span))
-            self.emit(LoadConst(dst, self.constant(np.asarray(expr.data)), where))
+            key = (id(expr), where)
+            if key not in self.pooled:
+                self.pooled[key] = self.constant(np.asarray(expr.data))
+            self.emit(LoadConst(dst, self.pooled[key], where))
         elif isinstance(expr, ShapeExpr):
             if all(isinstance(d, int) for d in expr.values):
                 self.emit(LoadConst(dst, self.constant(tuple(expr.values)), None))

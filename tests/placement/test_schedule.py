@@ -188,15 +188,13 @@ def module_peaks(prog: Program, result) -> dict[str, int]:
     events = {e.name: e for e in result.schedule.events}
     makespan = result.schedule.makespan
     stays: dict[str, list[list]] = {}  # var -> [device, start, end, bytes]
+    peaks = dict.fromkeys(NAMES.values(), 0)
     for i, p in enumerate(func.params):
+        # an input is on its parameter's vdevice from the start (an upload comes from the caller's memory), a
+        # weight the whole run; at the entry every parameter is held at once, an input nothing reads too
         dev = NAMES[p.struct_info.vdevice.kind]
-        if i < prog.num_input and p.struct_info.vdevice.kind != HOST:
-            up = events[p.name]
-            stays[p.name] = [dev, up.start, up.end]
-            stays[p.name + "@host"] = [NAMES[HOST], 0.0, up.end]
-        else:
-            end = makespan if i >= prog.num_input else 0.0
-            stays[p.name] = [dev, 0.0, end]
+        stays[p.name] = [dev, 0.0, makespan if i >= prog.num_input else 0.0]
+        peaks[dev] += prog.nbytes
     for block in func.body.blocks:
         for b in block.bindings:
             e = events[b.var.name]
@@ -204,7 +202,6 @@ def module_peaks(prog: Program, result) -> dict[str, int]:
             for arg in b.value.args:
                 stays[arg.name][2] = max(stays[arg.name][2], e.end)
     stays[func.body.body.name][2] = makespan
-    peaks = dict.fromkeys(NAMES.values(), 0)
     for dev in peaks:
         points = []
         for d, start, end in stays.values():
