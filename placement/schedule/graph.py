@@ -29,6 +29,11 @@ and one more walk over the entry function's bindings:
   input never sits on the host (`inputs_from_driver`).
 * the *outputs* are the values the entry function returns, each on the unit
   that returns it;
+* an op *waits* for the ops (`TaskGraph.op_after`) that make the other
+  fields of a tuple it reads an item of (``t[1]`` of ``t = (a, b)`` waits
+  for a's op, through aliases, items and nested tuples): it reads b only,
+  but the program binds t, so a, before it, and the run (the VM, each Ray
+  actor) keeps that order;
 * a *view* is an op's value that shares the memory of the operand it reads
   locally (`vdplace.ir.views` decides which, as the runtime does): it holds
   no bytes of its own where it is made, and keeps its operand's (there:
@@ -41,7 +46,7 @@ call of a module function, or an ``If``, is a `PlacementError` located at it
 
 from __future__ import annotations
 
-from vdplace.ir.expr import Binding, Call, Constant, Function, If
+from vdplace.ir.expr import Binding, Call, Constant, Function, If, Tuple, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
@@ -64,7 +69,8 @@ class TaskGraph:
     limits            ``limits[d]``: bytes available on d, or None
     allowed           ``allowed[u]``: the vdevices unit u may go on
     op_*              name, span, unit, ``time[d]`` (seconds or None), ``local`` / ``home`` values read,
-                      ``makes`` values made
+                      ``makes`` values made, ``after`` ops it waits for without reading what they make
+                      (module docstring; earlier ops in program order)
     val_*             label, span, bytes, home unit, kind (``"op"``, ``"input"``, ``"weight"``, ``"const"``),
                       producer op (-1 for none), ``users`` (units other than home that read it: copy
                       destinations), ``copy[h][d]`` seconds (None when it has no users elsewhere),
@@ -103,6 +109,7 @@ class TaskGraph:
         self.op_local: list[list[int]] = []
         self.op_home: list[list[int]] = []
         self.op_makes: list[list[int]] = []
+        self.op_after: list[list[int]] = []
         self.val_label: list[str] = []
         self.val_span: list[Span | None] = []
         self.val_bytes: list[int] = []
@@ -207,6 +214,10 @@ class _Walk(RootWalk):
         self.relaxed = {(id(use.binding), use.index) for use in co.uses}
         self.infos = {anchor: info for info, anchor in co.ops}
         self.ops_in_unit: dict[int, int] = {}
+        # The ops a variable's binding depends on (an op's variable: its op; a tuple, item or alias: those of
+        # what it names), and those of the binding being walked (`op_after`).
+        self.deps: dict[Var, frozenset[int]] = {}
+        self.pending: frozenset[int] = frozenset()
         for _, anchor in co.ops:
             u = self.unit_of[anchor]
             self.ops_in_unit[u] = self.ops_in_unit.get(u, 0) + 1
@@ -217,6 +228,12 @@ class _Walk(RootWalk):
         for i, param in enumerate(func.params):
             for leaf in tree_leaves(self.var_sites[param]):
                 self.value[leaf] = self.g.add_value(leaf, INPUT if i < inputs else WEIGHT, self.unit_of[leaf])
+
+    def enter(self, binding: Binding, tree: Tree) -> None:
+        deps: set[int] = set()
+        for var in _variables(binding.value):
+            deps |= self.deps.get(var, frozenset())
+        self.pending = self.deps[binding.var] = frozenset(deps)
 
     def constants(self, tree: Tree) -> None:
         for leaf in tree_leaves(tree):
@@ -282,6 +299,9 @@ class _Walk(RootWalk):
         g.op_local.append(local)
         g.op_home.append(home)
         g.op_makes.append([])
+        read = {g.val_producer[v] for v in local + home}
+        g.op_after.append(sorted(self.pending - read))
+        self.deps[binding.var] = frozenset((i,))
         for leaf in leaves:
             v = g.add_value(leaf, OP, self.unit_of[leaf], i)
             self.value[leaf] = v
@@ -328,3 +348,21 @@ class _Walk(RootWalk):
             v = self.value.get(self.of(leaf))
             if v is not None:
                 g.outputs.append((v, self.unit_of[leaf]))
+
+
+def _variables(value: object) -> list[Var]:
+    """The variables a binding's value names: its call's arguments, a tuple's fields, an item's tuple, an alias
+    (not into an ``If``'s branches: the time objective refuses them)."""
+    out: list[Var] = []
+    stack = [value]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Var):
+            out.append(e)
+        elif isinstance(e, Call):
+            stack.extend(e.args)
+        elif isinstance(e, Tuple):
+            stack.extend(e.fields)
+        elif isinstance(e, TupleGetItem):
+            stack.append(e.tuple_value)
+    return out

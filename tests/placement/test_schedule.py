@@ -327,13 +327,8 @@ def _fits(prog: Program, home, tasks, starts, ends, span) -> bool:
     """The schedule's liveness peaks within `prog.limits` (the rules of docs/schedule.md)."""
     stays = []
     ops = {name: args for name, _, args in prog.ops}
-    for i, p in enumerate(prog.params):
-        up = "up:" + p
-        if up in tasks:
-            stays.append([HOST, 0.0, ends[up]])
-            stays.append([home[p], starts[up], ends[up], p, home[p]])
-        else:
-            stays.append([home[p], 0.0, span if i >= prog.num_input else 0.0, p, home[p]])
+    for i, p in enumerate(prog.params):  # on its vdevice from the start, an uploaded input too
+        stays.append([home[p], 0.0, span if i >= prog.num_input else 0.0, p, home[p]])
     for name in ops:
         stays.append([home[name], starts[name], ends[name], name, home[name]])
     for t in tasks:
@@ -355,6 +350,8 @@ def _fits(prog: Program, home, tasks, starts, ends, span) -> bool:
     for dev, limit in ((NAMES[d], prog.limits.get(NAMES[d])) for d in DEVICES):
         if limit is None:
             continue
+        if sum(prog.nbytes for p in prog.params if NAMES[home[p]] == dev) > limit:
+            return False  # the run's entry: every parameter at once
         points = []
         for s in stays:
             if NAMES[s[0]] == dev and s[2] > s[1]:
