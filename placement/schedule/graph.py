@@ -11,7 +11,9 @@ and one more walk over the entry function's bindings:
   leaf, a constant (bound, or passed to an op); aliases, tuples and tuple
   items, and copy ops name the value they read (its *root*, as
   `placement.extract.copies.ValueRoots` defines it).  Its home is its unit's
-  vdevice;
+  vdevice.  A constant that is only a reference (``metadata[kind][i]``
+  without its value, `ir.bind_constants`) has no known size: it holds no
+  bytes here, with one warning naming it;
 * an op reads a value *locally* (on its own vdevice: the value is copied
   there when it lives elsewhere) when the two share a unit or the read is one
   of the coarsened problem's relaxed uses; otherwise (an operand of an op
@@ -46,6 +48,8 @@ call of a module function, or an ``If``, is a `PlacementError` located at it
 
 from __future__ import annotations
 
+import logging
+
 from vdplace.ir.expr import Binding, Call, Constant, Function, If, Tuple, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
@@ -58,6 +62,7 @@ from vdplace.placement.errors import PlacementError
 from vdplace.placement.extract.extraction import Tree, tree_leaves
 
 OP, INPUT, WEIGHT, CONST = "op", "input", "weight", "const"
+log = logging.getLogger(__name__)
 
 
 class TaskGraph:
@@ -198,7 +203,27 @@ def build_graph(co: Coarsened, model: CostModel) -> TaskGraph:
     walk.seq(func.body)
     walk.finish(func)
     g.site_root, g.root_value = walk.root, walk.value
+    if walk.unbound:
+        _warn_unbound(mod, name, walk.unbound)
     return g
+
+
+def _warn_unbound(mod: IRModule, function: str, unbound: list[Constant]) -> None:
+    """One warning naming the constants whose values the module does not hold: the schedule counts none of
+    their bytes, which the run holds for the whole run (docs/schedule.md, "Memory by liveness")."""
+    shown = []
+    for const in unbound[:3]:
+        at = "" if const.span is None else f" at {mod.filename or '<module>'}:{const.span.line}"
+        shown.append(f"{const.ref!r}{at}")
+    more = f" and {len(unbound) - 3} more" if len(unbound) > 3 else ""
+    log.warning(
+        "%s: %d constant(s) without a value (%s%s): their bytes are unknown and not in the schedule's memory; "
+        "bind their values first (ir.bind_constants(mod, values), or ir.parse(text, constants=values)) to count them",
+        function,
+        len(unbound),
+        ", ".join(shown),
+        more,
+    )
 
 
 class _Walk(RootWalk):
@@ -218,6 +243,7 @@ class _Walk(RootWalk):
         # what it names), and those of the binding being walked (`op_after`).
         self.deps: dict[Var, frozenset[int]] = {}
         self.pending: frozenset[int] = frozenset()
+        self.unbound: list[Constant] = []  # constants with no value: bytes unknown, counted as none
         for _, anchor in co.ops:
             u = self.unit_of[anchor]
             self.ops_in_unit[u] = self.ops_in_unit.get(u, 0) + 1
@@ -235,10 +261,13 @@ class _Walk(RootWalk):
             deps |= self.deps.get(var, frozenset())
         self.pending = self.deps[binding.var] = frozenset(deps)
 
-    def constants(self, tree: Tree) -> None:
+    def constants(self, tree: Tree, const: Constant) -> None:
         for leaf in tree_leaves(tree):
             if leaf not in self.value:
-                self.value[leaf] = self.g.add_value(leaf, CONST, self.unit_of[leaf])
+                v = self.value[leaf] = self.g.add_value(leaf, CONST, self.unit_of[leaf])
+                if const.data is None:  # a reference without its value: a tensor of unknown size
+                    self.g.val_bytes[v] = 0
+                    self.unbound.append(const)
 
     def branch(self, binding: Binding, value: If) -> None:
         raise PlacementError(
@@ -250,7 +279,7 @@ class _Walk(RootWalk):
     def constant(self, value: Constant, tree: Tree) -> None:
         # The value is the bound variable's (the root `placement.cost.problem` copies and prices), not
         # the constant expression's own site, which names the same tensor.
-        self.constants(tree)
+        self.constants(tree, value)
         site = self.expr_sites.get(id(value))
         if site is not None:
             self.alias(site, tree)
@@ -283,7 +312,7 @@ class _Walk(RootWalk):
         home: list[int] = []
         for index, arg in enumerate(call.args):
             if type(arg) is Constant:
-                self.constants(self.expr_sites.get(id(arg)))
+                self.constants(self.expr_sites.get(id(arg)), arg)
             relaxed = (id(binding), index) in self.relaxed
             for leaf in tree_leaves(self.tree(arg)):
                 v = self.value.get(self.of(leaf))
