@@ -7,8 +7,9 @@ an op makes it), so a tensor is freed after its last reader, directly or
 through a tuple, as the schedule's liveness says (`placement/schedule/liveness.py`:
 a tuple, its items and aliases name the tensors they hold).  Random programs
 with bound tuples read whole and by item (inline ``t[0]`` too), nested
-tuples, ops that make tuples (``split``) and read them (``concat``), results
-returned in tuples with inputs, weights and views among them, placed with
+tuples, ops that make tuples (``split``) and read them (``concat``), scalar
+constants, shape values, results returned in tuples with inputs, weights and
+views of them among them, placed with
 `Time` on llvm:0 + cuda:0: the VM's measured peak on each device equals the
 schedule's ``peak_memory`` where the schedule has no two events at once.
 """
@@ -29,7 +30,20 @@ from vdplace.placement import CostModel, Time, place
 pytest.importorskip("ortools")
 
 TIMES = (1e-6, 2e-6, 5e-6, 1.3e-5)
-KINDS = ("add", "relu", "matmul", "pair", "pair_item", "nest", "split", "split_later", "cat_split", "weight_t")
+KINDS = (
+    "add",
+    "relu",
+    "matmul",
+    "pair",
+    "pair_item",
+    "nest",
+    "split",
+    "split_later",
+    "cat_split",
+    "weight_t",
+    "scalar",
+    "shape",
+)
 
 
 @dataclass
@@ -69,7 +83,7 @@ class Program:
 
     def model(self) -> CostModel:
         def kernel(op, vdevice: str) -> float | None:
-            return self.times[op.name, vdevice.split(":")[0]]
+            return self.times.get((op.name, vdevice.split(":")[0]), TIMES[0])  # R.shape_of: no time of its own
 
         return CostModel(kernel, lambda nbytes, src, dst: 2e-6 + nbytes / 25e9)
 
@@ -131,6 +145,11 @@ def programs(draw) -> Program:
             bind(f"s{i}", f"R.split(c{i}, 2, axis=0)")
             values.extend([f"s{i}[0]", f"s{i}[1]"])
             continue
+        elif kind == "scalar":  # a scalar constant written in the call
+            bind(name, f'R.multiply({pick()}, R.const(2.0, "float32"))')
+        elif kind == "shape":  # a shape value (on no device), read by a reshape: a view
+            lines.append(f"sh{i} = R.shape_of({pick()})")
+            bind(name, f"R.reshape({pick()}, sh{i})")
         else:  # a weight read transposed: a view of it
             weights.append(f"w{i}")
             bind(f"wt{i}", f"R.permute_dims(w{i}, axes=[1, 0])")
@@ -148,6 +167,10 @@ def programs(draw) -> Program:
     shape = draw(st.sampled_from(["one", "pair", "nested"]))
     if weights and draw(st.booleans()):
         values.append(weights[0])  # a weight returned: held the whole run anyway
+    if draw(st.booleans()):  # a view of an input or a weight returned: it holds what it views to the end
+        bind("o", f"R.permute_dims({draw(st.sampled_from(params + weights))}, axes=[1, 0])")
+        bind("of", "R.flatten(o)")
+        values.append("of")
     if shape == "one":
         result = last
     elif shape == "pair":
