@@ -85,8 +85,10 @@ def test_an_unbound_constant_is_named_and_not_counted(caplog) -> None:
 def test_a_constant_read_twice_is_loaded_once() -> None:
     """One constant object read by two ops (what `weights_as_constants` makes of a weight read twice) and
     returned: one load in the run, one value in the schedule."""
-    mod = module(["a = R.matmul(x, w)", "b = R.add(a, w)", "return (b, w)"], 'x: R.Tensor((4, 4), "float32"), '
-                 'w: R.Tensor((4, 4), "float32")')
+    mod = module(
+        ["a = R.matmul(x, w)", "b = R.add(a, w)", "return (b, w)"],
+        'x: R.Tensor((4, 4), "float32"), w: R.Tensor((4, 4), "float32")',
+    )
     result = place(mod, objective=Time(HOST_ONLY), time_limit_s=20)
     measured = measure_step(result.module, [ONE], weights={"w": ONE}, runs=1, warmup=0)
     assert measured.peak_bytes == dict(result.schedule.peak_memory)
