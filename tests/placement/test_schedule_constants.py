@@ -22,7 +22,7 @@ from vdplace import ir
 from vdplace.bench.step import measure_step
 from vdplace.ir.bind_constants import bind_constants
 from vdplace.ir.vdevice import VDevice
-from vdplace.placement import CostModel, Time, place
+from vdplace.placement import CostModel, PlacementConflict, Time, place
 
 pytest.importorskip("ortools")
 
@@ -143,3 +143,19 @@ def test_bert_with_its_constants_bound_predicts_the_peak_it_measures() -> None:
     measured = measure_step(result.module, inputs, weights=weights, runs=1, warmup=0)
     assert measured.peak_bytes == dict(result.schedule.peak_memory)
     assert measured.peak_bytes["llvm:0:global"] == 15533
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["cp-sat", "list"])
+def test_a_limit_holds_at_the_entry(exact: bool) -> None:
+    """Three inputs, two unread, and room for two on the host: one unread input goes to cuda:0 (CP-SAT's entry
+    constraint, the list scheduler's peaks), and the run holds what was predicted; with no room there either,
+    the conflict names the entry."""
+    params = ", ".join(f'{p}: R.Tensor((4, 4), "float32")' for p in ("x", "y", "z"))
+    mod = module(["a = R.nn.relu(x)", "return a"], params, num_input=3)
+    result = place(mod, objective=Time(HOST_ONLY, memory={"llvm:0": 2 * TENSOR}, exact=exact), time_limit_s=20)
+    assert result.schedule.peak_memory["llvm:0:global"] == 2 * TENSOR
+    measured = measure_step(result.module, [ONE] * 3, runs=1, warmup=0)
+    assert measured.peak_bytes == dict(result.schedule.peak_memory)
+    caps = {"llvm:0": 2 * TENSOR, "cuda:0": TENSOR - 1}
+    with pytest.raises(PlacementConflict, match="at 0.0000 ms, no op runs there then"):
+        place(mod, objective=Time(HOST_ONLY, memory=caps, exact=exact), time_limit_s=20)
