@@ -4,7 +4,8 @@ A stay (`liveness`) on a vdevice starts at its producer's or copy's start
 (an input's at 0; at its upload's start when Ray's driver sends it) and
 ends at or after the end of each reader there (each bound holds when the
 literals that put the reader and the value there hold); weights,
-constants and outputs stay to the makespan.  On every vdevice with a limit,
+constants and outputs stay to the makespan (a weight nothing reads holds
+nothing: `liveness.loaded`).  On every vdevice with a limit,
 each stay adds its bytes to a reservoir at its start and takes them back at
 its end, and the reservoir stays within the limit (a cumulative constraint
 over the stays as intervals said the same, but CP-SAT proved far less with
@@ -22,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from vdplace.placement.schedule.graph import CONST, INPUT, OP, WEIGHT
+from vdplace.placement.schedule.liveness import loaded
 
 
 def add_memory(model: Any) -> None:
@@ -32,7 +34,7 @@ def add_memory(model: Any) -> None:
     }
     views: dict[tuple[int, int], list[tuple[Any, list[Any]]]] = {}  # (value, d) -> (end, when) of its views at d
     for v in reversed(range(g.num_values)):  # a view after what it views: its end is known first
-        if not g.val_bytes[v]:
+        if not g.val_bytes[v] or not loaded(g, v):
             continue
         b = g.val_view[v]
         for d, here in model.x[g.val_unit[v]].items():
@@ -56,7 +58,7 @@ def _entry(model: Any, limited: list[int]) -> None:
     g = model.g
     held: dict[int, list[tuple[int, Any]]] = {d: [] for d in limited}  # d -> (bytes, literal)
     for v, kind in enumerate(g.val_kind):
-        if kind == OP or not g.val_bytes[v]:
+        if kind == OP or not g.val_bytes[v] or not loaded(g, v):
             continue
         for d, lit in model.x[g.val_unit[v]].items():
             in_flight = kind == INPUT and g.inputs_from_driver and g.host is not None and d != g.host

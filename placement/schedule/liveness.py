@@ -17,6 +17,9 @@ A value occupies a vdevice over a half-open interval of the run:
   reader there (the copy's end when none);
 * an output of the entry function stays where it is returned to the end of
   the run (the makespan);
+* a weight nothing reads is never loaded (`loaded`): the run binds weights
+  as constants, loaded where something reads them
+  (`bench.step.weights_as_constants`);
 * a view (`TaskGraph.val_view`) has no stay where it is made: the stay of the
   value it shares memory with there (its home, or its copy there) lasts to
   the end of the view's (chains of views fold into the first value); a copy
@@ -49,11 +52,18 @@ def lives(g: TaskGraph, t: Timing) -> list[Live]:
     return [Live(labels[v], names[d], nbytes[v], start, end, spans[v]) for v, d, start, end in stays(g, t)]
 
 
+def loaded(g: TaskGraph, v: int) -> bool:
+    """Whether value v is ever held: every value but a weight nothing reads (no op, no copy, not returned)."""
+    if g.val_kind[v] != WEIGHT:
+        return True
+    return bool(g.val_readers[v] or g.val_home_readers[v] or g.val_users[v] or any(w == v for w, _ in g.outputs))
+
+
 def at_entry(g: TaskGraph, placement: list[int]) -> list[tuple[int, int]]:
     """``(value, vdevice)`` of everything the run holds as it starts (module docstring)."""
     out = []
     for v, kind in enumerate(g.val_kind):
-        if kind == OP:
+        if kind == OP or not loaded(g, v):
             continue
         d = placement[g.val_unit[v]]
         if kind == INPUT and g.inputs_from_driver and g.host is not None and d != g.host:
@@ -105,6 +115,8 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
     for v in range(g.num_values):
         home = placement[g.val_unit[v]]
         kind = g.val_kind[v]
+        if not loaded(g, v):
+            continue
         if kind == OP:
             p = g.val_producer[v]
             starts[v, home] = t.op_start[p]

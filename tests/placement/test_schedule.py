@@ -189,9 +189,13 @@ def module_peaks(prog: Program, result) -> dict[str, int]:
     makespan = result.schedule.makespan
     stays: dict[str, list[list]] = {}  # var -> [device, start, end, bytes]
     peaks = dict.fromkeys(NAMES.values(), 0)
+    read = {arg.name for block in func.body.blocks for b in block.bindings for arg in b.value.args}
     for i, p in enumerate(func.params):
         # an input is on its parameter's vdevice from the start (an upload comes from the caller's memory), a
-        # weight the whole run; at the entry every parameter is held at once, an input nothing reads too
+        # weight the whole run (one nothing reads: never); at the entry every parameter is held at once, an
+        # input nothing reads too
+        if i >= prog.num_input and p.name not in read:
+            continue
         dev = NAMES[p.struct_info.vdevice.kind]
         stays[p.name] = [dev, 0.0, makespan if i >= prog.num_input else 0.0]
         peaks[dev] += prog.nbytes
@@ -327,8 +331,11 @@ def _fits(prog: Program, home, tasks, starts, ends, span) -> bool:
     """The schedule's liveness peaks within `prog.limits` (the rules of docs/schedule.md)."""
     stays = []
     ops = {name: args for name, _, args in prog.ops}
+    read = {a for args in ops.values() for a in args}
+    held = [p for i, p in enumerate(prog.params) if i < prog.num_input or p in read]  # an unread weight: never
     for i, p in enumerate(prog.params):  # on its vdevice from the start, an uploaded input too
-        stays.append([home[p], 0.0, span if i >= prog.num_input else 0.0, p, home[p]])
+        if p in held:
+            stays.append([home[p], 0.0, span if i >= prog.num_input else 0.0, p, home[p]])
     for name in ops:
         stays.append([home[name], starts[name], ends[name], name, home[name]])
     for t in tasks:
@@ -350,7 +357,7 @@ def _fits(prog: Program, home, tasks, starts, ends, span) -> bool:
     for dev, limit in ((NAMES[d], prog.limits.get(NAMES[d])) for d in DEVICES):
         if limit is None:
             continue
-        if sum(prog.nbytes for p in prog.params if NAMES[home[p]] == dev) > limit:
+        if sum(prog.nbytes for p in held if NAMES[home[p]] == dev) > limit:
             return False  # the run's entry: every parameter at once
         points = []
         for s in stays:

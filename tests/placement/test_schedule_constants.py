@@ -159,3 +159,14 @@ def test_a_limit_holds_at_the_entry(exact: bool) -> None:
     caps = {"llvm:0": 2 * TENSOR, "cuda:0": TENSOR - 1}
     with pytest.raises(PlacementConflict, match="at 0.0000 ms, no op runs there then"):
         place(mod, objective=Time(HOST_ONLY, memory=caps, exact=exact), time_limit_s=20)
+
+
+def test_a_weight_nothing_reads_is_never_loaded() -> None:
+    """The run binds weights as constants where they are read (`weights_as_constants`): an unread one is never
+    loaded, and the schedule holds nothing for it (it held it the whole run before)."""
+    params = 'x: R.Tensor((4, 4), "float32"), w: R.Tensor((4, 4), "float32")'
+    mod = module(["a = R.nn.relu(x)", "return a"], params)
+    result = place(mod, objective=Time(HOST_ONLY), time_limit_s=20)
+    measured = measure_step(result.module, [ONE], weights={"w": ONE}, runs=1, warmup=0)
+    assert measured.peak_bytes == dict(result.schedule.peak_memory)
+    assert measured.peak_bytes["llvm:0:global"] == 2 * TENSOR  # x and a
