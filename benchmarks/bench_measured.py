@@ -74,7 +74,7 @@ def load(name: str, scale: str = "tiny") -> tuple[IRModule, list[np.ndarray], di
     """Model `name` on llvm:0 + cuda:0: the module, its runtime inputs, its weights, the constants' file (or None).
 
     ``tiny``: tests/models' ``params.py`` and ``params.npz`` (the metadata
-    constants from the file); ``large``: `benchmarks/models/zoo_large.py`'s
+    constants from the file, bound into the module); ``large``: `benchmarks/models/zoo_large.py`'s
     torch model through `vdplace.bench.zoo.import_torch` (its constants
     inlined: `inline_bound_constants`), as bench_accelerate.py loads it.
     """
@@ -89,7 +89,8 @@ def load(name: str, scale: str = "tiny") -> tuple[IRModule, list[np.ndarray], di
         mod = inline_bound_constants(loaded.module.replace(vdevices=[VDevice("llvm", 0), VDevice("cuda", 0)]))
         return mod, loaded.inputs, loaded.weights, None
     path = MODELS_DIR / name / "params.py"
-    mod = ir.parse(path.read_text(), filename=str(path))
+    # its metadata constants bound: the schedule counts their bytes, as the run holds them
+    mod = ir.parse(path.read_text(), filename=str(path), constants=MODELS_DIR / name / "params.npz")
     if not mod.vdevices:
         mod = mod.replace(vdevices=[VDevice("llvm", 0), VDevice("cuda", 0)])
     arrays = np.load(MODELS_DIR / name / "params.npz")

@@ -10,7 +10,17 @@ line.  Lowering, binding by binding:
 - ``to_vdevice`` / ``hint_on_device`` become `AllocTensor` + `DeviceCopy`
   when the physical device changes, else a `Move`;
 - aliases become `Move`; calls of module functions `Invoke`; `If` becomes a
-  conditional branch and a `Goto`; tuples `MakeTuple` / `GetItem`.
+  conditional branch and a `Goto`;
+- tuples are *scalar-replaced*: a tuple is its fields' registers, not a
+  register of its own.  ``t = (a, b)`` emits nothing and ``t[0]`` reads
+  ``a``'s register; a tuple that an op, a call, a branch or the return reads
+  whole is built (`MakeTuple`) just before that reader, into a register that
+  dies with it; a tuple that an op, a call, a branch or a parameter makes is
+  taken apart (`GetItem`) as soon as it is made.  So every tensor lives in
+  registers of its own and is freed after its last reader, directly or
+  through a tuple: a tuple never keeps a field alive that nothing reads
+  again (the memory the time objective's schedule predicts,
+  docs/schedule.md "Memory by liveness").
 
 Devices are checked statically while lowering: an op whose tensor argument
 is on another physical device than the op, or a value that flows (alias,
@@ -78,6 +88,8 @@ from .liveness import assign_drops
 
 _COPY_OPS = ("to_vdevice", "hint_on_device")
 _I = TypeVar("_I", bound=Instruction)
+# Where a value is at compile time: a register, or a tuple of where its fields are (scalar replacement).
+Slot = int | tuple["Slot", ...]
 
 
 def compile(mod: IRModule, params: ConstantValues | None = None) -> Executable:  # noqa: A001  (the API's name)
@@ -98,7 +110,10 @@ def compile(mod: IRModule, params: ConstantValues | None = None) -> Executable: 
         mod = fill_vdevice(mod, HOST_VDEVICE)
     check_placed(mod)
     constants: list[Any] = []
-    functions = {name: _FunctionCompiler(mod, name, func, constants).run() for name, func in mod.functions.items()}
+    pooled: dict[tuple[int, int | None], int] = {}
+    functions = {
+        name: _FunctionCompiler(mod, name, func, constants, pooled).run() for name, func in mod.functions.items()
+    }
     return Executable(functions, mod.vdevices, constants)
 
 
@@ -127,19 +142,29 @@ def check_placed(mod: IRModule) -> None:
 class _FunctionCompiler:
     """Lowers one function; registers are allocated in program order."""
 
-    def __init__(self, mod: IRModule, name: str, func: Function, constants: list[Any]) -> None:
+    def __init__(
+        self,
+        mod: IRModule,
+        name: str,
+        func: Function,
+        constants: list[Any],
+        pooled: dict[tuple[int, int | None], int],
+    ) -> None:
         self.mod = mod
         self.name = name
         self.func = func
         self.constants = constants
+        # (id of a tensor `Constant`, its vdevice) -> its index in `constants`: one constant read at several
+        # places (`bench.step.weights_as_constants` substitutes one per weight) is loaded, and held, once.
+        self.pooled = pooled
         self.vdevices: list[VDevice] = mod.vdevices
         self.index = {v: i for i, v in enumerate(self.vdevices)}
         self.code: list[Instruction] = []
         self.names: list[str] = []
-        self.var_reg: dict[Var, int] = {}
-        # Registers holding a strided view (True), or a tuple with one (a tuple of these, None for the others):
-        # `vdplace.ir.views` decides from them which calls are views, as the schedule's task graph does.
-        self.strided: dict[int, Any] = {}
+        self.var_reg: dict[Var, Slot] = {}
+        # Registers holding a strided view (True): `vdplace.ir.views` decides from them which calls are views,
+        # as the schedule's task graph does.
+        self.strided: dict[int, bool] = {}
         self.origin = Origin(name, "<entry>", func.span)
 
     # -- helpers ---------------------------------------------------------------
@@ -220,7 +245,7 @@ class _FunctionCompiler:
         symbols: list[SymbolBinding] = []
         bound: set[str] = set()
         for i, param in enumerate(func.params):
-            self.var_reg[param] = self.new_reg(param.name)
+            self.var_reg[param] = self.explode(self.new_reg(param.name), param.struct_info, param.name)
             for path, leaf in tensor_leaves(param.struct_info):
                 for axis, dim in enumerate(leaf.shape or ()):
                     if shapes.is_name(dim) and dim not in bound:
@@ -255,19 +280,60 @@ class _FunctionCompiler:
         return self.operand(seq.body, None)
 
     def operand(self, expr: Expr, device: int | None) -> int:
-        """A register holding `expr`: a variable's own, or a fresh one it is computed into."""
+        """A register holding `expr`: a variable's own, or a fresh one it is computed (a tuple built) into."""
+        return self.materialize(self.slot(expr, device), expr.name if isinstance(expr, Var) else "")
+
+    def slot(self, expr: Expr, device: int | None) -> Slot:
+        """Where `expr` is: a variable's slot, a tuple's fields' slots, or a fresh register it is computed into."""
         if isinstance(expr, Var):
             if expr not in self.var_reg:
                 raise CompileError(f"{self.where()}: {expr.name} is used before it is defined")
             return self.var_reg[expr]
+        if isinstance(expr, Tuple):
+            return tuple(self.slot(f, None) for f in expr.fields)
+        if isinstance(expr, TupleGetItem):
+            fields = self.slot(expr.tuple_value, None)
+            assert isinstance(fields, tuple), "every tuple is scalar-replaced (`explode`)"
+            return fields[expr.index]
         dst = self.new_reg()
         self.value(dst, expr, device)
+        return self.explode(dst, expr.struct_info, "")
+
+    def materialize(self, slot: Slot, name: str) -> int:
+        """A register holding the value at `slot`: its own, or a tuple built (`MakeTuple`) from its fields."""
+        if isinstance(slot, int):
+            return slot
+        fields = [self.materialize(f, "") for f in slot]
+        dst = self.new_reg(name)
+        self.emit(MakeTuple(dst, fields))
         return dst
 
+    def explode(self, reg: int, sinfo: StructInfo, name: str) -> Slot:
+        """The slot of the value register `reg` holds: itself, or for a tuple its fields taken apart (`GetItem`)
+        now, so that no register holds a tuple past the instruction that made it."""
+        if not isinstance(sinfo, TupleStructInfo):
+            return reg
+        fields = []
+        for k, field in enumerate(sinfo.fields):
+            label = f"{name}[{k}]" if name else ""
+            dst = self.new_reg(label)
+            self.emit(GetItem(dst, reg, k))
+            fields.append(self.explode(dst, field, label))
+        return tuple(fields)
+
+    def slot_text(self, slot: Slot) -> str:
+        """`slot` written with its registers' names (for errors that name a tuple that has no instruction)."""
+        if isinstance(slot, int):
+            return f"r{slot}:{self.names[slot]}" if self.names[slot] else f"r{slot}"
+        return "(" + ", ".join(self.slot_text(f) for f in slot) + ")"
+
     # -- bindings --------------------------------------------------------------
-    def bind(self, var: Var, value: Expr) -> int:
+    def bind(self, var: Var, value: Expr) -> Slot:
         if isinstance(value, Var):
-            src = self.operand(value, None)
+            src = self.slot(value, None)
+            if isinstance(src, tuple):  # an alias of a tuple: the same fields
+                self.check_flow(value.name, value.struct_info, var.struct_info, f"{var.name} = {self.slot_text(src)}")
+                return src
             dst = self.new_reg(var.name)
             self.keep_layout(dst, src)
             move = Move(dst, src)
@@ -277,15 +343,20 @@ class _FunctionCompiler:
         if isinstance(value, IRCall) and isinstance(value.op, Op) and value.op.name in _COPY_OPS:
             return self.copy(var, value)
         if isinstance(value, IRIf):
-            return self.branch(var, value)
+            return self.explode(self.branch(var, value), var.struct_info, var.name)
+        if isinstance(value, Tuple | TupleGetItem):
+            slot = self.slot(value, None)
+            what = "a tuple field" if isinstance(value, Tuple) else f"field {value.index}"
+            self.check_flow(what, value.struct_info, var.struct_info, f"{var.name} = {self.slot_text(slot)}")
+            return slot
         dst = self.new_reg(var.name)
         # Only a constant takes its device from the variable; a tuple's fields may lie on several devices.
         device = self.result_device(var.struct_info) if isinstance(value, Constant) else None
         self.value(dst, value, device, var.struct_info)
-        return dst
+        return self.explode(dst, var.struct_info, var.name)
 
     def value(self, dst: int, expr: Expr, device: int | None, sinfo: StructInfo | None = None) -> None:
-        """Emit the instructions that compute `expr` into register `dst`."""
+        """Emit the instructions that compute `expr` (not a variable, tuple or tuple item) into register `dst`."""
         sinfo = expr.struct_info if sinfo is None else sinfo
         if isinstance(expr, IRCall):
             if isinstance(expr.op, GlobalVar):
@@ -294,27 +365,15 @@ class _FunctionCompiler:
                 raise CompileError(f"{self.where()}: R.{expr.op.name} must be bound to a variable of its own")
             else:
                 self.call(dst, expr, expr.op, sinfo)
-        elif isinstance(expr, Tuple):
-            fields = [self.operand(f, None) for f in expr.fields]
-            if any(f in self.strided for f in fields):
-                self.strided[dst] = tuple(self.strided.get(f) for f in fields)
-            instr = MakeTuple(dst, fields)
-            self.check_flow("a tuple field", expr.struct_info, sinfo, self.text(instr))
-            self.emit(instr)
-        elif isinstance(expr, TupleGetItem):
-            src = self.operand(expr.tuple_value, None)
-            layouts = self.strided.get(src)
-            if type(layouts) is tuple and 0 <= expr.index < len(layouts) and layouts[expr.index] is not None:
-                self.strided[dst] = layouts[expr.index]
-            get_item = GetItem(dst, src, expr.index)
-            self.check_flow(f"field {expr.index}", expr.struct_info, sinfo, self.text(get_item))
-            self.emit(get_item)
         elif isinstance(expr, Constant):
             own = self.result_device(expr.struct_info)
             where = own if own is not None else device
             if where is None and isinstance(sinfo, TensorStructInfo):
                 raise UnplacedError(self.name, f"a constant in {self.origin.variable}", _location(expr.span))
-            self.emit(LoadConst(dst, self.constant(np.asarray(expr.data)), where))
+            key = (id(expr), where)
+            if key not in self.pooled:
+                self.pooled[key] = self.constant(np.asarray(expr.data))
+            self.emit(LoadConst(dst, self.pooled[key], where))
         elif isinstance(expr, ShapeExpr):
             if all(isinstance(d, int) for d in expr.values):
                 self.emit(LoadConst(dst, self.constant(tuple(expr.values)), None))

@@ -284,6 +284,8 @@ class _Model:
                         m.add(self.s[i] >= self.ce[v, d]).only_enforce_if([lit, self.y[v, d]])
             for v in g.op_home[i]:
                 m.add(self.s[i] >= self.ready[v])
+            for j in g.op_after[i]:
+                m.add(self.s[i] >= self.e[j])
 
     def _ready(self, v: int) -> Any:
         g, m = self.g, self.m

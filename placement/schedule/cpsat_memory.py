@@ -1,16 +1,21 @@
 """Memory limits in the CP-SAT model (`cpsat`): every value's stays, within each limited vdevice's reservoir.
 
-A stay (`liveness`) on a vdevice starts at its producer's, copy's or upload's
-start and ends at or after the end of each reader there (each bound holds
-when the literals that put the reader and the value there hold); weights,
-constants and outputs stay to the makespan.  On every vdevice with a limit,
+A stay (`liveness`) on a vdevice starts at its producer's or copy's start
+(an input's at 0; at its upload's start when Ray's driver sends it) and
+ends at or after the end of each reader there (each bound holds when the
+literals that put the reader and the value there hold); weights,
+constants and outputs stay to the makespan (a weight nothing reads holds
+nothing: `liveness.loaded`).  On every vdevice with a limit,
 each stay adds its bytes to a reservoir at its start and takes them back at
 its end, and the reservoir stays within the limit (a cumulative constraint
 over the stays as intervals said the same, but CP-SAT proved far less with
 it: seconds against milliseconds on 4 ops).  A view (`TaskGraph.val_view`)
 adds no bytes where it is made: the stay there of what it views (its home
-stay, or its copy's) ends at or after the view's own end.  `model` is the
-`cpsat_model.Model` being built.
+stay, or its copy's) ends at or after the view's own end.  The run's entry
+(`liveness.at_entry`: every runtime input, weight and constant at its home,
+before anything at time 0) is within each limit too, a sum over the
+placement's literals: it counts the inputs nothing reads, which have no
+stay.  `model` is the `cpsat_model.Model` being built.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from vdplace.placement.schedule.graph import CONST, INPUT, OP, WEIGHT
+from vdplace.placement.schedule.liveness import loaded
 
 
 def add_memory(model: Any) -> None:
@@ -28,7 +34,7 @@ def add_memory(model: Any) -> None:
     }
     views: dict[tuple[int, int], list[tuple[Any, list[Any]]]] = {}  # (value, d) -> (end, when) of its views at d
     for v in reversed(range(g.num_values)):  # a view after what it views: its end is known first
-        if not g.val_bytes[v]:
+        if not g.val_bytes[v] or not loaded(g, v):
             continue
         b = g.val_view[v]
         for d, here in model.x[g.val_unit[v]].items():
@@ -38,14 +44,29 @@ def add_memory(model: Any) -> None:
                     views.setdefault((b, d), []).append((stay[1], [here]))
                 else:
                     stays[d].append((stay, g.val_bytes[v]))
-        if v in model.up and g.host in stays and not g.inputs_from_driver:
-            stays[g.host].append((_host_stay(model, v), g.val_bytes[v]))
         for (w, d), y in model.y.items():
             if w == v and d in stays:
                 stays[d].append((_copy_stay(model, v, d, y, views.get((v, d), [])), g.val_bytes[v]))
     for d, items in stays.items():
         if items:
             _limit(model, d, items)
+    _entry(model, list(stays))
+
+
+def _entry(model: Any, limited: list[int]) -> None:
+    """What the run holds at its entry on each limited vdevice (`liveness.at_entry`), within the limit."""
+    g = model.g
+    held: dict[int, list[tuple[int, Any]]] = {d: [] for d in limited}  # d -> (bytes, literal)
+    for v, kind in enumerate(g.val_kind):
+        if kind == OP or not g.val_bytes[v] or not loaded(g, v):
+            continue
+        for d, lit in model.x[g.val_unit[v]].items():
+            in_flight = kind == INPUT and g.inputs_from_driver and g.host is not None and d != g.host
+            if d in held and not in_flight:
+                held[d].append((g.val_bytes[v], lit))
+    for d, items in held.items():
+        if sum(nbytes for nbytes, _ in items) > g.limits[d]:
+            model.m.add(sum(nbytes * lit for nbytes, lit in items) <= g.limits[d])
 
 
 def _limit(model: Any, d: int, items: list[tuple[tuple[Any, Any, Any], int]]) -> None:
@@ -84,13 +105,14 @@ def _home_stay(model: Any, v: int, d: int, views: list[tuple[Any, list[Any]]]) -
     h = g.val_unit[v]
     here = model.x[h][d]
     kind = g.val_kind[v]
+    driven = kind == INPUT and v in model.up and d != g.host and g.inputs_from_driver
     if kind == OP:
         start: Any = model.s[g.val_producer[v]]
-    elif kind == INPUT and v in model.up and d != g.host:
+    elif driven:  # sent by Ray's driver: there from its upload's start
         start = model.up[v]
-    else:
+    else:  # an input the runtime puts on its vdevice as the call begins (`liveness`), a weight, a constant
         start = 0
-    ends: list[tuple[Any, list[Any]]] = [(model.ready[v], [here])]
+    ends: list[tuple[Any, list[Any]]] = [(model.ready[v], [here])] if kind == OP or driven else []
     if kind in (WEIGHT, CONST):
         ends.append((model.makespan, [here]))
     for i in g.val_readers[v]:
@@ -108,13 +130,6 @@ def _home_stay(model: Any, v: int, d: int, views: list[tuple[Any, list[Any]]]) -
             ends.append((model.makespan, [here] if o == h else [here, model.x[o][d]]))
     ends.extend((end, [here, *when]) for end, when in views)
     return _stay(model, f"live{v}_{d}", start, here, ends)
-
-
-def _host_stay(model: Any, v: int) -> Any:
-    g = model.g
-    at_host = model.x[g.val_unit[v]].get(g.host)
-    present = None if at_host is None else at_host.Not()
-    return _stay(model, f"host{v}", 0, present, [(model.ready[v], [])])
 
 
 def _copy_stay(model: Any, v: int, d: int, y: Any, views: list[tuple[Any, list[Any]]]) -> Any:

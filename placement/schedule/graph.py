@@ -11,7 +11,9 @@ and one more walk over the entry function's bindings:
   leaf, a constant (bound, or passed to an op); aliases, tuples and tuple
   items, and copy ops name the value they read (its *root*, as
   `placement.extract.copies.ValueRoots` defines it).  Its home is its unit's
-  vdevice;
+  vdevice.  A constant that is only a reference (``metadata[kind][i]``
+  without its value, `ir.bind_constants`) has no known size: it holds no
+  bytes here, with one warning naming it;
 * an op reads a value *locally* (on its own vdevice: the value is copied
   there when it lives elsewhere) when the two share a unit or the read is one
   of the coarsened problem's relaxed uses; otherwise (an operand of an op
@@ -29,6 +31,11 @@ and one more walk over the entry function's bindings:
   input never sits on the host (`inputs_from_driver`).
 * the *outputs* are the values the entry function returns, each on the unit
   that returns it;
+* an op *waits* for the ops (`TaskGraph.op_after`) that make the other
+  fields of a tuple it reads an item of (``t[1]`` of ``t = (a, b)`` waits
+  for a's op, through aliases, items and nested tuples): it reads b only,
+  but the program binds t, so a, before it, and the run (the VM, each Ray
+  actor) keeps that order;
 * a *view* is an op's value that shares the memory of the operand it reads
   locally (`vdplace.ir.views` decides which, as the runtime does): it holds
   no bytes of its own where it is made, and keeps its operand's (there:
@@ -43,7 +50,9 @@ never calls are a `PlacementError` located at them.
 
 from __future__ import annotations
 
-from vdplace.ir.expr import Binding, Call, Constant, Function, If
+import logging
+
+from vdplace.ir.expr import Binding, Call, Constant, Function, If, Tuple, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
@@ -56,6 +65,7 @@ from vdplace.placement.extract.extraction import Tree, tree_leaves
 from vdplace.placement.schedule.calls import Instance, check_call, pairs, refuse_uncalled
 
 OP, INPUT, WEIGHT, CONST, PASSED = "op", "input", "weight", "const", "passed"
+log = logging.getLogger(__name__)
 
 
 class TaskGraph:
@@ -67,7 +77,8 @@ class TaskGraph:
     limits            ``limits[d]``: bytes available on d, or None
     allowed           ``allowed[u]``: the vdevices unit u may go on
     op_*              name, span, unit, ``time[d]`` (seconds or None), ``local`` / ``home`` values read,
-                      ``makes`` values made
+                      ``makes`` values made, ``after`` ops it waits for without reading what they make
+                      (module docstring; earlier ops in program order)
     val_*             label, span, bytes, home unit, kind (``"op"``, ``"input"``, ``"weight"``, ``"const"``),
                       producer op (-1 for none), ``users`` (units other than home that read it: copy
                       destinations), ``copy[h][d]`` seconds (None when it has no users elsewhere),
@@ -116,6 +127,7 @@ class TaskGraph:
         self.op_local: list[list[int]] = []
         self.op_home: list[list[int]] = []
         self.op_makes: list[list[int]] = []
+        self.op_after: list[list[int]] = []
         self.val_label: list[str] = []
         self.val_span: list[Span | None] = []
         self.val_bytes: list[int] = []
@@ -207,7 +219,27 @@ def build_graph(co: Coarsened, model: CostModel) -> TaskGraph:
     walk.finish(func)
     g.site_root, g.root_value = walk.root, walk.value
     g.instances[0].site_root, g.instances[0].root_value = walk.root, walk.value
+    if walk.unbound:
+        _warn_unbound(mod, name, walk.unbound)
     return g
+
+
+def _warn_unbound(mod: IRModule, function: str, unbound: list[Constant]) -> None:
+    """One warning naming the constants whose values the module does not hold: the schedule counts none of
+    their bytes, which the run holds for the whole run (docs/schedule.md, "Memory by liveness")."""
+    shown = []
+    for const in unbound[:3]:
+        at = "" if const.span is None else f" at {mod.filename or '<module>'}:{const.span.line}"
+        shown.append(f"{const.ref!r}{at}")
+    more = f" and {len(unbound) - 3} more" if len(unbound) > 3 else ""
+    log.warning(
+        "%s: %d constant(s) without a value (%s%s): their bytes are unknown and not in the schedule's memory; "
+        "bind their values first (ir.bind_constants(mod, values), or ir.parse(text, constants=values)) to count them",
+        function,
+        len(unbound),
+        ", ".join(shown),
+        more,
+    )
 
 
 class _Walk(RootWalk):
@@ -225,6 +257,11 @@ class _Walk(RootWalk):
         self.running = [g.function]  # the functions being walked, the entry first (recursion is refused)
         self.first_const: dict[int, int] = {}  # a constant's site -> its value in the first instance that has it
         self.ops_in_unit: dict[int, int] = {}
+        # The ops a variable's binding depends on (an op's variable: its op; a tuple, item or alias: those of
+        # what it names), and those of the binding being walked (`op_after`).
+        self.deps: dict[Var, frozenset[int]] = {}
+        self.pending: frozenset[int] = frozenset()
+        self.unbound: list[Constant] = []  # constants with no value: bytes unknown, counted as none
         for _, anchor in co.ops:
             u = self.unit_of[anchor]
             self.ops_in_unit[u] = self.ops_in_unit.get(u, 0) + 1
@@ -236,10 +273,19 @@ class _Walk(RootWalk):
             for leaf in tree_leaves(self.var_sites[param]):
                 self.value[leaf] = self.g.add_value(leaf, INPUT if i < inputs else WEIGHT, self.unit_of[leaf])
 
-    def constants(self, tree: Tree) -> None:
+    def enter(self, binding: Binding, tree: Tree) -> None:
+        deps: set[int] = set()
+        for var in _variables(binding.value):
+            deps |= self.deps.get(var, frozenset())
+        self.pending = self.deps[binding.var] = frozenset(deps)
+
+    def constants(self, tree: Tree, const: Constant) -> None:
         for leaf in tree_leaves(tree):
             if leaf not in self.value:
                 v = self.value[leaf] = self.g.add_value(leaf, CONST, self.unit_of[leaf])
+                if const.data is None:  # a reference without its value: a tensor of unknown size
+                    self.g.val_bytes[v] = 0
+                    self.unbound.append(const)
                 first = self.first_const.setdefault(leaf, v)
                 if first != v:  # one tensor for the whole run: a second call's instance holds no bytes
                     self.g.make_view(v, first, False)
@@ -254,7 +300,7 @@ class _Walk(RootWalk):
     def constant(self, value: Constant, tree: Tree) -> None:
         # The value is the bound variable's (the root `placement.cost.problem` copies and prices), not
         # the constant expression's own site, which names the same tensor.
-        self.constants(tree)
+        self.constants(tree, value)
         site = self.expr_sites.get(id(value))
         if site is not None:
             self.alias(site, tree)
@@ -285,7 +331,7 @@ class _Walk(RootWalk):
         home: list[int] = []
         for index, arg in enumerate(call.args):
             if type(arg) is Constant:
-                self.constants(self.expr_sites.get(id(arg)))
+                self.constants(self.expr_sites.get(id(arg)), arg)
             relaxed = (id(binding), index) in self.relaxed
             for leaf in tree_leaves(self.tree(arg)):
                 v = self.value.get(self.of(leaf))
@@ -301,6 +347,9 @@ class _Walk(RootWalk):
         g.op_local.append(local)
         g.op_home.append(home)
         g.op_makes.append([])
+        read = {g.val_producer[v] for v in local + home}
+        g.op_after.append(sorted(self.pending - read))
+        self.deps[binding.var] = frozenset((i,))
         for leaf in leaves:
             v = g.add_value(leaf, OP, self.unit_of[leaf], i)
             self.value[leaf] = v
@@ -387,3 +436,21 @@ class _Walk(RootWalk):
             out = self.value.get(self.of(leaf))
             if out is not None:
                 g.outputs.append((out, self.unit_of[leaf]))
+
+
+def _variables(value: object) -> list[Var]:
+    """The variables a binding's value names: its call's arguments, a tuple's fields, an item's tuple, an alias
+    (not into an ``If``'s branches: the time objective refuses them)."""
+    out: list[Var] = []
+    stack = [value]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Var):
+            out.append(e)
+        elif isinstance(e, Call):
+            stack.extend(e.args)
+        elif isinstance(e, Tuple):
+            stack.extend(e.fields)
+        elif isinstance(e, TupleGetItem):
+            stack.append(e.tuple_value)
+    return out

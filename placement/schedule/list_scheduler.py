@@ -2,7 +2,8 @@
 
 The *upward rank* of an op is the length of the longest path from its start
 to the end of the program: its own time plus, over the ops that read what it
-makes, the most of (copy time when they run elsewhere + their rank).  Ops run
+makes, the most of (copy time when they run elsewhere + their rank), and
+over the ops that wait for it (`TaskGraph.op_after`), their rank.  Ops run
 in decreasing rank (program order on ties, so every op comes after what it
 reads: ranks never grow along an edge), each as early as its device and
 operands allow (`simulate.Simulator`); copies run when a reader first needs
@@ -35,8 +36,12 @@ def upward_ranks(g: TaskGraph, placement: list[int] | None = None) -> list[float
             known = [t for t in op_time[i] if t is not None]
             times.append(sum(known) / len(known) if known else 0.0)
     mean_copy: dict[int, float] = {}
+    waiters: list[list[int]] = [[] for _ in range(n)]  # the ops that wait for each (`TaskGraph.op_after`)
+    for i in range(n):
+        for j in g.op_after[i]:
+            waiters[j].append(i)
     for i in range(n - 1, -1, -1):
-        best = 0.0
+        best = max((rank[j] for j in waiters[i]), default=0.0)
         d = None if placement is None else placement[op_unit[i]]
         for v in g.op_makes[i]:
             table = g.val_copy[v]

@@ -2,17 +2,24 @@
 
 A value occupies a vdevice over a half-open interval of the run:
 
-* at its home: from its producer's start (0 for a weight or a constant, and
-  for a runtime input that starts there; its upload's start for one uploaded
-  from the host) to the end of its last reader there: an op that reads it
-  there, a copy that reads it (from the home, or a relay's from a copy: `simulate.relays`), its producer's
-  end when nothing reads it; weights and constants stay the whole run;
+* at its home: from its producer's start (0 for a weight, a constant and a
+  runtime input; for an input uploaded by Ray's driver,
+  `TaskGraph.inputs_from_driver`, its upload's start) to the end of its last
+  reader there: an op that reads it there, a copy that reads it (from the
+  home, or a relay's from a copy: `simulate.relays`), its producer's end
+  when nothing reads it; weights and constants stay the whole run.  An input
+  placed off the host is uploaded from the caller's memory, which no vdevice
+  counts: the runtime puts every input on its parameter's vdevice as the
+  call begins (`runtime.arguments`), before the first instruction, so the
+  input is there from 0 and never on the host (its upload event still takes
+  the link and delays its readers);
 * at a copy's destination: from the copy's start to the end of its last
   reader there (the copy's end when none);
-* on the host, a runtime input uploaded elsewhere: from 0 to its upload's end
-  (not when inputs come from Ray's driver, `TaskGraph.inputs_from_driver`);
 * an output of the entry function stays where it is returned to the end of
   the run (the makespan);
+* a weight nothing reads is never loaded (`loaded`): the run binds weights
+  as constants, loaded where something reads them
+  (`bench.step.weights_as_constants`);
 * a view (`TaskGraph.val_view`) has no stay where it is made: the stay of the
   value it shares memory with there (its home, or its copy there) lasts to
   the end of the view's (chains of views fold into the first value); a copy
@@ -25,6 +32,13 @@ interval starts arrives (an op may write where its last operand was).  A
 vdevice's peak is the largest sum of live bytes over the run; `Peak` names
 when it is reached (the earliest such moment), the op running there then and
 what is live.
+
+The run's *entry* (`at_entry`) is one more moment, before anything at time
+0: every runtime input, weight and constant at its home (not an input the
+driver sends to another vdevice than the host: in flight).  It counts an
+input that nothing reads, which is never live over an interval: the runtime
+holds every input as the call begins and drops an unread one on entry
+(`runtime.liveness`), before the first instruction.
 """
 
 from __future__ import annotations
@@ -40,6 +54,34 @@ def lives(g: TaskGraph, t: Timing) -> list[Live]:
     return [Live(labels[v], names[d], nbytes[v], start, end, spans[v]) for v, d, start, end in stays(g, t)]
 
 
+def loaded(g: TaskGraph, v: int) -> bool:
+    """Whether value v is ever held: every value but a weight nothing reads (no op, no copy, not returned)."""
+    if g.val_kind[v] != WEIGHT:
+        return True
+    return bool(g.val_readers[v] or g.val_home_readers[v] or g.val_users[v] or any(w == v for w, _ in g.outputs))
+
+
+def at_entry(g: TaskGraph, placement: list[int]) -> list[tuple[int, int]]:
+    """``(value, vdevice)`` of everything the run holds as it starts (module docstring)."""
+    out = []
+    for v, kind in enumerate(g.val_kind):
+        if kind == OP or not loaded(g, v):
+            continue
+        d = placement[g.val_unit[v]]
+        if kind == INPUT and g.inputs_from_driver and g.host is not None and d != g.host:
+            continue  # in flight from the driver
+        out.append((v, d))
+    return out
+
+
+def entry_bytes(g: TaskGraph, placement: list[int]) -> list[int]:
+    """Bytes on each vdevice at the run's entry (`at_entry`), by vdevice index."""
+    out = [0] * g.num_devices
+    for v, d in at_entry(g, placement):
+        out[d] += g.val_bytes[v]
+    return out
+
+
 def peak_bytes(g: TaskGraph, t: Timing) -> list[int]:
     """Each vdevice's peak of live bytes, by vdevice index (what `peaks` reports, without the details)."""
     points: list[list[tuple[float, int]]] = [[] for _ in g.names]
@@ -49,9 +91,9 @@ def peak_bytes(g: TaskGraph, t: Timing) -> list[int]:
             points[d].append((start, nbytes[v]))
             points[d].append((end, -nbytes[v]))
     out = []
-    for pts in points:
+    for pts, first in zip(points, entry_bytes(g, t.placement), strict=True):
         pts.sort()  # at one instant the negative (ends) come first
-        best = current = 0
+        best, current = first, 0
         for _, delta in pts:
             current += delta
             if current > best:
@@ -75,11 +117,13 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
     for v in range(g.num_values):
         home = placement[g.val_unit[v]]
         kind = g.val_kind[v]
+        if not loaded(g, v):
+            continue
         if kind == OP:
             p = g.val_producer[v]
             starts[v, home] = t.op_start[p]
             extend((v, home), t.op_end[p])
-        elif kind == INPUT and (v, home) in t.copies:
+        elif kind == INPUT and g.inputs_from_driver and (v, home) in t.copies:
             start, end = t.copies[v, home]
             starts[v, home] = start
             extend((v, home), end)
@@ -96,11 +140,9 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
         for i in g.val_home_readers[v]:
             extend((v, home), op_end[i])
     out: list[tuple[int, int, float, float]] = []
-    host_stays: list[tuple[int, float]] = []
     for (v, d), (start, end) in t.copies.items():
         home = placement[g.val_unit[v]]
-        if d == home:  # an upload: the input sits on the host until it ends
-            host_stays.append((v, end))
+        if d == home:  # an upload (module docstring): its stay at home is set above
             continue
         starts[v, d] = start
         extend((v, d), end)
@@ -115,11 +157,6 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
             extend((b, d), ends.pop((v, d), start))
     for (v, d), start in starts.items():
         out.append((v, d, start, ends.get((v, d), start)))
-    host = g.host
-    if g.inputs_from_driver:
-        host_stays.clear()  # the driver sends the input: it never sits on the host
-    for v, end in host_stays:
-        out.append((v, host, 0.0, end))  # type: ignore[arg-type]
     return out
 
 
@@ -137,20 +174,41 @@ def arrival(g: TaskGraph, t: Timing, v: int, d: int) -> float:
     return 0.0
 
 
-def peaks(names: list[str], stays: list[Live], events: list[Event]) -> dict[str, Peak]:
-    """The `Peak` of every vdevice named in `names` (bytes 0 at time 0 where nothing lives)."""
+
+def entry_lives(g: TaskGraph, t: Timing) -> list[Live]:
+    """What the run holds at its entry (`at_entry`): each value's stay there from time 0 (of no length for an
+    input nothing reads)."""
+    names, labels, nbytes, spans = g.names, g.val_label, g.val_bytes, g.val_span
+    ends = {(v, d): end for v, d, start, end in stays(g, t) if start == 0.0}
+    return [
+        Live(labels[v], names[d], nbytes[v], 0.0, ends.get((v, d), 0.0), spans[v]) for v, d in at_entry(g, t.placement)
+    ]
+
+
+def peaks(names: list[str], stays: list[Live], events: list[Event], entry: list[Live]) -> dict[str, Peak]:
+    """The `Peak` of every vdevice named in `names` (bytes 0 at time 0 where nothing lives); `entry`: what the
+    run holds at its entry (`entry_lives`), a moment before anything at time 0."""
     by_device: dict[str, list[Live]] = {name: [] for name in names}
     for live in stays:
         if live.end > live.start and live.nbytes:
             by_device[live.vdevice].append(live)
+    at_start: dict[str, list[Live]] = {name: [] for name in names}
+    for live in entry:
+        if live.nbytes:
+            at_start[live.vdevice].append(live)
     out: dict[str, Peak] = {}
     for name, items in by_device.items():
         points = sorted([(s.start, 1, s.nbytes) for s in items] + [(s.end, 0, -s.nbytes) for s in items])
-        best, at, current = 0, 0.0, 0
+        best, at, current = sum(s.nbytes for s in at_start[name]), 0.0, 0
+        first = best
         for time, _, delta in points:
             current += delta
             if current > best:
                 best, at = current, time
+        if best == first and first:  # the entry is the worst moment: nothing runs yet
+            live_then = sorted(at_start[name], key=lambda s: (-s.nbytes, s.label))
+            out[name] = Peak(name, best, 0.0, None, live_then)
+            continue
         live_then = sorted((s for s in items if s.start <= at < s.end), key=lambda s: (-s.nbytes, s.label))
         running = next(
             (e for e in events if e.kind == "op" and e.device == name and e.start <= at < e.end),

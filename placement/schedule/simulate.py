@@ -4,7 +4,8 @@ The model (docs/schedule.md): each physical device runs one op at a time;
 each link, a direction between two physical devices, carries one copy at a
 time; a copy between vdevices of one physical device takes no link;
 an op starts once every operand is on its vdevice (`TaskGraph`: local reads
-there, other reads where they live); a copy of a value to a vdevice starts
+there, other reads where they live) and the ops it waits for have ended
+(`TaskGraph.op_after`); a copy of a value to a vdevice starts
 once the value is at its source: its home (an op's end; a weight or
 constant at 0; a runtime input at 0 on the host, then at its upload's end at
 its home; a callee's parameter when its argument is on the parameter's
@@ -160,6 +161,12 @@ class Simulator:
                 raise PlacementInternalError(f"{g.function}:{g.op_name[i]} runs before {g.val_label[v]} is made")
             if t > start:
                 start = t
+        for j in g.op_after[i]:  # made before this op in the program's order (`TaskGraph.op_after`)
+            t = self.timing.op_end[j]
+            if t != t:
+                raise PlacementInternalError(f"{g.function}:{g.op_name[i]} runs before {g.op_name[j]}")
+            if t > start:
+                start = t
         end = start + seconds
         self.dev_free[stream] = end
         self.timing.op_start[i] = start
@@ -246,7 +253,7 @@ def ready_order(g: TaskGraph, placement: list[int], order: list[tuple[str, objec
             i = cast(int, key)
             d = placement[g.op_unit[i]]
             wanted = [(v, d) for v in g.op_local[i]] + [(v, placement[unit[v]]) for v in g.op_home[i]]
-            return [t for v, e in wanted for t in _arrives(g, placement, v, e)]
+            return [t for v, e in wanted for t in _arrives(g, placement, v, e)] + [("op", j) for j in g.op_after[i]]
         v, d = cast("tuple[int, int]", key)
         home = placement[unit[v]]
         return [] if d == home else _arrives(g, placement, v, relay_source(g, placement, v, d))

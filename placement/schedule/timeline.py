@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from vdplace.placement.schedule.events import Event, Schedule
 from vdplace.placement.schedule.graph import TaskGraph
-from vdplace.placement.schedule.liveness import lives, peaks
+from vdplace.placement.schedule.liveness import entry_lives, lives, peaks
 from vdplace.placement.schedule.simulate import Timing
 
 
@@ -44,4 +44,4 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
     events.sort(key=lambda e: (e.start, e.end, e.kind != "copy"))
     stays = lives(g, t)
     limits = {names[d]: lim for d, lim in enumerate(g.limits) if lim is not None}
-    return Schedule(events, list(names), peaks(list(names), stays, events), stays, limits)
+    return Schedule(events, list(names), peaks(list(names), stays, events, entry_lives(g, t)), stays, limits)

@@ -188,15 +188,17 @@ def module_peaks(prog: Program, result) -> dict[str, int]:
     events = {e.name: e for e in result.schedule.events}
     makespan = result.schedule.makespan
     stays: dict[str, list[list]] = {}  # var -> [device, start, end, bytes]
+    peaks = dict.fromkeys(NAMES.values(), 0)
+    read = {arg.name for block in func.body.blocks for b in block.bindings for arg in b.value.args}
     for i, p in enumerate(func.params):
+        # an input is on its parameter's vdevice from the start (an upload comes from the caller's memory), a
+        # weight the whole run (one nothing reads: never); at the entry every parameter is held at once, an
+        # input nothing reads too
+        if i >= prog.num_input and p.name not in read:
+            continue
         dev = NAMES[p.struct_info.vdevice.kind]
-        if i < prog.num_input and p.struct_info.vdevice.kind != HOST:
-            up = events[p.name]
-            stays[p.name] = [dev, up.start, up.end]
-            stays[p.name + "@host"] = [NAMES[HOST], 0.0, up.end]
-        else:
-            end = makespan if i >= prog.num_input else 0.0
-            stays[p.name] = [dev, 0.0, end]
+        stays[p.name] = [dev, 0.0, makespan if i >= prog.num_input else 0.0]
+        peaks[dev] += prog.nbytes
     for block in func.body.blocks:
         for b in block.bindings:
             e = events[b.var.name]
@@ -204,7 +206,6 @@ def module_peaks(prog: Program, result) -> dict[str, int]:
             for arg in b.value.args:
                 stays[arg.name][2] = max(stays[arg.name][2], e.end)
     stays[func.body.body.name][2] = makespan
-    peaks = dict.fromkeys(NAMES.values(), 0)
     for dev in peaks:
         points = []
         for d, start, end in stays.values():
@@ -330,12 +331,10 @@ def _fits(prog: Program, home, tasks, starts, ends, span) -> bool:
     """The schedule's liveness peaks within `prog.limits` (the rules of docs/schedule.md)."""
     stays = []
     ops = {name: args for name, _, args in prog.ops}
-    for i, p in enumerate(prog.params):
-        up = "up:" + p
-        if up in tasks:
-            stays.append([HOST, 0.0, ends[up]])
-            stays.append([home[p], starts[up], ends[up], p, home[p]])
-        else:
+    read = {a for args in ops.values() for a in args}
+    held = [p for i, p in enumerate(prog.params) if i < prog.num_input or p in read]  # an unread weight: never
+    for i, p in enumerate(prog.params):  # on its vdevice from the start, an uploaded input too
+        if p in held:
             stays.append([home[p], 0.0, span if i >= prog.num_input else 0.0, p, home[p]])
     for name in ops:
         stays.append([home[name], starts[name], ends[name], name, home[name]])
@@ -358,6 +357,8 @@ def _fits(prog: Program, home, tasks, starts, ends, span) -> bool:
     for dev, limit in ((NAMES[d], prog.limits.get(NAMES[d])) for d in DEVICES):
         if limit is None:
             continue
+        if sum(prog.nbytes for p in held if NAMES[home[p]] == dev) > limit:
+            return False  # the run's entry: every parameter at once
         points = []
         for s in stays:
             if NAMES[s[0]] == dev and s[2] > s[1]:
