@@ -364,7 +364,7 @@ class _Walk(RootWalk):
         func = check_call(self.co.ex.module, binding, name, self.running)
         for arg in call.args:
             if type(arg) is Constant:  # a constant argument is the caller's (tied to its parameter)
-                self.constants(self.expr_sites.get(id(arg)))
+                self.constants(self.expr_sites.get(id(arg)), arg)
         caller, caller_root, caller_value = g.current, self.root, self.value
         g.instances.append(Instance(name, (*g.instances[caller].call, f"{self.running[-1]}:{binding.var.name}")))
         g.current = len(g.instances) - 1

@@ -174,7 +174,6 @@ def arrival(g: TaskGraph, t: Timing, v: int, d: int) -> float:
     return 0.0
 
 
-
 def entry_lives(g: TaskGraph, t: Timing) -> list[Live]:
     """What the run holds at its entry (`at_entry`): each value's stay there from time 0 (of no length for an
     input nothing reads)."""
