@@ -390,9 +390,9 @@ def memory_rows(g: TaskGraph, allowed: list[list[int]]) -> list[tuple[int, int, 
 
 
 def _through(g: TaskGraph) -> list[list[int]]:
-    """Per op i: the values (not views, not weights, with bytes) made by a strict ancestor of i, not read by i,
-    and read at their home (by an op of their unit, or one that reads where the value lives) by a strict
-    descendant of i."""
+    """Per op i: the values (not views, not weights, with bytes) made by a strict ancestor of i, not read or
+    made by i nor viewed by what it reads or makes, and read at their home (by an op of their unit, or one
+    that reads where the value lives) by a strict descendant of i."""
     n = g.num_ops
     anc = [0] * n
     for i in range(n):
@@ -400,6 +400,10 @@ def _through(g: TaskGraph) -> list[list[int]]:
             p = g.val_producer[v]
             if p >= 0:
                 anc[i] |= anc[p] | (1 << p)
+    # what op i reads or makes, and what those view: counted in its own working set, not here
+    touched = [{g.val_base[w] for w in g.op_local[i] + g.op_home[i] + g.op_makes[i]} for i in range(n)]
+    for i in range(n):
+        touched[i].update(g.op_local[i] + g.op_home[i] + g.op_makes[i])
     out: list[list[int]] = [[] for _ in range(n)]
     for v in range(g.num_values):
         p = g.val_producer[v]
@@ -411,7 +415,7 @@ def _through(g: TaskGraph) -> list[list[int]]:
         for i in range(n):
             if i == p or not (anc[i] >> p) & 1:
                 continue
-            if v in g.op_local[i] or v in g.op_home[i]:
+            if v in touched[i]:
                 continue
             if any((anc[j] >> i) & 1 for j in at_home):
                 out[i].append(v)
