@@ -44,8 +44,9 @@ from vdplace.placement.schedule.graph import CONST, INPUT, OP, WEIGHT, TaskGraph
 # Programs with more op calls than this are not given the relaxation (its size grows with reads x vdevices^2).
 MAX_OPS = 400
 # CP-SAT's deterministic time units per second of the integer relaxation's limit (one worker: deterministic;
-# the wall clock is a safety net).
-DETERMINISTIC_PER_SECOND = 0.2
+# the wall clock, at twice the limit, is a safety net).  One worker does about 0.2 units a second on the shared
+# 2-core box under load.
+DETERMINISTIC_PER_SECOND = 0.1
 
 
 class _LP:
@@ -90,7 +91,7 @@ class _LP:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
-        solver.parameters.max_time_in_seconds = seconds  # a safety net: the deterministic limit ends it
+        solver.parameters.max_time_in_seconds = 2 * seconds  # a safety net: the deterministic limit ends it
         solver.parameters.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)
         status = solver.solve(m)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
