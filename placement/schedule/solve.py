@@ -20,7 +20,10 @@
    memory limits, a third of that time goes first to the program without
    them: its optimum bounds the limited one, and its plan is optimal when it
    fits the limits, as it is or with interchangeable vdevices renamed (two
-   like GPUs of which only one is limited: `_best_renaming`).
+   like GPUs of which only one is limited: `_best_renaming`).  Before CP-SAT,
+   `RELAX_SHARE` of its time goes to the placement relaxation with whole
+   placements (`lp_bound.integer_bound`): its bound is CP-SAT's floor, and its
+   placement, scheduled (`_relaxed_plan`), CP-SAT's hint where it is better.
 
 The result fits every limit, or is None with `infeasible` (proved: CP-SAT
 or the bounds) or not (none found in time); `best` then holds the plan that
