@@ -266,7 +266,7 @@ def _link_items(g, allowed, x, head, tail, reach, lp) -> dict:
         users.discard(U)
         readers = [j for j in g.val_readers[v] if g.op_unit[j] != U]
         for h, xh in x[U].items():
-            ready_at = _release(g, head, v, h)
+            ready_at = release(g, head, v, h)
             for dest in sorted({phys[d] for w in users for d in allowed[w]} - {phys[h]}):
                 c = reach(v, h, next(d for d in range(g.num_devices) if phys[d] == dest))
                 if c <= 0:
@@ -295,7 +295,7 @@ def _only_readers(g: TaskGraph, v: int, U: int, users: set[int], readers: list[i
     return users <= {g.op_unit[j] for j in readers}
 
 
-def _release(g: TaskGraph, head: list[dict[int, float]], v: int, h: int) -> float:
+def release(g: TaskGraph, head: list[dict[int, float]], v: int, h: int) -> float:
     """The earliest value v can be at home h."""
     kind = g.val_kind[v]
     if kind == OP:
