@@ -231,8 +231,27 @@ def energy_bound(g: TaskGraph, allowed: list[list[int]], ht: tuple | None = None
     return max(0.0, value * scale * (1 - 1e-12))
 
 
-def lower_bound(g: TaskGraph) -> float:
-    """The best of the bounds above; infinity when the limits admit no vdevice for some unit."""
+def serial_total(g: TaskGraph, allowed: list[list[int]]) -> float:
+    """Every op at its slowest, and every copy and upload any plan may make at the slowest, one after another:
+    at least the makespan of every schedule in which each task starts at the end of some earlier one (or 0),
+    so at least the optimum without memory limits."""
+    total = sum(max((g.op_time[i][d] or 0.0) for d in allowed[g.op_unit[i]]) for i in range(g.num_ops))
+    for v in range(g.num_values):
+        table = g.val_copy[v]
+        if table is not None:
+            total += g.num_devices * max(max(row) for row in table)
+        if g.val_upload[v] is not None:
+            total += max(g.val_upload[v])  # type: ignore[arg-type]
+    return total
+
+
+def lower_bound(g: TaskGraph, upper: float | None = None) -> float:
+    """The best of the bounds above, and `lp_bound`'s relaxation; infinity when the limits admit no vdevice for
+    some unit.  `upper`: a proved upper bound on the optimum (a plan's makespan that fits the limits), which the
+    relaxation needs; without one it is `serial_total` where no vdevice has a limit, else the relaxation is
+    left out."""
+    from vdplace.placement.schedule.lp_bound import relaxation_bound
+
     allowed = effective_allowed(g)
     if allowed is None:
         return INF
@@ -240,4 +259,8 @@ def lower_bound(g: TaskGraph) -> float:
     best = max(critical_path(g, allowed, ht), subset_bound(g, allowed))
     if g.num_ops <= LP_MAX_OPS:
         best = max(best, energy_bound(g, allowed, ht))
+    if upper is None and all(lim is None for lim in g.limits):
+        upper = serial_total(g, allowed)
+    if upper is not None and best < upper:
+        best = max(best, relaxation_bound(g, allowed, ht, upper))
     return best

@@ -49,6 +49,7 @@ from typing import Any
 
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.cpsat_memory import add_memory
+from vdplace.placement.schedule.cpsat_redundant import add_knapsacks, add_link_work
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
 from vdplace.placement.schedule.graph import INPUT, OP, PASSED, TaskGraph
 from vdplace.placement.schedule.simulate import Timing, ready_order, relays, required_copies, run_order
@@ -138,6 +139,8 @@ def solve_exact(
     model = _Model(g, allowed, lower, hint)
     if heads_tails is not None:
         model.redundant(*heads_tails)
+        add_link_work(model, heads_tails[0])
+    add_knapsacks(model)
     started = time.perf_counter()
     solver = configured_solver(model, seconds)
     status = solver.solve(model.m)
@@ -202,6 +205,7 @@ class _Model:
         self.events = 0  # reservoir events
         self.dev_iv: dict[int, list[Any]] = {}  # per physical device (its first vdevice): its ops
         self.link_iv: dict[tuple[int, int], list[Any]] = {}
+        self.link_items: dict[tuple[int, int], list[tuple[int, Any, int, int]]] = {}  # (size, lit, src, value)
         self._ops()
         self._values(dests)
         for ivs in self.dev_iv.values():
@@ -343,18 +347,20 @@ class _Model:
                 m.add_bool_and([lit, y]).only_enforce_if(z)
                 m.add_bool_or([lit.Not(), y.Not(), z])
             size = self.dur(table[h][d])
-            self._on_link(h, d, start, size, z, f"copy{v}_{h}_{d}")
+            self._on_link(h, d, start, size, z, f"copy{v}_{h}_{d}", v)
             end = end + size * z
         self.y[v, d], self.c[v, d], self.ce[v, d] = y, start, start + end
         m.add(self.makespan >= start + end)
 
-    def _on_link(self, src: int, dst: int, start: Any, size: int, lit: Any, name: str) -> None:
+    def _on_link(self, src: int, dst: int, start: Any, size: int, lit: Any, name: str, value: int = -1) -> None:
         """A copy from vdevice src to dst occupies their link (one direction between two physical devices)
-        when `lit` holds; between two memory scopes of one physical device it takes no link."""
+        when `lit` holds; between two memory scopes of one physical device it takes no link.  `value`: the
+        value copied (-1 for an upload), kept in `link_items` for the redundant link work (`cpsat_redundant`)."""
         link = (self.g.physical[src], self.g.physical[dst])
         if link[0] != link[1]:
             iv = self.m.new_optional_fixed_size_interval_var(start, size, lit, name)
             self.link_iv.setdefault(link, []).append(iv)
+            self.link_items.setdefault(link, []).append((size, lit, src, value))
 
     # -- symmetry ----------------------------------------------------------------
     def _symmetry(self) -> None:

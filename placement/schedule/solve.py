@@ -25,7 +25,10 @@
    memory limits, a third of that time goes first to the program without
    them: its optimum bounds the limited one, and its plan is optimal when it
    fits the limits, as it is or with interchangeable vdevices renamed (two
-   like GPUs of which only one is limited: `_best_renaming`).
+   like GPUs of which only one is limited: `_best_renaming`).  Before CP-SAT,
+   `RELAX_SHARE` of its time goes to the placement relaxation with whole
+   placements (`lp_bound.integer_bound`): its bound is CP-SAT's floor, and its
+   placement, scheduled (`_relaxed_plan`), CP-SAT's hint where it is better.
 
 The result fits every limit, or is None with `infeasible` (proved: CP-SAT
 or the bounds) or not (none found in time); `best` then holds the plan that
@@ -47,10 +50,11 @@ from vdplace.placement.cost.model import CostModel
 from vdplace.placement.cost.problem import Coarsened
 from vdplace.placement.cost.solve import PlanBackend, solve_cost
 from vdplace.placement.schedule import cpsat
-from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lower_bound, subset_bound
+from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lower_bound, serial_total, subset_bound
 from vdplace.placement.schedule.deadline import Allowance
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
 from vdplace.placement.schedule.graph import TaskGraph, build_graph
+from vdplace.placement.schedule.lp_bound import integer_bound
 from vdplace.placement.schedule.search import OPS_PER_SECOND, Budget, Plan, evaluate, fastest, search, start_plans
 from vdplace.placement.schedule.simulate import Timing, run_order
 from vdplace.placement.schedule.splits import best_split
@@ -63,6 +67,8 @@ SEARCH_SHARE = 0.1
 COST_SHARE = 0.1
 # Share of CP-SAT's time for the program without its memory limits, when it has any.
 FREE_SHARE = 1 / 3
+# Share of the exact solver's time for the integer relaxation's bound (`lp_bound.integer_bound`) before it.
+RELAX_SHARE = 0.2
 # Seconds kept back from CP-SAT for reading its plan back (the steps after the solver: `deadline.Allowance`).
 MARGIN_S = 0.25
 
@@ -212,6 +218,8 @@ def solve_time(
         budget.cut_by_clock = True
         budget.stop("cp-sat")
         use_exact = False
+    if best.excess == 0 and any(lim is not None for lim in g.limits) and "bound" not in out.stopped:
+        lower = max(lower, lower_bound(g, best.makespan))  # the relaxation of `lp_bound` needs a plan's makespan
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"
     slack = 0.0
@@ -266,12 +274,40 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
             if relaxed.better_than(best):
                 best = relaxed
     seconds = max(0.05, deadline - time.perf_counter() - MARGIN_S)
-    res = cpsat.solve_exact(
-        g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, heads_tails(g, allowed)
-    )
+    ht = heads_tails(g, allowed)
+    upper = best.makespan if best.excess == 0 else None
+    if upper is None and all(lim is None for lim in g.limits):
+        upper = serial_total(g, allowed)
+    if upper is not None and lower < upper * (1 - OPTIMAL_TOLERANCE):
+        began = time.perf_counter()
+        relaxed_lower, relaxed = integer_bound(g, allowed, ht, upper, seconds * RELAX_SHARE)
+        lower = max(lower, relaxed_lower)
+        if relaxed is not None and lower < best.makespan * (1 - OPTIMAL_TOLERANCE):
+            best = _relaxed_plan(g, relaxed, best, seconds * RELAX_SHARE / 2)
+        seconds = max(0.05, seconds - (time.perf_counter() - began))
+    res = cpsat.solve_exact(g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, ht)
+    if best.excess == 0 and (res.timing is None or best.makespan < res.timing.makespan):
+        res.placement, res.timing = best.placement, best.timing  # the relaxation's plan (CP-SAT's hint)
     if cpsat.relay_possible(g, allowed):
         _distrust(res, g)
     return res, max(lower, res.bound)
+
+
+def _relaxed_plan(g: TaskGraph, placement: list[int], best: Plan, seconds: float) -> Plan:
+    """The better of `best` and the relaxation's placement, scheduled: by its list schedule, and with memory
+    limits, by CP-SAT with the placement fixed for at most `seconds` (it may delay copies that the list
+    schedule runs early and holds too long)."""
+    plan = evaluate(g, placement)
+    if plan.better_than(best):
+        best = plan
+    if any(lim is not None for lim in g.limits) and seconds > 0.05:
+        fixed = [[d] for d in placement]
+        res = cpsat.solve_exact(g, fixed, 0.0, None, seconds, heads_tails(g, fixed))
+        if res.timing is not None and res.placement is not None and not cpsat.relay_possible(g, fixed):
+            scheduled = Plan(g, res.placement, res.timing)
+            if scheduled.better_than(best):
+                best = scheduled
+    return best
 
 
 def _distrust(res: cpsat.ExactResult, g: TaskGraph) -> None:

@@ -412,3 +412,53 @@ def test_memory_limits_hold_or_conflict(prog: Program) -> None:
     if s.optimal:
         better = exhaustive_better(prog, s.makespan - s.tolerance)
         assert better is None, f"claimed optimal at {s.makespan!r}, but {better!r} fits the limits"
+
+
+def _task_graph(prog: Program):
+    """The time objective's task graph of `prog` (its coarsened units, the limits of `prog.limits`)."""
+    from vdplace.placement.cost.problem import coarsen
+    from vdplace.placement.extract.extract import extract
+    from vdplace.placement.schedule.graph import build_graph
+    from vdplace.placement.schedule.solve import with_limits
+
+    model = prog.model()
+    co = coarsen(extract(ir.parse(prog.text(), filename="prog.py")), model)
+    g = build_graph(co, model)
+    with_limits(g, prog.limits)
+    return g
+
+
+def check_bounds_below_optimum(prog: Program) -> None:
+    """Every proved bound of `bounds` and `lp_bound` (the linear relaxation, the integer one) is at most the
+    exhaustive optimum: no schedule is faster than any of them."""
+    from vdplace.placement.schedule import bounds, lp_bound
+
+    g = _task_graph(prog)
+    allowed = bounds.effective_allowed(g)
+    if allowed is None:  # proved infeasible: nothing fits
+        assert exhaustive_better(prog, math.inf) is None
+        return
+    ht = bounds.heads_tails(g, allowed)
+    upper = exhaustive_better(prog, math.inf)
+    if upper is None:  # no left-shifted schedule fits: CP-SAT's schedules are not checked here
+        return
+    found = {"lower_bound": bounds.lower_bound(g), "with upper": bounds.lower_bound(g, upper)}
+    found["relaxation"] = lp_bound.relaxation_bound(g, allowed, ht, upper)
+    found["integer"] = lp_bound.integer_bound(g, allowed, ht, upper, 5.0)[0]
+    if all(lim is None for lim in g.limits):
+        found["serial"] = lp_bound.relaxation_bound(g, allowed, ht, bounds.serial_total(g, allowed))
+    for name, lb in found.items():
+        better = exhaustive_better(prog, lb)
+        assert better is None, f"{name} bound {lb!r} is above a schedule of {better!r}"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_relaxation_bounds_below_exhaustive_optimum(prog: Program) -> None:
+    check_bounds_below_optimum(prog)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs(max_ops=5, limits=True))
+def test_relaxation_bounds_below_exhaustive_optimum_with_limits(prog: Program) -> None:
+    check_bounds_below_optimum(prog)
