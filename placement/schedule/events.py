@@ -39,9 +39,12 @@ class Event:
     end       seconds; ``end - start`` is what the cost model says the op or copy takes
     span      where the op's binding (or the copied value) is in the source, or None
     nbytes    bytes a copy moves (0 for an op)
+    send      a copy's sender's share: seconds from `start` that it also holds its source vdevice's
+              device, which runs nothing else then (`CostModel.send`; 0 for an op, and for a copy under
+              a model without sender shares)
     """
 
-    __slots__ = ("kind", "function", "name", "device", "start", "end", "span", "nbytes")
+    __slots__ = ("kind", "function", "name", "device", "start", "end", "span", "nbytes", "send")
 
     def __init__(
         self,
@@ -53,6 +56,7 @@ class Event:
         end: float,
         span: Span | None = None,
         nbytes: int = 0,
+        send: float = 0.0,
     ) -> None:
         self.kind = kind
         self.function = function
@@ -62,6 +66,7 @@ class Event:
         self.end = end
         self.span = span
         self.nbytes = nbytes
+        self.send = send
 
     @property
     def duration(self) -> float:
@@ -72,6 +77,8 @@ class Event:
         line = None if self.span is None else self.span.line
         out: dict[str, Any] = {"kind": self.kind, "function": self.function, "name": self.name, "device": device}
         out.update({"start": self.start, "end": self.end, "line": line, "nbytes": self.nbytes})
+        if self.send:
+            out["send"] = self.send
         return out
 
     def __repr__(self) -> str:
@@ -155,11 +162,13 @@ class Schedule:
         return max(0.0, (self.makespan - self.lower_bound) / self.makespan)
 
     def busy(self) -> dict[str, float]:
-        """Seconds each vdevice runs ops."""
+        """Seconds each vdevice runs ops, and sends (a copy's sender's share, `Event.send`, on its source)."""
         out = dict.fromkeys(self.vdevices, 0.0)
         for e in self.events:
             if e.kind == "op":
                 out[e.device] += e.end - e.start  # type: ignore[index]
+            elif e.send:
+                out[e.device[0]] += e.send
         return out
 
     def describe(self) -> str:

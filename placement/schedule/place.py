@@ -7,7 +7,7 @@ the solver never saw: every op call of the placed entry function is an op
 event, in program order, on the vdevice the module puts it on, lasting what
 the cost model says for that placed call; every copy of the placed module is
 a copy event between the same vdevices lasting what the model says for its
-bytes, and there is no other copy but the uploads of runtime inputs.  A
+bytes, its sender's share (`Event.send`) too, and there is no other copy but the uploads of runtime inputs.  A
 difference is a `PlacementInternalError`, never a result.
 """
 
@@ -120,8 +120,9 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
         raise PlacementInternalError(f"the schedule's copies {scheduled[:5]} are not the placed module's {moved[:5]}")
     durations = {e.name: e for e in schedule.events if e.kind == "copy"}
     for name, src, dst, nbytes in scheduled:
-        seconds = model.copy(nbytes, _vd(vds, src), _vd(vds, dst), vds)
-        _same(seconds, durations[name].duration, f"the copy {name} from {src} to {dst}")
+        ends = _vd(vds, src), _vd(vds, dst)
+        _same(model.copy(nbytes, *ends, vds), durations[name].duration, f"the copy {name} from {src} to {dst}")
+        _same(model.send(nbytes, *ends, vds), durations[name].send, f"the sender's share of the copy {name}")
 
 
 def _op_calls(seq: SeqExpr) -> Iterator[Binding]:

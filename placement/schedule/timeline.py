@@ -11,7 +11,7 @@ from __future__ import annotations
 from vdplace.placement.schedule.events import Event, Schedule
 from vdplace.placement.schedule.graph import TaskGraph
 from vdplace.placement.schedule.liveness import lives, peaks
-from vdplace.placement.schedule.simulate import Timing
+from vdplace.placement.schedule.simulate import Timing, send_seconds
 
 
 def value_name(g: TaskGraph, v: int) -> str:
@@ -35,7 +35,8 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
         else:
             name = f"{value_name(g, v)}->{names[d]}"
         device = (names[src], names[d])
-        events.append(Event("copy", g.function, name, device, start, end, g.val_span[v], g.val_bytes[v]))
+        send = send_seconds(g, v, src, d, d == placement[g.val_unit[v]]) if g.physical[src] != g.physical[d] else 0.0
+        events.append(Event("copy", g.function, name, device, start, end, g.val_span[v], g.val_bytes[v], send))
     events.sort(key=lambda e: (e.start, e.end, e.kind != "copy"))
     stays = lives(g, t)
     limits = {names[d]: lim for d, lim in enumerate(g.limits) if lim is not None}
