@@ -19,9 +19,12 @@ clocks).  The receiver is already waiting when the sender finishes
 (`SENDER_DELAY`), so the time is the copy's, not a task's start-up.
 
 Each actor's two shares of a copy are timed inside it too, as a run's
-actor makes them (`runtime.ray.commands`): the *send*, ``ray.put`` of a
-fresh array (the sender is busy with it before it runs anything else), and
-the *receive*, ``ray.get`` of an array already in the object store and its
+actor makes them (`runtime.ray.commands`, `runtime.ray.driver`): the
+*send*, from the start of ``ray.put`` of a fresh array, which ends the
+actor's script (its reference is the script's export), to the start of the
+actor's next call, submitted right after (the actor runs nothing else
+meanwhile: the put, the script's return, the next script's start); and the
+*receive*, ``ray.get`` of an array already in the object store and its
 write into a buffer of the actor's own.  Each is fitted like a link (the
 fastest of `repeat` calls at 8 B and 8 MiB: a latency and seconds per
 byte, `Share`).  `links` carries the sender's into every link from the
@@ -94,16 +97,18 @@ class TimingActor:
         array = np.ones(nbytes, np.uint8)
         return time.time(), array
 
-    def put_time(self, nbytes: int) -> float:
-        """Seconds this actor is busy putting a fresh array of `nbytes` into Ray's object store (a send)."""
+    def send(self, nbytes: int) -> list[Any]:
+        """A send as a run's actor makes one: a fresh array of `nbytes` put into Ray's object store, its
+        reference the script's export, the script ended; [the clock when the put started, the reference]."""
         import ray
 
         array = np.ones(nbytes, np.uint8)
         start = time.perf_counter()
-        ref = ray.put(array)
-        seconds = time.perf_counter() - start
-        del ref
-        return seconds
+        return [start, ray.put(array)]
+
+    def stamp(self) -> float:
+        """This actor's clock when it starts this call (after the calls submitted before it)."""
+        return time.perf_counter()
 
     def fetch_time(self, refs: list[Any]) -> float:
         """Seconds this actor is busy fetching an array already in the object store and writing it into a
@@ -164,8 +169,9 @@ def copy_shares_about(sends: Mapping[str, Share], receives: Mapping[str, Share])
     return {
         "send": {key: share.as_about() for key, share in sends.items()},
         "receive": {key: share.as_about() for key, share in receives.items()},
-        "how": "inside each actor, the fastest of repeated calls at 8 B and 8 MiB: send = ray.put of a fresh "
-        "array; receive = ray.get of an array already in the object store and its write into a new buffer",
+        "how": "on each actor's clock, the fastest of repeated calls at 8 B and 8 MiB: send = from the start of "
+        "ray.put of a fresh array, exported by the call it ends, to the start of the actor's next call; "
+        "receive = ray.get of an array already in the object store and its write into a new buffer",
         "modelled": "send: held on the sender's device from the copy's start (the links' send_latency and "
         "send_per_byte, CostModel.send); receive: part of the link's time only (docs/cost.md)",
     }
@@ -243,14 +249,17 @@ class RayDevices:
         return found
 
     def sends(self, repeat: int = 5) -> dict[str, Share]:
-        """The sender's share of a copy, per actor (by each of its device keys): `TimingActor.put_time` fitted."""
+        """The sender's share of a copy, per actor (by each of its device keys): from the start of its put
+        (`TimingActor.send`) to the start of the call submitted right after it (`TimingActor.stamp`), fitted."""
         import ray
 
         found: dict[str, Share] = {}
         for actor, keys in zip(self.actors, self.keys, strict=True):
 
             def put(nbytes: int, actor: Any = actor) -> float:
-                return float(ray.get(actor.put_time.remote(nbytes), timeout=CALL_TIMEOUT))
+                sent, after = actor.send.remote(nbytes), actor.stamp.remote()
+                start = ray.get(sent, timeout=CALL_TIMEOUT)[0]
+                return float(ray.get(after, timeout=CALL_TIMEOUT)) - start
 
             share = measure_share(put, repeat)
             found.update(dict.fromkeys(keys, share))
