@@ -326,7 +326,7 @@ def _longest_chain(tasks) -> float:
 
     def end(t: str) -> float:
         if t not in ends:
-            _, secs, preds, _ = tasks[t]
+            _, secs, preds, *_ = tasks[t]
             ends[t] = max((end(p) for p in preds), default=0.0) + secs
         return ends[t]
 
@@ -336,7 +336,7 @@ def _longest_chain(tasks) -> float:
 def _best_order(tasks, target: float, fits=None) -> float | None:
     """The least makespan below `target` over the orders of `tasks`, or None (branch and bound).
 
-    `tasks`: name -> (resource, seconds, predecessors, share): `share` (a resource, seconds) or None is a
+    `tasks`: name -> (resource, seconds, predecessors[, share]): `share` (a resource, seconds) or None is a
     second resource the task holds from its start; `fits(starts, ends, span)`: whether a complete schedule
     keeps the memory limits (None: no limits)."""
     names = list(tasks)
@@ -351,7 +351,8 @@ def _best_order(tasks, target: float, fits=None) -> float | None:
         for t in names:
             if t in done:
                 continue
-            resource, secs, preds, share = tasks[t]
+            resource, secs, preds, *share_given = tasks[t]
+            share = share_given[0] if share_given else None
             if any(p not in done for p in preds):
                 continue
             uses = [(resource, secs)] + ([share] if share else [])
