@@ -97,3 +97,11 @@ def test_a_bad_share_in_a_cost_file_names_its_place(tmp_path):
     path.write_text(json.dumps({"format": "vdplace-cost/1", "links": links}))
     with pytest.raises(ValueError, match=r"\$\.links\[0\]\.send_per_byte: expected a number"):
         CostModel.from_json(str(path))
+
+
+def test_the_picture_draws_the_senders_share_on_its_source_lane():
+    from vdplace.placement.schedule.gantt import gantt_html
+
+    page = gantt_html(place(ir.parse(PROGRAM), objective=Time(model(8 * US))).schedule)
+    assert page.count("class='send'") == 1 and "the sender busy 0.008 ms" in page
+    assert "class='send'" not in gantt_html(place(ir.parse(PROGRAM), objective=Time(model(None))).schedule)
