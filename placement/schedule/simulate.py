@@ -187,10 +187,11 @@ class Simulator:
 def send_seconds(g: TaskGraph, v: int, src: int, d: int, upload: bool = False) -> float:
     """The sender's share of the copy of value v from vdevice src to d (`CostModel.send`): seconds from the
     copy's start that it holds src's stream; with `upload`, of the upload of input v from the host to d."""
-    table = g.val_upload_send[v] if upload else g.val_send[v]
-    if table is None:
-        return 0.0
-    return table[d] if upload else table[src][d]  # type: ignore[index]
+    if upload:
+        sends = g.val_upload_send[v]
+        return 0.0 if sends is None else sends[d]
+    table = g.val_send[v]
+    return 0.0 if table is None else table[src][d]
 
 
 def run_order(g: TaskGraph, placement: list[int], order: list[tuple[str, object]], release: dict | None) -> Timing:

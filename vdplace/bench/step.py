@@ -162,8 +162,8 @@ def weights_as_constants(mod: IRModule, weights: Mapping[str, np.ndarray], entry
         constants[param] = Constant(array, sinfo, param.span)
     bound = {param: Var(param.name, param.struct_info, param.span) for param in constants}
     body = _Substitute(bound).mutate(func.body)
-    first = BindingBlock([Binding(bound[p], constants[p], p.struct_info, p.span) for p in func.params if p in bound])
-    body = SeqExpr([first, *body.blocks], body.body, body.struct_info, body.span)
+    loads = BindingBlock([Binding(bound[p], constants[p], p.struct_info, p.span) for p in func.params if p in bound])
+    body = SeqExpr([loads, *body.blocks], body.body, body.struct_info, body.span)
     kept = [p for p in func.params if p not in constants]
     attrs = {k: v for k, v in func.attrs.items() if k != "params"}
     if "num_input" in attrs:
