@@ -8,6 +8,10 @@ solvers call (they never call the user's functions directly):
   said None, or the op's registry entry does not support the device type);
 * `copy(nbytes, src, dst)`: seconds to move `nbytes` from `src` to `dst`;
   always 0 between vdevices on one physical device (`VDevice.physical`);
+* `send(nbytes, src, dst)`: the sender's share of that copy: seconds from
+  the copy's start during which it keeps `src`'s device busy (a Ray actor
+  putting the value into the object store), at most the copy's seconds;
+  0 without a `send_time` (every model but a calibrated Ray one);
 * `limit(vdevice, vdevices)`: the bytes available on `vdevice`, or None
   for no limit.  `memory` is keyed by vdevice names as the module writes
   them (``"cuda:0"``, ``"cuda:0:global"``; see `ir.vdevice.lookup_vdevice`),
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
 
 KernelTime = Callable[["OpInfo", str], "float | None"]
 CopyTime = Callable[[int, str, str], float]
+SendTime = Callable[[int, str, str], float]
 
 
 class OpInfo:
@@ -158,9 +163,11 @@ class CostModel:
         kernel_time: KernelTime | None = None,
         copy_time: CopyTime | None = None,
         memory: Mapping[str, int | str] | None = None,
+        send_time: SendTime | None = None,
     ) -> None:
         self.kernel_time = kernel_time
         self.copy_time = copy_time
+        self.send_time = send_time
         self.memory: dict[str, int] = {name: parse_bytes(size) for name, size in (memory or {}).items()}
         self.source: Roofline | Table | None = None
         self.about: dict[str, Any] = {}
@@ -194,7 +201,7 @@ class CostModel:
     @classmethod
     def from_source(cls, source: Roofline | Table, memory: Mapping[str, int | str] | None = None) -> CostModel:
         """The model whose kernel and copy times are those of `source`, a `Roofline` or a `Table`."""
-        model = cls(source.kernel_time, source.copy_time, memory)
+        model = cls(source.kernel_time, source.copy_time, memory, source.send_time)
         model.source = source
         return model
 
@@ -245,6 +252,19 @@ class CostModel:
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
         where = f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})"
         return _checked(self.copy_time(nbytes, *names), where)
+
+    def send(self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
+        """Seconds from its start that a copy of `nbytes` from `src` to `dst` keeps `src`'s device busy:
+        `send_time`, at most `copy`'s seconds; 0 without `send_time` and on one physical device."""
+        if self.send_time is None or src.physical == dst.physical or nbytes == 0:
+            return 0.0
+        names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
+        seconds = _checked(self.send_time(nbytes, *names), f"send_time({nbytes}, {names[0]!r}, {names[1]!r})")
+        return min(seconds, self.copy(nbytes, src, dst, vdevices)) if seconds else 0.0
+
+    def upload_send(self, nbytes: int, host: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
+        """The host's share of an input's upload (`send`): 0 where `upload_time` says the driver sends it."""
+        return 0.0 if self.upload_time is not None else self.send(nbytes, host, dst, vdevices)
 
     def upload(self, nbytes: int, host: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
         """Seconds to bring a runtime input of `nbytes` to `dst`: `upload_time` if set, else a copy from `host`."""

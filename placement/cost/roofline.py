@@ -17,7 +17,9 @@ A device entry of None says that nothing runs there (`kernel_time` is None).
 A vdevice that no entry names is a `ValueError` naming it and the entries:
 a forgotten device must not silently mean "free" or "impossible".
 
-A `Link` from one device to another costs ``latency + nbytes / bandwidth``.
+A `Link` from one device to another costs ``latency + nbytes / bandwidth``,
+of which ``send_latency + nbytes * send_per_byte`` (0 unless given) keeps
+the source device busy from the copy's start (`CostModel.send`).
 Links are directed and keyed like devices, with ``"*"`` for any device;
 the most specific entry wins (a vdevice name before its kind, its kind before
 its device type, anything before ``"*"``; counted over both ends, the source
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 ANY = "*"
 ORIGINS = ("measured", "default")
 ROOF_FIELDS = ("flops", "bandwidth", "overhead")
+SEND_FIELDS = ("send_latency", "send_per_byte")  # a link's optional sender share (`Link`), written when not 0
 Origin = str | dict[str, str]  # one of ORIGINS, or one per field of a Roof
 
 
@@ -63,10 +66,17 @@ class Roof(NamedTuple):
 
 
 class Link(NamedTuple):
-    """A copy path: seconds of latency per copy and bandwidth in bytes/s."""
+    """A copy path: seconds of latency per copy and bandwidth in bytes/s; and the sender's share of a copy.
+
+    ``send_latency + nbytes * send_per_byte`` seconds (at most the copy's) is how long the copy keeps
+    its *source* device busy from its start (a Ray actor putting the value into the object store):
+    0 by default, a copy that only takes its link (`CostModel.send`).
+    """
 
     latency: float
     bandwidth: float
+    send_latency: float = 0.0
+    send_per_byte: float = 0.0
 
 
 # The defaults, for fp32 work.  CPU: a 16-core AVX2 server part at 2.5 GHz, 32 FP32 FLOP per cycle and core
@@ -157,6 +167,11 @@ class Roofline:
         link = self.link(src, dst)
         return link.latency + nbytes / link.bandwidth
 
+    def send_time(self, nbytes: int, src: str, dst: str) -> float:
+        """Seconds a copy of `nbytes` from `src` to `dst` keeps `src` busy from its start (`Link`), uncapped."""
+        link = self.link(src, dst)
+        return link.send_latency + nbytes * link.send_per_byte if link.send_latency or link.send_per_byte else 0.0
+
     def device(self, vdevice: str) -> Roof | None:
         """The `Roof` of the vdevice named `vdevice` (None: nothing runs there); `ValueError` if no entry."""
         try:
@@ -197,7 +212,8 @@ class Roofline:
                 devices[key]["origin"] = self.origins[key]
         links = []
         for (src, dst), link in self.links.items():
-            item: dict[str, Any] = {"src": src, "dst": dst, **link._asdict()}
+            item: dict[str, Any] = {"src": src, "dst": dst, "latency": link.latency, "bandwidth": link.bandwidth}
+            item.update({k: v for k, v in link._asdict().items() if k in SEND_FIELDS and v})
             if (src, dst) in self.link_origins:
                 item["origin"] = self.link_origins[src, dst]
             links.append(item)
@@ -210,7 +226,9 @@ class Roofline:
         links: dict[tuple[str, str], Any] = {}
         for i, item in enumerate(expect_list(document.get("links", []), at(where, "links"))):
             place = at(at(where, "links"), i)
-            expect_keys(expect_object(item, place), place, ("src", "dst", "latency", "bandwidth"), ("origin",))
+            expect_keys(
+                expect_object(item, place), place, ("src", "dst", "latency", "bandwidth"), ("origin", *SEND_FIELDS)
+            )
             src = check_key(expect_string(item["src"], at(place, "src")), at(place, "src"), wildcard=True)
             dst = check_key(expect_string(item["dst"], at(place, "dst")), at(place, "dst"), wildcard=True)
             if (src, dst) in links:
@@ -277,10 +295,11 @@ def _link(value: Any, where: str) -> Link:
     if isinstance(value, Link):
         value = value._asdict()
     item = expect_object(value, where)
-    expect_keys(item, where, ("latency", "bandwidth"), ("origin",))
+    expect_keys(item, where, ("latency", "bandwidth"), ("origin", *SEND_FIELDS))
     return Link(
         expect_number(item["latency"], at(where, "latency")),
         expect_number(item["bandwidth"], at(where, "bandwidth"), positive=True),
+        *(expect_number(item.get(k, 0.0), at(where, k)) for k in SEND_FIELDS),
     )
 
 

@@ -28,7 +28,9 @@
 
 Each is a relaxation of the model (devices and links free, placements
 fractional), and memory limits only remove schedules, so each bounds the
-makespan with or without them.
+makespan with or without them.  None counts a copy's sender's share
+(`CostModel.send`): it only adds to what a device does, so each stays a
+bound with it.
 """
 
 from __future__ import annotations

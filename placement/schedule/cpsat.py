@@ -9,7 +9,9 @@ on that vdevice and the home is not); the copy is one optional interval per
 possible source (the home's vdevice) on that link, and the links' intervals
 do not overlap (a copy between two scopes of one physical device takes no
 link, and no time); a runtime input placed off the host has an upload the
-same way.  Interchangeable vdevices are told apart by value precedence
+same way.  A copy's sender's share (`CostModel.send`, where not 0) is one
+more optional interval with the copy's start and presence, on its source's
+physical device, in that device's no-overlap with its ops.  Interchangeable vdevices are told apart by value precedence
 (`_Model._symmetry`).  An op starts after each operand is at its home
 and, when it reads a copy, after the copy.  Memory limits: `cpsat_memory`.
 
@@ -26,7 +28,8 @@ duration is rounded *up* to whole units, ``D = ceil(d / q)``.  So:
   maps to an integer one whose makespan is at most T*/q + N + 1 (start each
   task at ``ceil(s / q)`` plus the number of positive-length tasks on the
   longest chain of "must follow" relations ending at it: each positive task
-  gains at most one unit from rounding; stays that are disjoint stay
+  gains at most one unit from rounding, a copy's sender's share, which
+  starts with the copy and is no longer, with it; stays that are disjoint stay
   disjoint, so by Helly's property for intervals every set of stays live at
   one integer time was live at one real time).
 
@@ -52,7 +55,14 @@ from vdplace.placement.schedule.cpsat_memory import add_memory
 from vdplace.placement.schedule.cpsat_redundant import add_knapsacks, add_link_work
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
 from vdplace.placement.schedule.graph import INPUT, OP, PASSED, TaskGraph
-from vdplace.placement.schedule.simulate import Timing, ready_order, relays, required_copies, run_order
+from vdplace.placement.schedule.simulate import (
+    Timing,
+    ready_order,
+    relays,
+    required_copies,
+    run_order,
+    send_seconds,
+)
 from vdplace.placement.schedule.symmetry import renamed, symmetric_classes, unit_order
 
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
@@ -315,6 +325,7 @@ class _Model:
                 continue
             size = self.dur(g.val_upload[v][d])  # type: ignore[index]
             self._on_link(g.host, d, start, size, lit, f"up{v}_{d}")
+            self._send(g.host, d, start, send_seconds(g, v, g.host, d, True), lit, f"upsend{v}_{d}")
             end = end + size * lit
         self.up[v] = start
         m.add(self.makespan >= start + end)
@@ -348,6 +359,7 @@ class _Model:
                 m.add_bool_or([lit.Not(), y.Not(), z])
             size = self.dur(table[h][d])
             self._on_link(h, d, start, size, z, f"copy{v}_{h}_{d}", v)
+            self._send(h, d, start, send_seconds(g, v, h, d), z, f"send{v}_{h}_{d}")
             end = end + size * z
         self.y[v, d], self.c[v, d], self.ce[v, d] = y, start, start + end
         m.add(self.makespan >= start + end)
@@ -361,6 +373,13 @@ class _Model:
             iv = self.m.new_optional_fixed_size_interval_var(start, size, lit, name)
             self.link_iv.setdefault(link, []).append(iv)
             self.link_items.setdefault(link, []).append((size, lit, src, value))
+
+    def _send(self, src: int, dst: int, start: Any, seconds: float, lit: Any, name: str) -> None:
+        """The sender's share of a copy from src to dst (`simulate.send_seconds`): from the copy's start, on
+        src's stream with its ops, when `lit` holds and the copy takes a link."""
+        if seconds and self.g.physical[src] != self.g.physical[dst]:
+            iv = self.m.new_optional_fixed_size_interval_var(start, self.dur(seconds), lit, name)
+            self.dev_iv.setdefault(self.g.physical[src], []).append(iv)
 
     # -- symmetry ----------------------------------------------------------------
     def _symmetry(self) -> None:
@@ -489,6 +508,8 @@ def _in_units(g: TaskGraph, model: _Model) -> TaskGraph:
     out.op_time = [[None if t is None else float(model.dur(t)) for t in row] for row in g.op_time]
     out.val_copy = [None if t is None else [[float(model.dur(x)) for x in r] for r in t] for t in g.val_copy]
     out.val_upload = [None if t is None else [float(model.dur(x)) for x in t] for t in g.val_upload]
+    out.val_send = [None if t is None else [[float(model.dur(x)) for x in r] for r in t] for t in g.val_send]
+    out.val_upload_send = [None if t is None else [float(model.dur(x)) for x in t] for t in g.val_upload_send]
     return out
 
 

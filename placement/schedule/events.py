@@ -42,9 +42,12 @@ class Event:
     call      the call site the event runs at: the chain of call bindings from the entry function, each
               ``"caller:binding"`` (``("main:p", "scale:q")``), ``()`` in the entry function itself; two
               call sites of one function differ here (a callee is scheduled as its body per call site)
+    send      a copy's sender's share: seconds from `start` that it also holds its source vdevice's
+              device, which runs nothing else then (`CostModel.send`; 0 for an op, and for a copy under
+              a model without sender shares)
     """
 
-    __slots__ = ("kind", "function", "name", "device", "start", "end", "span", "nbytes", "call")
+    __slots__ = ("kind", "function", "name", "device", "start", "end", "span", "nbytes", "call", "send")
 
     def __init__(
         self,
@@ -57,6 +60,7 @@ class Event:
         span: Span | None = None,
         nbytes: int = 0,
         call: tuple[str, ...] = (),
+        send: float = 0.0,
     ) -> None:
         self.kind = kind
         self.function = function
@@ -67,6 +71,7 @@ class Event:
         self.span = span
         self.nbytes = nbytes
         self.call = call
+        self.send = send
 
     @property
     def duration(self) -> float:
@@ -78,6 +83,8 @@ class Event:
         out: dict[str, Any] = {"kind": self.kind, "function": self.function, "name": self.name, "device": device}
         out.update({"start": self.start, "end": self.end, "line": line, "nbytes": self.nbytes})
         out["call"] = list(self.call)
+        if self.send:
+            out["send"] = self.send
         return out
 
     def __repr__(self) -> str:
@@ -164,11 +171,13 @@ class Schedule:
         return max(0.0, (self.makespan - self.lower_bound) / self.makespan)
 
     def busy(self) -> dict[str, float]:
-        """Seconds each vdevice runs ops."""
+        """Seconds each vdevice runs ops, and sends (a copy's sender's share, `Event.send`, on its source)."""
         out = dict.fromkeys(self.vdevices, 0.0)
         for e in self.events:
             if e.kind == "op":
                 out[e.device] += e.end - e.start  # type: ignore[index]
+            elif e.send:
+                out[e.device[0]] += e.send
         return out
 
     def describe(self) -> str:

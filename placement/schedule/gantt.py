@@ -2,7 +2,8 @@
 
 One lane per vdevice (its op calls) and one per link direction (its
 copies), time left to right; each copy is also an arrow from its source
-vdevice's lane at its start to its destination's lane at its end.  Under
+vdevice's lane at its start to its destination's lane at its end, and its
+sender's share (`Event.send`, where not 0) a grey box on its source's lane.  Under
 the chart, one memory curve per vdevice: the bytes live over the run
 (`Schedule.lives`), its peak marked and its limit dashed.  Every box has a
 tooltip (name, start, end, duration).  Inline SVG and CSS only: the page
@@ -122,7 +123,10 @@ def _event(e: Event, lanes: dict[object, int], color: dict[str, str], scale: flo
     x = LEFT + e.start * scale
     w = max(1.0, (e.end - e.start) * scale)
     at = f" at {' > '.join(e.call)}" if e.call else ""  # the call site of a called function's event
-    tip = html.escape(f"{e.kind} {e.function}:{e.name}{at}\n{_ms(e.start)} .. {_ms(e.end)} ({_ms(e.end - e.start)})")
+    sent = f"; the sender busy {_ms(e.send)}" if e.send else ""
+    tip = html.escape(
+        f"{e.kind} {e.function}:{e.name}{at}\n{_ms(e.start)} .. {_ms(e.end)} ({_ms(e.end - e.start)}){sent}"
+    )
     if e.kind == "op":
         y = top + lanes[e.device] * LANE
         fill = color.get(e.device, "#888")  # type: ignore[arg-type]
@@ -138,6 +142,9 @@ def _event(e: Event, lanes: dict[object, int], color: dict[str, str], scale: flo
     if link is not None:
         y = top + link * LANE
         parts.append(f"<rect x='{x:.1f}' y='{y}' width='{w:.1f}' height='{LANE - 4}' fill='#777' rx='2'/>")
+    if e.send:  # the sender's share: its source's device is busy sending, a grey box on that lane
+        y, sw = top + lanes[src] * LANE, max(1.0, e.send * scale)
+        parts.append(f"<rect class='send' x='{x:.1f}' y='{y}' width='{sw:.1f}' height='{LANE - 4}' fill='#999'/>")
     y0 = top + lanes[src] * LANE + (LANE - 4) / 2
     y1 = top + lanes[dst] * LANE + (LANE - 4) / 2
     x1 = LEFT + e.end * scale

@@ -20,7 +20,9 @@ and one more walk over the entry function's bindings:
   whose device rule does not tie it, such as ``host``) where the value lives;
 * the vdevices a value is copied to are those of `Value.consumers` other than
   its home; a copy goes from the home (or, a relay, from an earlier copy on
-  the same physical device: `simulate.relay_source`), in `CostModel.copy` seconds;
+  the same physical device: `simulate.relay_source`), in `CostModel.copy` seconds,
+  of which the first `CostModel.send` seconds keep the source's device busy
+  too (the sender's share: 0 in every model but a calibrated Ray one);
 * the *runtime inputs* (the first ``num_input`` parameters of the entry
   function as its ``R.func_attr`` says; all of them without it) start on the
   host (the last CPU vdevice): one placed elsewhere is uploaded first.  The
@@ -28,7 +30,8 @@ and one more walk over the entry function's bindings:
   run starts.  A module with no CPU vdevice has no host: inputs start where
   they are placed.  With the model's `upload_time` (inputs sent by Ray's
   driver to the actor that reads them) an upload lasts what it says and the
-  input never sits on the host (`inputs_from_driver`).
+  input never sits on the host (`inputs_from_driver`); otherwise the host
+  is its sender (`CostModel.upload_send`).
 * the *outputs* are the values the entry function returns, each on the unit
   that returns it;
 * an op *waits* for the ops (`TaskGraph.op_after`) that make the other
@@ -82,7 +85,9 @@ class TaskGraph:
     val_*             label, span, bytes, home unit, kind (``"op"``, ``"input"``, ``"weight"``, ``"const"``),
                       producer op (-1 for none), ``users`` (units other than home that read it: copy
                       destinations), ``copy[h][d]`` seconds (None when it has no users elsewhere),
-                      ``upload[d]`` seconds from the host (inputs), ``readers`` / ``home_readers`` ops
+                      ``upload[d]`` seconds from the host (inputs), ``readers`` / ``home_readers`` ops;
+                      ``send[h][d]`` / ``upload_send[d]``: the sender's share of those (`CostModel.send`),
+                      None where every share is 0 (``has_send``: some share is not)
     outputs           ``(value, unit)`` of every leaf the entry function returns
     val_view          the value a view shares memory with (the operand it reads), -1 for a value of its own;
                       ``val_base``: the end of that chain (itself for a value of its own); ``val_strided``:
@@ -137,6 +142,9 @@ class TaskGraph:
         self.val_users: list[tuple[int, ...]] = []
         self.val_copy: list[list[list[float]] | None] = []
         self.val_upload: list[list[float] | None] = []
+        self.val_send: list[list[list[float]] | None] = []
+        self.val_upload_send: list[list[float] | None] = []
+        self.has_send = False
         self.val_readers: list[list[int]] = []
         self.val_home_readers: list[list[int]] = []
         self.val_root: list[int] = []
@@ -181,6 +189,8 @@ class TaskGraph:
         self.val_users.append(())
         self.val_copy.append(None)
         self.val_upload.append(None)
+        self.val_send.append(None)
+        self.val_upload_send.append(None)
         self.val_readers.append([])
         self.val_home_readers.append([])
         self.val_view.append(-1)
@@ -421,17 +431,24 @@ class _Walk(RootWalk):
         by_root: dict[int, list[int]] = {}
         for v, root in enumerate(g.val_root):
             by_root.setdefault(root, []).append(v)
+        vds = g.vdevices
         for k, value in enumerate(p.values):
+            sends = None
+            if self.model.send_time is not None:
+                sends = _nonzero([[self.model.send(value.nbytes, h, d, vds) for d in vds] for h in vds])
             for v in by_root.get(value.root, ()):  # every instance of the value
                 g.val_users[v] = value.consumers
                 g.val_copy[v] = p.copy[k]
-        vds = g.vdevices
+                g.val_send[v] = sends
         if g.host is not None:
             g.inputs_from_driver = getattr(self.model, "upload_time", None) is not None
             host = vds[g.host]
             for v, kind in enumerate(g.val_kind):
                 if kind == INPUT:
                     g.val_upload[v] = [self.model.upload(g.val_bytes[v], host, d, vds) for d in vds]
+                    sends = [self.model.upload_send(g.val_bytes[v], host, d, vds) for d in vds]
+                    g.val_upload_send[v] = sends if any(sends) else None
+        g.has_send = any(t is not None for t in g.val_send) or any(t is not None for t in g.val_upload_send)
         for leaf in tree_leaves(self.tree(func.body.body)):
             out = self.value.get(self.of(leaf))
             if out is not None:
@@ -454,3 +471,8 @@ def _variables(value: object) -> list[Var]:
         elif isinstance(e, TupleGetItem):
             stack.append(e.tuple_value)
     return out
+
+
+def _nonzero(table: list[list[float]]) -> list[list[float]] | None:
+    """`table`, or None where every entry is 0."""
+    return table if any(any(row) for row in table) else None

@@ -7,7 +7,8 @@ over the ops that wait for it (`TaskGraph.op_after`), their rank.  Ops run
 in decreasing rank (program order on ties, so every op comes after what it
 reads: ranks never grow along an edge), each as early as its device and
 operands allow (`simulate.Simulator`); copies run when a reader first needs
-them.
+them, or, where a copy holds its sender (`CostModel.send`), right after the
+op that makes the value, as a Ray actor sends.
 
 `list_schedule` does that for a fixed placement.  `heft` decides the
 placement too, as HEFT does: ranks from each op's mean time over the
@@ -20,7 +21,7 @@ goes where its first reader runs, when it may).
 from __future__ import annotations
 
 from vdplace.placement.schedule.graph import INPUT, TaskGraph
-from vdplace.placement.schedule.simulate import Simulator, Timing
+from vdplace.placement.schedule.simulate import Simulator, Timing, required_copies
 
 
 def upward_ranks(g: TaskGraph, placement: list[int] | None = None) -> list[float]:
@@ -77,11 +78,25 @@ def rank_order(ranks: list[float]) -> list[int]:
 
 
 def list_schedule(g: TaskGraph, placement: list[int]) -> Timing:
-    """The list schedule of `placement`: ops by upward rank, copies when first needed."""
+    """The list schedule of `placement`: ops by upward rank, copies when first needed; where copies hold their
+    sender (`TaskGraph.has_send`), each value's copies right after its op, before the sender's next op."""
     sim = Simulator(g, placement)
+    dests = _destinations(g, placement) if g.has_send else {}
     for i in rank_order(upward_ranks(g, placement)):
         sim.op(i, ensure=True)
+        for v in g.op_makes[i]:
+            for d in dests.get(v, ()):
+                sim.ensure(v, d)
     return sim.finish()
+
+
+def _destinations(g: TaskGraph, placement: list[int]) -> dict[int, list[int]]:
+    """The vdevices each value is copied to under `placement`, in vdevice order."""
+    out: dict[int, list[int]] = {}
+    for v, d in required_copies(g, placement):
+        if d != placement[g.val_unit[v]]:
+            out.setdefault(v, []).append(d)
+    return out
 
 
 def heft(g: TaskGraph) -> list[int]:

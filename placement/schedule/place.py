@@ -10,7 +10,7 @@ event of that function and call site on the vdevice the module puts it on,
 lasting what the cost model says for that placed call; every copy of the
 placed module, once per run of its function, is a copy event of that
 function between the same vdevices lasting what the model says for its
-bytes, and there is no other copy but the uploads of runtime inputs.  A
+bytes, its sender's share (`Event.send`) too, and there is no other copy but the uploads of runtime inputs.  A
 difference is a `PlacementInternalError`, never a result.
 """
 
@@ -139,8 +139,9 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
         raise PlacementInternalError(f"the schedule's copies {scheduled[:5]} are not the placed module's {moved[:5]}")
     for e in timed:
         src, dst = e.device[0], e.device[1]
-        seconds = model.copy(e.nbytes, _vd(vds, src), _vd(vds, dst), vds)
-        _same(seconds, e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
+        ends = _vd(vds, src), _vd(vds, dst)
+        _same(model.copy(e.nbytes, *ends, vds), e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
+        _same(model.send(e.nbytes, *ends, vds), e.send, f"the sender's share of the copy {e.function}:{e.name}")
 
 
 def _op_calls(

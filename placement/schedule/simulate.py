@@ -14,7 +14,9 @@ destination's physical device (`relay_source`: what the placed module does).
 
 Tasks are run in the order they are given, each as early as that allows
 after the tasks before it on its device or link (no task overtakes an
-earlier one on its resource) and not before its `release` time, if given.
+earlier one on its resource) and not before its `release` time, if given.  A copy's *sender's share*
+(`send_seconds`, 0 unless the model has one) holds its source's stream from
+the copy's start: the copy starts once that stream and the link are free.
 `ensure` runs the copies a read needs, when they are first needed, so that
 a list scheduler gives only the order of the ops.
 
@@ -118,7 +120,8 @@ class Simulator:
         return src, table[src][d]
 
     def copy(self, v: int, d: int, release: float = 0.0) -> float:
-        """Run the copy of value v to d (the upload, for d its home); its end."""
+        """Run the copy of value v to d (the upload, for d its home); its end.  Its sender's share
+        (`send_seconds`) waits for the source's stream too, and holds it from the copy's start."""
         src, seconds = self.copy_seconds(v, d)
         if d != self.placement[self.g.val_unit[v]]:
             ready = self.avail(v, src)
@@ -132,6 +135,12 @@ class Simulator:
         if link[0] != link[1]:
             free = self.link_free.get(link, 0.0)
             start = start if start > free else free
+            upload = d == self.placement[self.g.val_unit[v]]
+            send = send_seconds(self.g, v, src, d, upload) if self.g.has_send else 0.0
+            if send:
+                free = self.dev_free[link[0]]
+                start = start if start > free else free
+                self.dev_free[link[0]] = start + send
             self.link_free[link] = start + seconds
         self.timing.copies[v, d] = (start, start + seconds)
         self.timing.order.append(("copy", (v, d)))
@@ -185,6 +194,16 @@ class Simulator:
         for v, unit in g.outputs:
             self.ensure(v, placement[unit])
         return self.timing
+
+
+def send_seconds(g: TaskGraph, v: int, src: int, d: int, upload: bool = False) -> float:
+    """The sender's share of the copy of value v from vdevice src to d (`CostModel.send`): seconds from the
+    copy's start that it holds src's stream; with `upload`, of the upload of input v from the host to d."""
+    if upload:
+        sends = g.val_upload_send[v]
+        return 0.0 if sends is None else sends[d]
+    table = g.val_send[v]
+    return 0.0 if table is None else table[src][d]
 
 
 def run_order(g: TaskGraph, placement: list[int], order: list[tuple[str, object]], release: dict | None) -> Timing:

@@ -69,7 +69,7 @@ def unit_order(g: TaskGraph) -> list[int]:
 
 def interchangeable(g: TaskGraph, allowed: list[list[int]], d1: int, d2: int) -> bool:
     """Swapping vdevices d1 and d2 maps every plan to one with the same times and memory: the same limit,
-    every unit may go on both or neither, the same op, copy and upload times."""
+    every unit may go on both or neither, the same op, copy and upload times and senders' shares."""
     if g.limits[d1] != g.limits[d2] or d1 == g.host or d2 == g.host:
         return False
     if any((d1 in a) != (d2 in a) for a in allowed):
@@ -77,13 +77,14 @@ def interchangeable(g: TaskGraph, allowed: list[list[int]], d1: int, d2: int) ->
     if any(row[d1] != row[d2] for row in g.op_time):
         return False
     swap = {d1: d2, d2: d1}
+    k = g.num_devices
     for v in range(g.num_values):
-        table, up = g.val_copy[v], g.val_upload[v]
-        if up is not None and up[d1] != up[d2]:
-            return False
-        if table is None:
-            continue
-        k = g.num_devices
-        if any(table[h][d] != table[swap.get(h, h)][swap.get(d, d)] for h in range(k) for d in range(k)):
-            return False
+        for up in (g.val_upload[v], g.val_upload_send[v]):
+            if up is not None and up[d1] != up[d2]:
+                return False
+        for table in (g.val_copy[v], g.val_send[v]):
+            if table is not None and any(
+                table[h][d] != table[swap.get(h, h)][swap.get(d, d)] for h in range(k) for d in range(k)
+            ):
+                return False
     return True

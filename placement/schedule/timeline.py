@@ -12,7 +12,7 @@ from __future__ import annotations
 from vdplace.placement.schedule.events import Event, Schedule
 from vdplace.placement.schedule.graph import TaskGraph
 from vdplace.placement.schedule.liveness import entry_lives, lives, peaks
-from vdplace.placement.schedule.simulate import Timing
+from vdplace.placement.schedule.simulate import Timing, send_seconds
 
 
 def value_name(g: TaskGraph, v: int) -> str:
@@ -39,8 +39,10 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
             name = f"{value_name(g, v)}->{names[d]}"
         device = (names[src], names[d])
         inst = g.instances[g.val_instance[v]]
-        nbytes = g.val_bytes[v]
-        events.append(Event("copy", inst.function, name, device, start, end, g.val_span[v], nbytes, inst.call))
+        send = send_seconds(g, v, src, d, d == placement[g.val_unit[v]]) if g.physical[src] != g.physical[d] else 0.0
+        events.append(
+            Event("copy", inst.function, name, device, start, end, g.val_span[v], g.val_bytes[v], inst.call, send)
+        )
     events.sort(key=lambda e: (e.start, e.end, e.kind != "copy"))
     stays = lives(g, t)
     limits = {names[d]: lim for d, lim in enumerate(g.limits) if lim is not None}

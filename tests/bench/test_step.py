@@ -93,3 +93,32 @@ def test_two_ray_actors_with_one_thread_each_measure_the_same_program(monkeypatc
     assert m.peak_bytes["cuda:0:global"] >= weights["w2"].nbytes + 8 * 64 * 4 + 8 * 32 * 4
     assert m.peak_bytes["llvm:0:global"] >= weights["w1"].nbytes
     assert m.peak_bytes["cuda:0:global"] == local.peak_bytes["cuda:0:global"]  # the runtime's one count
+
+
+TWICE = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 0)]})
+
+    @R.function
+    def main(x: R.Tensor((8, 64), "float32"), w: R.Tensor((64, 64), "float32")):
+        R.func_attr({"num_input": 1})
+        h = R.matmul(x, w)
+        y = R.matmul(h, w)
+        return y
+"""
+
+
+@pytest.mark.parametrize("where", ["llvm:0", "cuda:0"])
+def test_a_weight_read_twice_is_one_constant_held_once_as_the_schedule_holds_it(where):
+    mod = ir.parse(TWICE.replace('w: R.Tensor((64, 64), "float32")', f'w: R.Tensor((64, 64), "float32", "{where}")'))
+    result = placement.place(mod, objective=placement.Time(placement.CostModel.roofline()))
+    w = np.random.default_rng(0).standard_normal((64, 64)).astype("float32")
+    resident = weights_as_constants(result.module, {"w": w})
+    block = resident["main"].body.blocks[0]
+    assert [b.var.name for b in block.bindings] == ["w"] and isinstance(block.bindings[0].value, ir.expr.Constant)
+    assert len(runtime.compile(resident).constants) == 1  # one constant, read by both matmuls
+    x = np.ones((8, 64), "float32")
+    step = measure_step(result.module, [x], weights={"w": w}, runs=1)
+    np.testing.assert_allclose(step.outputs, x @ w @ w, rtol=1e-4)
+    assert step.peak_bytes == result.schedule.peak_memory  # w (16 KiB) counted once, where it was placed

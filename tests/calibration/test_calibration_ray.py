@@ -53,6 +53,9 @@ def test_two_actors_time_every_op_and_the_copies_between_them(tmp_path):
     for pair in [("llvm:0", "cuda:0"), ("cuda:0", "llvm:0")]:
         assert fallback.link_origins[pair] == "measured"
         assert fallback.links[pair].latency > 0 and fallback.links[pair].bandwidth > 0
+        assert fallback.links[pair].send_latency > 0 and fallback.links[pair].send_per_byte > 0  # the put, timed
+    shares = about["ray copy shares"]
+    assert set(shares["send"]) == set(shares["receive"]) == {"llvm:0", "cuda:0"}
     assert fallback.origins["llvm:0"] == fallback.origins["cuda:0"] == "measured"
     assert fallback.origins["cpu"] == "default"  # the host ran nothing: its roofline is the declared default
     cpu, gpu = mod.vdevices
@@ -62,6 +65,8 @@ def test_two_actors_time_every_op_and_the_copies_between_them(tmp_path):
     assert model.kernel(matmul, gpu, mod.vdevices) == table.times["cuda:0"][op_key(matmul)]
     link = fallback.links["llvm:0", "cuda:0"]
     assert model.copy(2048, cpu, gpu, mod.vdevices) == pytest.approx(link.latency + 2048 / link.bandwidth)
+    share = min(link.send_latency + 2048 * link.send_per_byte, model.copy(2048, cpu, gpu, mod.vdevices))
+    assert model.send(2048, cpu, gpu, mod.vdevices) == pytest.approx(share)
 
 
 def test_the_cli_calibrates_on_ray_actors(tmp_path, capsys):

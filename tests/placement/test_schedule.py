@@ -11,6 +11,11 @@ module and the schedule's events only (not the solver's task graph):
 * for up to 6 op calls, an exhaustive search written here (every placement,
   every order of every task, branch and bound) finds nothing faster than the
   makespan, and when `optimal` is claimed the makespan is what it finds.
+
+About half the programs have *sender's shares* (`CostModel.send`): a copy
+holds its source's device from its start for a drawn latency plus bytes
+over a drawn bandwidth, at most the copy's time; the checks and the
+exhaustive search count that time on the source's device too.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ HOST = "llvm"
 BANDWIDTH = 25e9
 TIMES = (0.0, 1e-6, 2e-6, 3e-6, 5e-6, 8e-6, 1.3e-5)
 LATENCIES = (1e-6, 4e-6, 1e-5)
+SEND_LATENCIES = (0.0, 2e-6, 6e-6, 2e-5)  # the last is over every copy's latency: the share is the whole copy
+SEND_BANDWIDTHS = (10e9, 50e9)
 REL = 1e-9
 
 
@@ -47,6 +54,7 @@ class Program:
     latency: dict[tuple[str, str], float]
     limits: dict[str, int] = field(default_factory=dict)
     pins: dict[str, str] = field(default_factory=dict)
+    send: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)  # (latency, bandwidth)
 
     @property
     def nbytes(self) -> int:
@@ -78,7 +86,21 @@ class Program:
         def copy(nbytes: int, src: str, dst: str) -> float:
             return self.latency[src.split(":")[0], dst.split(":")[0]] + nbytes / BANDWIDTH
 
-        return CostModel(kernel, copy)
+        def send(nbytes: int, src: str, dst: str) -> float:
+            latency, bandwidth = self.send[src.split(":")[0], dst.split(":")[0]]
+            return latency + nbytes / bandwidth
+
+        return CostModel(kernel, copy, send_time=send if self.send else None)
+
+    def copy_seconds(self, src: str, dst: str) -> float:
+        return self.latency[src, dst] + self.nbytes / BANDWIDTH
+
+    def send_seconds(self, src: str, dst: str) -> float:
+        """The sender's share of a copy from device kind src to dst: the drawn share, at most the copy."""
+        if not self.send:
+            return 0.0
+        latency, bandwidth = self.send[src, dst]
+        return min(latency + self.nbytes / bandwidth, self.copy_seconds(src, dst))
 
 
 @st.composite
@@ -117,7 +139,15 @@ def programs(draw, max_ops: int = 6, limits: bool = False) -> Program:
     for p in params:
         if draw(st.booleans()) and draw(st.booleans()):
             pins[p] = draw(st.sampled_from(DEVICES)) + ":0"
-    prog = Program(side, params, num_input, ops, times, latency, pins=pins)
+    send = {}
+    if draw(st.booleans()):
+        send = {
+            (a, b): (draw(st.sampled_from(SEND_LATENCIES)), draw(st.sampled_from(SEND_BANDWIDTHS)))
+            for a in DEVICES
+            for b in DEVICES
+            if a != b
+        }
+    prog = Program(side, params, num_input, ops, times, latency, pins=pins, send=send)
     if limits:
         cap = draw(st.integers(2, 2 + len(ops)))
         prog.limits = {NAMES[draw(st.sampled_from(DEVICES))]: cap * prog.nbytes}
@@ -146,16 +176,20 @@ def check_events(prog: Program, result) -> None:
             src, dst = (_device_kind(x) for x in e.device)
             want = prog.latency[src, dst] + e.nbytes / BANDWIDTH
             assert e.nbytes == prog.nbytes
+            share = prog.send_seconds(src, dst)
+            assert math.isclose(e.send, share, rel_tol=REL, abs_tol=1e-18), (e, e.send, share)
         assert want is not None and math.isclose(e.end - e.start, want, rel_tol=REL, abs_tol=1e-18), (e, want)
-    ops = [e for e in s.events if e.kind == "op"]
-    copies = [e for e in s.events if e.kind == "copy"]
-    for group in [[e for e in ops if e.device == d] for d in NAMES.values()] + [
-        [e for e in copies if e.device == pair] for pair in {e.device for e in copies}
-    ]:
-        group.sort(key=lambda e: (e.start, e.end))
+    ops = [(e.start, e.end, e) for e in s.events if e.kind == "op"]
+    sends = [(e.start, e.start + e.send, e) for e in s.events if e.kind == "copy" and e.send]
+    copies = [(e.start, e.end, e) for e in s.events if e.kind == "copy"]
+    on_device = [
+        [x for x in ops if x[2].device == d] + [x for x in sends if x[2].device[0] == d] for d in NAMES.values()
+    ]
+    for group in on_device + [[x for x in copies if x[2].device == pair] for pair in {x[2].device for x in copies}]:
+        group.sort(key=lambda x: (x[0], x[1]))
         for a, b in itertools.pairwise(group):
-            if a.end > a.start and b.end > b.start:
-                assert b.start >= a.end * (1 - 1e-12), (a, b)
+            if a[1] > a[0] and b[1] > b[0]:
+                assert b[0] >= a[1] * (1 - 1e-12), (a, b)
     assert math.isclose(s.makespan, max((e.end for e in s.events), default=0.0), rel_tol=REL)
     assert s.lower_bound <= s.makespan * (1 + 1e-12)
 
@@ -225,8 +259,9 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
     """A makespan below `bound` (relative 1e-9) over every placement and task order, or None if there is none.
 
     Tasks: ops on their device's stream, copies (one per value and destination device, from the value's
-    home, after it is there) and uploads of inputs placed off the host, each on its link direction; each
-    task as early as its predecessors and the last task on its resource allow (every order is tried).
+    home, after it is there) and uploads of inputs placed off the host, each on its link direction and, for
+    its sender's share, on its source's stream from its start; each task as early as its predecessors and
+    the last task on each of its resources allow (every order is tried).
     """
     ops = {name: (op, args) for name, op, args in prog.ops}
     units = prog.params + [name for name, _, _ in prog.ops]
@@ -238,12 +273,14 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
             continue
         if any(prog.times[name, home[name]] is None for name in ops):
             continue
-        tasks: dict[str, tuple[tuple, float, list[str]]] = {}  # name -> (resource, seconds, predecessors)
+        # name -> (resource, seconds, predecessors, (the source's stream, the sender's share) or None)
+        tasks: dict[str, tuple[tuple, float, list[str], tuple | None]] = {}
         ready: dict[str, str | None] = {}  # value -> the task that puts it at its home
         for i, p in enumerate(prog.params):
             ready[p] = None
             if i < prog.num_input and home[p] != HOST:
-                tasks["up:" + p] = (("link", HOST, home[p]), prog.latency[HOST, home[p]] + prog.nbytes / BANDWIDTH, [])
+                share = _share(prog, HOST, home[p])
+                tasks["up:" + p] = (("link", HOST, home[p]), prog.copy_seconds(HOST, home[p]), [], share)
                 ready[p] = "up:" + p
         for name in ops:
             ready[name] = name
@@ -256,12 +293,14 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
                     continue
                 copy = f"copy:{a}:{home[name]}"
                 if copy not in tasks:
-                    secs = prog.latency[home[a], home[name]] + prog.nbytes / BANDWIDTH
-                    tasks[copy] = (("link", home[a], home[name]), secs, [ready[a]] if ready[a] else [])
+                    secs = prog.copy_seconds(home[a], home[name])
+                    share = _share(prog, home[a], home[name])
+                    tasks[copy] = (("link", home[a], home[name]), secs, [ready[a]] if ready[a] else [], share)
                 preds.append(copy)
-            tasks[name] = (("dev", home[name]), prog.times[name, home[name]], preds)
+            tasks[name] = (("dev", home[name]), prog.times[name, home[name]], preds, None)
+        resources = {t[0] for t in tasks.values()}
         if _longest_chain(tasks) >= target or any(
-            sum(secs for res, secs, _ in tasks.values() if res == r) >= target for r in {t[0] for t in tasks.values()}
+            sum(secs for res, secs, _, _ in tasks.values() if res == r) >= target for r in resources
         ):
             continue  # no order of this placement ends before the target
         fits = None
@@ -277,12 +316,18 @@ def exhaustive_better(prog: Program, bound: float) -> float | None:
     return best
 
 
+def _share(prog: Program, src: str, dst: str) -> tuple | None:
+    """The sender's share of a copy from src to dst as an extra resource use: (src's stream, seconds)."""
+    seconds = prog.send_seconds(src, dst)
+    return (("dev", src), seconds) if seconds else None
+
+
 def _longest_chain(tasks) -> float:
     ends: dict[str, float] = {}
 
     def end(t: str) -> float:
         if t not in ends:
-            _, secs, preds = tasks[t]
+            _, secs, preds, *_ = tasks[t]
             ends[t] = max((end(p) for p in preds), default=0.0) + secs
         return ends[t]
 
@@ -292,8 +337,9 @@ def _longest_chain(tasks) -> float:
 def _best_order(tasks, target: float, fits=None) -> float | None:
     """The least makespan below `target` over the orders of `tasks`, or None (branch and bound).
 
-    `tasks`: name -> (resource, seconds, predecessors); `fits(starts, ends, span)`: whether a complete
-    schedule keeps the memory limits (None: no limits)."""
+    `tasks`: name -> (resource, seconds, predecessors[, share]): `share` (a resource, seconds) or None is a
+    second resource the task holds from its start; `fits(starts, ends, span)`: whether a complete schedule
+    keeps the memory limits (None: no limits)."""
     names = list(tasks)
     best: list[float | None] = [None]
     limit = [target]
@@ -306,22 +352,26 @@ def _best_order(tasks, target: float, fits=None) -> float | None:
         for t in names:
             if t in done:
                 continue
-            resource, secs, preds = tasks[t]
+            resource, secs, preds, *share_given = tasks[t]
+            share = share_given[0] if share_given else None
             if any(p not in done for p in preds):
                 continue
-            start = max([free.get(resource, 0.0)] + [done[p] for p in preds])
+            uses = [(resource, secs)] + ([share] if share else [])
+            start = max([free.get(r, 0.0) for r, _ in uses] + [done[p] for p in preds])
             end = start + secs
             if max(span, end) >= limit[0]:
                 continue
             done[t], starts[t] = end, start
-            before = free.get(resource)
-            free[resource] = end
+            before = [(r, free.get(r)) for r, _ in uses]
+            for r, held in uses:
+                free[r] = start + held
             dfs(done, starts, free, max(span, end))
             del done[t], starts[t]
-            if before is None:
-                del free[resource]
-            else:
-                free[resource] = before
+            for r, was in reversed(before):
+                if was is None:
+                    del free[r]
+                else:
+                    free[r] = was
 
     dfs({}, {}, {}, 0.0)
     return best[0]

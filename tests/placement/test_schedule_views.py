@@ -99,7 +99,7 @@ def programs(draw) -> Program:
             bind(name, f"R.nn.relu({a})", draw(st.booleans()))
         elif kind == "matmul":
             bind(name, f"R.matmul({a}, {b})")
-        elif kind == "weight_t":  # a weight (read once: `weights_as_constants` makes a constant per use) transposed
+        elif kind == "weight_t":  # a weight, transposed (one `weights_as_constants` constant however often read)
             weights.append(f"w{i}")
             bind(f"wt{i}", f"R.permute_dims(w{i}, axes=[1, 0])")
             bind(name, f"R.matmul({a}, wt{i})")

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from vdplace.ir.bind_constants import ConstantValues
-from vdplace.ir.expr import Constant, Expr, Function, Var
+from vdplace.ir.expr import Binding, BindingBlock, Constant, Expr, Function, SeqExpr, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.mutator import ExprMutator
 from vdplace.ir.vdevice import vdevice_name
@@ -129,8 +129,12 @@ def _measure(on: str, run: Any, profile: Any, devices: dict[str, str], runs: int
 def weights_as_constants(mod: IRModule, weights: Mapping[str, np.ndarray], entry: str = "main") -> IRModule:
     """`mod` with `entry`'s parameters named in `weights` replaced by constants holding those values.
 
-    Each constant keeps its parameter's struct info, vdevice included, so it
-    is loaded once onto the device the parameter was placed on.  The
+    Each weight becomes one binding ``name = R.const(...)`` at the start of
+    the function (a block of its own, before the others), named and typed as
+    its parameter, vdevice included, and every use reads that variable: the
+    device the parameter was placed on loads it once, however often it is
+    read (a constant written at each use would be a constant, and device
+    memory, per use).  The
     function's ``num_input`` counts the parameters left before it; its
     ``params`` attribute (TVM's list of the weights' metadata) is dropped.  A
     name that is no parameter of `entry`, or a value whose shape or dtype
@@ -156,7 +160,10 @@ def weights_as_constants(mod: IRModule, weights: Mapping[str, np.ndarray], entry
                 "(a tensor of static shape and that dtype is needed)"
             )
         constants[param] = Constant(array, sinfo, param.span)
-    body = _Substitute(constants).mutate(func.body)
+    bound = {param: Var(param.name, param.struct_info, param.span) for param in constants}
+    body = _Substitute(bound).mutate(func.body)
+    loads = BindingBlock([Binding(bound[p], constants[p], p.struct_info, p.span) for p in func.params if p in bound])
+    body = SeqExpr([loads, *body.blocks], body.body, body.struct_info, body.span)
     kept = [p for p in func.params if p not in constants]
     attrs = {k: v for k, v in func.attrs.items() if k != "params"}
     if "num_input" in attrs:
@@ -167,9 +174,9 @@ def weights_as_constants(mod: IRModule, weights: Mapping[str, np.ndarray], entry
 
 
 class _Substitute(ExprMutator):
-    """Every use of a variable of `constants` becomes its constant."""
+    """Every use of a variable of `constants` becomes the expression it maps to."""
 
-    def __init__(self, constants: Mapping[Var, Constant]) -> None:
+    def __init__(self, constants: Mapping[Var, Expr]) -> None:
         super().__init__()
         self.constants = constants
 

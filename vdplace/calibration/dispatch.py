@@ -266,7 +266,7 @@ def cpu_actor_keys(vdevices: list[VDevice], actors: Mapping[str, Any] | None) ->
 
 def apply_dispatch(model: Any, dispatch: Dispatch) -> None:
     """Add `dispatch` to the calibrated `model` in place (module docstring): ops, copies, ``about``."""
-    from vdplace.placement.cost.roofline import Link, Roof
+    from vdplace.placement.cost.roofline import Roof
 
     table = model.source
     for device, times in table.times.items():
@@ -288,9 +288,9 @@ def apply_dispatch(model: Any, dispatch: Dispatch) -> None:
             if dispatch.host in pair and len(pair) == 2:
                 other = (pair - {dispatch.host}).pop()
                 if other in dispatch.copy:
-                    fallback.links[src, dst] = Link(dispatch.copy[other], link.bandwidth)
+                    fallback.links[src, dst] = link._replace(latency=dispatch.copy[other])
             elif src in dispatch.copy and dst in dispatch.copy:  # two devices besides the host: the slower path
-                fallback.links[src, dst] = Link(max(dispatch.copy[src], dispatch.copy[dst]), link.bandwidth)
+                fallback.links[src, dst] = link._replace(latency=max(dispatch.copy[src], dispatch.copy[dst]))
     bandwidths = [link.bandwidth for link in fallback.links.values()] if fallback is not None else []
     model.upload_time = DriverUpload(min(bandwidths, default=DRIVER_BANDWIDTH))
     model.about["ray dispatch"] = dispatch.as_about()

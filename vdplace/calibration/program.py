@@ -95,10 +95,13 @@ def calibrate_program(
     if ray_actors is None:
         result = calibrate(mod, **options)
     else:
-        from .ray_actors import RayDevices
+        from .ray_actors import RayDevices, copy_shares_about, with_sends
 
         with RayDevices(mod.vdevices, ray_actors, address=ray_address) as ray_devices:
-            result = calibrate(mod, timers=ray_devices.timers, links=ray_devices.links(repeat), **options)
+            sends, receives = ray_devices.sends(repeat), ray_devices.receives(repeat)
+            links = with_sends(ray_devices.links(repeat), sends)
+            result = calibrate(mod, timers=ray_devices.timers, links=links, **options)
+        result.model.about["ray copy shares"] = copy_shares_about(sends, receives)
         if dispatch:
             from .dispatch import apply_dispatch, host_program, measure_dispatch
 

@@ -17,6 +17,20 @@ array is ready, the receiver when its copy is written: the copy's time is
 the difference (the actors' clocks must agree: one node, or synchronized
 clocks).  The receiver is already waiting when the sender finishes
 (`SENDER_DELAY`), so the time is the copy's, not a task's start-up.
+
+Each actor's two shares of a copy are timed inside it too, as a run's
+actor makes them (`runtime.ray.commands`, `runtime.ray.driver`): the
+*send*, from the start of ``ray.put`` of a fresh array, which ends the
+actor's script (its reference is the script's export), to the start of the
+actor's next call, submitted right after (the actor runs nothing else
+meanwhile: the put, the script's return, the next script's start); and the
+*receive*, ``ray.get`` of an array already in the object store and its
+write into a buffer of the actor's own.  Each is fitted like a link (the
+fastest of `repeat` calls at 8 B and 8 MiB: a latency and seconds per
+byte, `Share`).  `links` carries the sender's into every link from the
+actor (`Link.send_latency`, `Link.send_per_byte`: `CostModel.send`, the
+time the `Time` objective holds the sender's device); `receives` is
+recorded in the cost file's ``about`` only (docs/cost.md says why).
 """
 
 from __future__ import annotations
@@ -25,8 +39,8 @@ import functools
 import itertools
 import os
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -83,6 +97,35 @@ class TimingActor:
         array = np.ones(nbytes, np.uint8)
         return time.time(), array
 
+    def send(self, nbytes: int) -> list[Any]:
+        """A send as a run's actor makes one: a fresh array of `nbytes` put into Ray's object store, its
+        reference the script's export, the script ended; [the clock when the put started, the reference]."""
+        import ray
+
+        array = np.ones(nbytes, np.uint8)
+        start = time.perf_counter()
+        return [start, ray.put(array)]
+
+    def stamp(self) -> float:
+        """This actor's clock when it starts this call (after the calls submitted before it)."""
+        return time.perf_counter()
+
+    def fetch_time(self, refs: list[Any]) -> float:
+        """Seconds this actor is busy fetching an array already in the object store and writing it into a
+        buffer of its own (a receive, its data there)."""
+        import ray
+
+        start = time.perf_counter()
+        array = ray.get(refs[0])
+        np.copyto(np.empty_like(array), array)
+        return time.perf_counter() - start
+
+    def hold(self, nbytes: int) -> list[Any]:
+        """A fresh array of `nbytes` put into the object store, for another actor's `fetch_time`."""
+        import ray
+
+        return [ray.put(np.ones(nbytes, np.uint8))]
+
     def consume(self, refs: list[Any]) -> float:
         """Seconds from the sender's stamp to this actor's copy of the array being written."""
         import ray
@@ -90,6 +133,48 @@ class TimingActor:
         sent, array = ray.get(refs[0])
         np.copyto(np.empty_like(array), array)
         return time.time() - sent
+
+
+class Share(NamedTuple):
+    """One actor's share of a copy: seconds per copy and per byte (`measure_share`)."""
+
+    latency: float
+    per_byte: float
+
+    def as_about(self) -> dict[str, float]:
+        return {"latency seconds": self.latency, "seconds per byte": self.per_byte}
+
+
+def measure_share(busy: Callable[[int], float], repeat: int) -> Share:
+    """The `Share` fitted to ``busy(nbytes)`` (seconds an actor is busy with a copy of that many bytes) at
+    `links.SMALL_COPY` and `links.LARGE_COPY` bytes, the fastest of `repeat` each, as a link is fitted."""
+    link = measure_link(busy, repeat)
+    return Share(link.latency, 1.0 / link.bandwidth)
+
+
+def with_sends(links: Mapping[tuple[str, str], Link], sends: Mapping[str, Share]) -> dict[tuple[str, str], Link]:
+    """`links` with each link's sender's share (`Link.send_latency`, `send_per_byte`) that of its source."""
+    out: dict[tuple[str, str], Link] = {}
+    for (src, dst), link in links.items():
+        share = sends.get(src)
+        if share is not None:
+            link = link._replace(send_latency=share.latency, send_per_byte=share.per_byte)
+        out[src, dst] = link
+    return out
+
+
+def copy_shares_about(sends: Mapping[str, Share], receives: Mapping[str, Share]) -> dict[str, Any]:
+    """The cost file's ``about["ray copy shares"]``: what each actor's share of a copy measured, and what
+    the model does with it."""
+    return {
+        "send": {key: share.as_about() for key, share in sends.items()},
+        "receive": {key: share.as_about() for key, share in receives.items()},
+        "how": "on each actor's clock, the fastest of repeated calls at 8 B and 8 MiB: send = from the start of "
+        "ray.put of a fresh array, exported by the call it ends, to the start of the actor's next call; "
+        "receive = ray.get of an array already in the object store and its write into a new buffer",
+        "modelled": "send: held on the sender's device from the copy's start (the links' send_latency and "
+        "send_per_byte, CostModel.send); receive: part of the link's time only (docs/cost.md)",
+    }
 
 
 class ActorTimer:
@@ -161,6 +246,41 @@ class RayDevices:
             for src in self.keys[a]:
                 for dst in self.keys[b]:
                     found[src, dst] = link
+        return found
+
+    def sends(self, repeat: int = 5) -> dict[str, Share]:
+        """The sender's share of a copy, per actor (by each of its device keys): from the start of its put
+        (`TimingActor.send`) to the start of the call submitted right after it (`TimingActor.stamp`), fitted."""
+        import ray
+
+        found: dict[str, Share] = {}
+        for actor, keys in zip(self.actors, self.keys, strict=True):
+
+            def put(nbytes: int, actor: Any = actor) -> float:
+                sent, after = actor.send.remote(nbytes), actor.stamp.remote()
+                start = ray.get(sent, timeout=CALL_TIMEOUT)[0]
+                return float(ray.get(after, timeout=CALL_TIMEOUT)) - start
+
+            share = measure_share(put, repeat)
+            found.update(dict.fromkeys(keys, share))
+        return found
+
+    def receives(self, repeat: int = 5) -> dict[str, Share]:
+        """The receiver's share of a copy, per actor: `TimingActor.fetch_time` of another actor's array, fitted
+        (an actor alone has nobody to receive from: none)."""
+        import ray
+
+        found: dict[str, Share] = {}
+        if len(self.actors) < 2:
+            return found
+        for b, keys in enumerate(self.keys):
+            sender, receiver = self.actors[b - 1], self.actors[b]
+
+            def fetch(nbytes: int, sender: Any = sender, receiver: Any = receiver) -> float:
+                refs = ray.get(sender.hold.remote(nbytes), timeout=CALL_TIMEOUT)
+                return float(ray.get(receiver.fetch_time.remote(refs), timeout=CALL_TIMEOUT))
+
+            found.update(dict.fromkeys(keys, measure_share(fetch, repeat)))
         return found
 
     def _copy(self, a: int, b: int, nbytes: int) -> float:
