@@ -134,7 +134,8 @@ def weights_as_constants(mod: IRModule, weights: Mapping[str, np.ndarray], entry
     its parameter, vdevice included, and every use reads that variable: the
     device the parameter was placed on loads it once, however often it is
     read (a constant written at each use would be a constant, and device
-    memory, per use).  The
+    memory, per use); a weight nothing reads is dropped, as a run never
+    loads it.  The
     function's ``num_input`` counts the parameters left before it; its
     ``params`` attribute (TVM's list of the weights' metadata) is dropped.  A
     name that is no parameter of `entry`, or a value whose shape or dtype
@@ -161,8 +162,11 @@ def weights_as_constants(mod: IRModule, weights: Mapping[str, np.ndarray], entry
             )
         constants[param] = Constant(array, sinfo, param.span)
     bound = {param: Var(param.name, param.struct_info, param.span) for param in constants}
-    body = _Substitute(bound).mutate(func.body)
-    loads = BindingBlock([Binding(bound[p], constants[p], p.struct_info, p.span) for p in func.params if p in bound])
+    substitute = _Substitute(bound)
+    body = substitute.mutate(func.body)
+    loads = BindingBlock(
+        [Binding(bound[p], constants[p], p.struct_info, p.span) for p in func.params if p in substitute.used]
+    )
     body = SeqExpr([loads, *body.blocks], body.body, body.struct_info, body.span)
     kept = [p for p in func.params if p not in constants]
     attrs = {k: v for k, v in func.attrs.items() if k != "params"}
@@ -179,7 +183,11 @@ class _Substitute(ExprMutator):
     def __init__(self, constants: Mapping[Var, Expr]) -> None:
         super().__init__()
         self.constants = constants
+        self.used: set[Var] = set()  # the variables of `constants` that were read
 
     def visit_var(self, var: Var) -> Expr:
         found = self.constants.get(var)
-        return found if found is not None else super().visit_var(var)
+        if found is None:
+            return super().visit_var(var)
+        self.used.add(var)
+        return found
