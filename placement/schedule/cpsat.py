@@ -11,9 +11,11 @@ do not overlap (a copy between two scopes of one physical device takes no
 link, and no time); a runtime input placed off the host has an upload the
 same way.  A copy's sender's share (`CostModel.send`, where not 0) is one
 more optional interval with the copy's start and presence, on its source's
-physical device, in that device's no-overlap with its ops.  Interchangeable vdevices are told apart by value precedence
-(`_Model._symmetry`).  An op starts after each operand is at its home
-and, when it reads a copy, after the copy.  Memory limits: `cpsat_memory`.
+physical device, in that device's no-overlap with its ops.
+Interchangeable vdevices are told apart by value precedence
+(`_Model._symmetry`).  An op starts after each operand is at its home and,
+when it reads a copy, after the copy.  Memory limits: `cpsat_memory`;
+redundant constraints that help the bound: `cpsat_redundant`.
 
 Exactness.  CP-SAT works in integers: the time unit `q` is a power of two
 seconds, so that every ``k * q`` is exact in floating point, and every
@@ -41,6 +43,10 @@ made CP-SAT's presolve lose the optimum.  The discretization error
 (`Schedule.tolerance`); on the models of tests/models it is about 1e-6 of the
 makespan.  The search is deterministic (interleaved workers, a
 deterministic time limit); the wall-clock limit is a safety net.
+
+Long because: one CP-SAT model's variables, constraints, symmetry, hint and
+plan read back share its index tables, and split apart they would pass them
+all around.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ from typing import Any
 
 from vdplace.placement.errors import PlacementInternalError
 from vdplace.placement.schedule.cpsat_memory import add_memory
-from vdplace.placement.schedule.cpsat_redundant import add_knapsacks, add_link_work
+from vdplace.placement.schedule.cpsat_redundant import add_heads_tails, add_knapsacks, add_link_work
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE
 from vdplace.placement.schedule.graph import INPUT, OP, PASSED, TaskGraph
 from vdplace.placement.schedule.simulate import (
@@ -78,8 +84,6 @@ WORKERS = 2
 DETERMINISTIC_PER_SECOND = 0.1
 # Reservoirs of at most this many events in all are expanded into Booleans (see solve_exact).
 EXPAND_EVENTS = 40
-# Head levels per vdevice in the redundant work constraints.
-LEVELS = 16
 # At most this share of the time limit goes to the second phase (`cpsat_bytes`).
 FEWEST_BYTES_SHARE = 0.25
 
@@ -148,7 +152,7 @@ def solve_exact(
 
     model = _Model(g, allowed, lower, hint)
     if heads_tails is not None:
-        model.redundant(*heads_tails)
+        add_heads_tails(model, *heads_tails)
         add_link_work(model, heads_tails[0])
     add_knapsacks(model)
     started = time.perf_counter()
@@ -416,34 +420,6 @@ class _Model:
             used += [d for d in cls if d not in used]
             rename.update(zip(used, cls, strict=True))
         return rename
-
-    # -- redundant constraints -------------------------------------------------
-    def redundant(self, head: list[dict[int, float]], tail: list[dict[int, float]]) -> None:
-        """Heads, tails and head-level work per stream (physical device: its scopes' ops together, `bounds`), in
-        whole units rounded down."""
-        g, m, q = self.g, self.m, self.q
-        for i in range(g.num_ops):
-            row = self.x[g.op_unit[i]]
-            m.add(self.s[i] >= sum(int(head[i][d] / q) * lit for d, lit in row.items()))
-            m.add(self.makespan >= self.e[i] + sum(int(tail[i][d] / q) * lit for d, lit in row.items()))
-        for stream in sorted(set(g.physical)):
-            scopes = [d for d in range(g.num_devices) if g.physical[d] == stream]
-            items = [
-                (int(head[i][d] / q), self.dur(g.op_time[i][d]), i, d)
-                for i in range(g.num_ops)
-                for d in scopes
-                if d in head[i]
-            ]
-            levels = sorted({h for h, size, _, _ in items if size})
-            if len(levels) > LEVELS:
-                levels = [levels[round(j * (len(levels) - 1) / (LEVELS - 1))] for j in range(LEVELS)]
-            for theta in levels:
-                at = [(size, self.x[g.op_unit[i]][d]) for h, size, i, d in items if h >= theta]
-                some = m.new_bool_var(f"on{stream}_{theta}")  # true when an op of the level runs on the stream
-                for _, lit in at:
-                    m.add_implication(lit, some)
-                work = sum(size * lit for size, lit in at if size)
-                m.add(self.makespan >= theta + work).only_enforce_if(some)
 
     # -- hint and plan ---------------------------------------------------------
     def _hint(self, placement: list[int], timing: Timing) -> None:

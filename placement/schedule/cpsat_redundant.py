@@ -1,5 +1,8 @@
 """Redundant constraints of the CP-SAT model (`cpsat`) that its own reasoning does not derive.
 
+* *Heads, tails and stream work* (`bounds.heads_tails`): each op starts
+  after its head and leaves its tail before the makespan; every stream's
+  work past each head level fits before the makespan.
 * *Link work at release levels.*  A link carries one copy at a time, so for
   every level θ of the copies' releases (the earliest their value can be at
   its source: `bounds.heads_tails`), if a copy released at θ or later runs on
@@ -24,6 +27,9 @@ from typing import Any
 
 from vdplace.placement.schedule.bounds import LEVELS
 from vdplace.placement.schedule.lp_bound import memory_rows, release
+
+# Head levels per stream in the head-level work constraints (`add_heads_tails`).
+HEAD_LEVELS = 16
 
 
 def add_link_work(model: Any, head: list[dict[int, float]]) -> None:
@@ -51,3 +57,31 @@ def add_knapsacks(model: Any) -> None:
     m, x = model.m, model.x
     for d, limit, coef in memory_rows(model.g, model.allowed):
         m.add(sum(c * x[u][d] for u, c in coef.items() if c) <= limit)
+
+
+def add_heads_tails(model: Any, head: list[dict[int, float]], tail: list[dict[int, float]]) -> None:
+    """Heads, tails and head-level work per stream (physical device: its scopes' ops together, `bounds`), in
+    whole units rounded down."""
+    g, m, q = model.g, model.m, model.q
+    for i in range(g.num_ops):
+        row = model.x[g.op_unit[i]]
+        m.add(model.s[i] >= sum(int(head[i][d] / q) * lit for d, lit in row.items()))
+        m.add(model.makespan >= model.e[i] + sum(int(tail[i][d] / q) * lit for d, lit in row.items()))
+    for stream in sorted(set(g.physical)):
+        scopes = [d for d in range(g.num_devices) if g.physical[d] == stream]
+        items = [
+            (int(head[i][d] / q), model.dur(g.op_time[i][d]), i, d)
+            for i in range(g.num_ops)
+            for d in scopes
+            if d in head[i]
+        ]
+        levels = sorted({h for h, size, _, _ in items if size})
+        if len(levels) > HEAD_LEVELS:
+            levels = [levels[round(j * (len(levels) - 1) / (HEAD_LEVELS - 1))] for j in range(HEAD_LEVELS)]
+        for theta in levels:
+            at = [(size, model.x[g.op_unit[i]][d]) for h, size, i, d in items if h >= theta]
+            some = m.new_bool_var(f"on{stream}_{theta}")  # true when an op of the level runs on the stream
+            for _, lit in at:
+                m.add_implication(lit, some)
+            work = sum(size * lit for size, lit in at if size)
+            m.add(model.makespan >= theta + work).only_enforce_if(some)

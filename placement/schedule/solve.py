@@ -184,29 +184,16 @@ def solve_time(
     end = allowance.deadline(g)
     free_s = allowance.optional_s(g)
     total = Budget(0, end, out.stopped)
-    lower = subset_bound(g, allowed)  # the bound of work over devices: always (one pass)
-    if free_s < allowance.bound_seconds(g):
-        total.stop("bound")
-    elif not allowance.fits_clock(allowance.bound_seconds(g), end):
-        total.cut_by_clock = True
-        total.stop("bound")
-    else:
-        lower = max(lower, lower_bound(g))
-        free_s -= allowance.bound_seconds(g)
+    lower, free_s = _bound(g, allowed, allowance, free_s, total)
     total.ops = int(OPS_PER_SECOND * free_s)
     use_exact = exact and cpsat.applicable(g)
     share = SEARCH_SHARE if use_exact else 1.0
     now = time.perf_counter()
     budget = total.part(share, min(end, now + (end - now) * share))
     if total.ops >= g.num_ops and budget.left:  # one list schedule paid: the start plans, as far as they go
-        began = time.perf_counter()
-        seconds = min(time_limit_s * COST_SHARE, (end - began) / 4)
-        cost_plan = _cost_plan(co, seconds, backend, propagate)
-        ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
-        split = best_split(g, budget)
-        starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
-        starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
-        best = search(g, starts, budget)
+        best = _searched(
+            co, g, budget, min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4), backend, propagate
+        )
     else:  # the least plan: every unit on its fastest vdevice
         budget.stop("start plans")
         budget.stop("search")
@@ -240,6 +227,12 @@ def solve_time(
     if chosen is None:
         out.best = best
         return out
+    return _chosen(out, chosen, lower, slack)
+
+
+def _chosen(out: TimeSolution, chosen: tuple[list[int], Timing], lower: float, slack: float) -> TimeSolution:
+    """`out` with the plan `chosen`, its bound `lower` and whether it is optimal (up to the exact solver's
+    discretization `slack`)."""
     out.plan, out.timing = chosen
     makespan = chosen[1].makespan
     out.lower_bound = min(lower, makespan)
@@ -247,6 +240,35 @@ def solve_time(
     out.optimal = makespan - out.lower_bound <= out.tolerance
     out.status = "optimal" if out.optimal else "time limit"
     return out
+
+
+def _bound(g: TaskGraph, allowed: list[list[int]], allowance: Allowance, free_s: float, total: Budget) -> tuple:
+    """``(lower bound, seconds left)``: the bound of work over devices always (one pass), the bounds of
+    `bounds.lower_bound` when `free_s` pays them and the clock allows (else `total` records "bound" stopped)."""
+    lower = subset_bound(g, allowed)
+    if free_s < allowance.bound_seconds(g):
+        total.stop("bound")
+    elif not allowance.fits_clock(allowance.bound_seconds(g), total.deadline):
+        total.cut_by_clock = True
+        total.stop("bound")
+    else:
+        lower = max(lower, lower_bound(g))
+        free_s -= allowance.bound_seconds(g)
+    return lower, free_s
+
+
+def _searched(
+    co: Coarsened, g: TaskGraph, budget: Budget, cost_seconds: float, backend: PlanBackend | str, propagate: bool
+) -> Plan:
+    """The placement search's best plan from the start plans (module docstring, steps 1-2), within `budget`;
+    the cost objective's plan gets at most `cost_seconds`."""
+    began = time.perf_counter()
+    cost_plan = _cost_plan(co, cost_seconds, backend, propagate)
+    ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
+    split = best_split(g, budget)
+    starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
+    starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
+    return search(g, starts, budget)
 
 
 def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, deadline: float) -> tuple:
