@@ -242,8 +242,9 @@ def serial_total(g: TaskGraph, allowed: list[list[int]]) -> float:
         table = g.val_copy[v]
         if table is not None:
             total += g.num_devices * max(max(row) for row in table)
-        if g.val_upload[v] is not None:
-            total += max(g.val_upload[v])  # type: ignore[arg-type]
+        upload = g.val_upload[v]
+        if upload is not None:
+            total += max((t or 0.0) for t in upload)
     return total
 
 

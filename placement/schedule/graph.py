@@ -446,8 +446,8 @@ class _Walk(RootWalk):
             for v, kind in enumerate(g.val_kind):
                 if kind == INPUT:
                     g.val_upload[v] = [self.model.upload(g.val_bytes[v], host, d, vds) for d in vds]
-                    sends = [self.model.upload_send(g.val_bytes[v], host, d, vds) for d in vds]
-                    g.val_upload_send[v] = sends if any(sends) else None
+                    upload_sends = [self.model.upload_send(g.val_bytes[v], host, d, vds) for d in vds]
+                    g.val_upload_send[v] = upload_sends if any(upload_sends) else None
         g.has_send = any(t is not None for t in g.val_send) or any(t is not None for t in g.val_upload_send)
         for leaf in tree_leaves(self.tree(func.body.body)):
             out = self.value.get(self.of(leaf))

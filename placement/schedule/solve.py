@@ -302,10 +302,10 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
         upper = serial_total(g, allowed)
     if upper is not None and lower < upper * (1 - OPTIMAL_TOLERANCE):
         began = time.perf_counter()
-        relaxed_lower, relaxed = integer_bound(g, allowed, ht, upper, seconds * RELAX_SHARE)
+        relaxed_lower, relaxed_placement = integer_bound(g, allowed, ht, upper, seconds * RELAX_SHARE)
         lower = max(lower, relaxed_lower)
-        if relaxed is not None and lower < best.makespan * (1 - OPTIMAL_TOLERANCE):
-            best = _relaxed_plan(g, relaxed, best, seconds * RELAX_SHARE / 2)
+        if relaxed_placement is not None and lower < best.makespan * (1 - OPTIMAL_TOLERANCE):
+            best = _relaxed_plan(g, relaxed_placement, best, seconds * RELAX_SHARE / 2)
         seconds = max(0.05, seconds - (time.perf_counter() - began))
     res = cpsat.solve_exact(g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, ht)
     if best.excess == 0 and (res.timing is None or best.makespan < res.timing.makespan):
