@@ -140,7 +140,7 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
             extend((v, home), end)
         elif kind == PASSED:
             starts[v, home] = arrival(g, t, v, home)
-            extend((v, home), starts[v, home])
+            extend((v, home), 0.0)  # its argument's stay there covers its arrival (an uploaded input's: from 0)
             if parameter(g, v):
                 extend((v, home), call_end[g.val_instance[v]])
         else:
