@@ -711,5 +711,6 @@ class M:
     s = result.schedule
     # x up to the GPU, then per call: add there, a to the CPU, exp, b back, multiply: 1 + 2 * 5 us
     assert s.optimal and s.makespan == pytest.approx(11e-6, rel=1e-9)
-    # on the GPU at most two 16 KiB tensors at once, and both scalar constants (held the whole run)
-    assert s.peak_memory[NAMES["cuda"]] == 2 * 64 * 64 * 4 + 2 * 4
+    # on the GPU at most three 16 KiB tensors at once (at d: the argument, held by main until f returns, b's
+    # copy and d; the VM measures the same), and both scalar constants (held the whole run)
+    assert s.peak_memory[NAMES["cuda"]] == 3 * 64 * 64 * 4 + 2 * 4
