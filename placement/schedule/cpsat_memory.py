@@ -42,7 +42,7 @@ def add_memory(model: Any) -> None:
         if not g.val_bytes[v] or not loaded(g, v):
             continue
         b = g.val_view[v]
-        extra = []
+        extra: list[tuple[Any, list[Any]]] = []
         if stays and parameter(g, v):
             extra = [(_call_end(model, set(subtrees[g.val_instance[v]]), g.val_instance[v], call_end), [])]
         for d, here in model.x[g.val_unit[v]].items():
