@@ -467,7 +467,7 @@ def test_two_call_sites_share_the_callee_placement_and_differ_by_call() -> None:
 
 
 def test_an_argument_lives_until_the_callees_last_reader() -> None:
-    # f reads x last in its second op: the argument p0's copy on f's device lives to that op's end
+    # f reads x last in its second op, its last: the argument p0's copy on f's device lives to its end (the call's)
     prog = Program(
         64,
         ["p0"],
