@@ -16,7 +16,9 @@ one vdevice variable all its call sites share.
   there: the cost problem lists the parameter's unit among the argument's
   consumers, so the copy is the one the placed module writes before the
   call); it holds no bytes of its own there (a view of the argument's stay
-  there, so the argument lives to the callee's last reader of it); a
+  there, so the argument lives until the call returns, `liveness.call_ends`:
+  the runtime's caller holds what it passes until then; a weight passed is
+  loaded, read by the callee or not); a
   reader of the parameter elsewhere copies it from the parameter's vdevice,
   as the placed callee does.  Any other argument (a tuple, a constant) is
   tied to its parameter, one unit: the parameter names the argument's

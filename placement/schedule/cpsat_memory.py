@@ -11,19 +11,22 @@ its end, and the reservoir stays within the limit (a cumulative constraint
 over the stays as intervals said the same, but CP-SAT proved far less with
 it: seconds against milliseconds on 4 ops).  A view (`TaskGraph.val_view`)
 adds no bytes where it is made: the stay there of what it views (its home
-stay, or its copy's) ends at or after the view's own end.  The run's entry
+stay, or its copy's) ends at or after the view's own end; a callee's
+parameter ends at or after its call's end (`liveness.call_ends`: its ops' and
+copies' ends, nested calls' included).  The run's entry
 (`liveness.at_entry`: every runtime input, weight and constant at its home,
 before anything at time 0) is within each limit too, a sum over the
 placement's literals: it counts the inputs nothing reads, which have no
-stay.  `model` is the `cpsat_model.Model` being built.
+stay, and no callee's parameter or second instance of a callee's constant
+(views: no bytes of their own).  `model` is the `cpsat_model.Model` being built.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from vdplace.placement.schedule.graph import CONST, INPUT, OP, WEIGHT
-from vdplace.placement.schedule.liveness import loaded
+from vdplace.placement.schedule.graph import CONST, INPUT, OP, PASSED, WEIGHT
+from vdplace.placement.schedule.liveness import call_subtrees, loaded, parameter
 
 
 def add_memory(model: Any) -> None:
@@ -33,13 +36,18 @@ def add_memory(model: Any) -> None:
         d: [] for d, lim in enumerate(g.limits) if lim is not None
     }
     views: dict[tuple[int, int], list[tuple[Any, list[Any]]]] = {}  # (value, d) -> (end, when) of its views at d
+    call_end: dict[int, Any] = {}  # instance -> its call's end (`_call_end`)
+    subtrees = call_subtrees(g)
     for v in reversed(range(g.num_values)):  # a view after what it views: its end is known first
         if not g.val_bytes[v] or not loaded(g, v):
             continue
         b = g.val_view[v]
+        extra: list[tuple[Any, list[Any]]] = []
+        if stays and parameter(g, v):
+            extra = [(_call_end(model, set(subtrees[g.val_instance[v]]), g.val_instance[v], call_end), [])]
         for d, here in model.x[g.val_unit[v]].items():
             if d in stays:
-                stay = _home_stay(model, v, d, views.get((v, d), []))
+                stay = _home_stay(model, v, d, views.get((v, d), []) + extra)
                 if b >= 0:
                     views.setdefault((b, d), []).append((stay[1], [here]))
                 else:
@@ -53,12 +61,27 @@ def add_memory(model: Any) -> None:
     _entry(model, list(stays))
 
 
+def _call_end(model: Any, inside: set[int], k: int, cache: dict[int, Any]) -> Any:
+    """A variable at or after the end of every op and copy of instance k's call (`inside`: k and the
+    instances it calls, directly or not)."""
+    if k not in cache:
+        g, m = model.g, model.m
+        end = cache[k] = m.new_int_var(0, model.horizon, f"call{k}_end")
+        for i in range(g.num_ops):
+            if g.op_instance[i] in inside:
+                m.add(end >= model.e[i])
+        for (w, d), y in model.y.items():
+            if g.val_instance[w] in inside:
+                m.add(end >= model.ce[w, d]).only_enforce_if(y)
+    return cache[k]
+
+
 def _entry(model: Any, limited: list[int]) -> None:
     """What the run holds at its entry on each limited vdevice (`liveness.at_entry`), within the limit."""
     g = model.g
     held: dict[int, list[tuple[int, Any]]] = {d: [] for d in limited}  # d -> (bytes, literal)
     for v, kind in enumerate(g.val_kind):
-        if kind == OP or not g.val_bytes[v] or not loaded(g, v):
+        if kind in (OP, PASSED) or g.val_view[v] >= 0 or not g.val_bytes[v] or not loaded(g, v):
             continue
         for d, lit in model.x[g.val_unit[v]].items():
             in_flight = kind == INPUT and g.inputs_from_driver and g.host is not None and d != g.host

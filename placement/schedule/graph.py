@@ -97,7 +97,8 @@ class TaskGraph:
     op_instance, val_instance  the instance each op and value is in
     val_source        a ``PASSED`` value's argument value (`calls`), -1 for every other value; a ``PASSED``
                       value is a view of it, its `val_producer` the op that makes the value it passes on
-                      (-1 for none), and it is among that op's ``op_makes`` (ranks and tails see through calls)
+                      (-1 for none), and it is among that op's ``op_makes`` (ranks and tails see through calls);
+                      ``val_passed``: whether a value is some ``PASSED`` value's argument
     site_root         the root site of every site of the entry function that is not its own root
     root_value        the value id of every root site of the entry function that holds a value
     """
@@ -158,6 +159,7 @@ class TaskGraph:
         self.op_instance: list[int] = []
         self.val_instance: list[int] = []
         self.val_source: list[int] = []
+        self.val_passed: list[bool] = []
         self.site_root: dict[int, int] = {}
         self.root_value: dict[int, int] = {}
 
@@ -198,6 +200,7 @@ class TaskGraph:
         self.val_strided.append(False)
         self.val_instance.append(self.current)
         self.val_source.append(-1)
+        self.val_passed.append(False)
         return len(self.val_label) - 1
 
     def make_view(self, v: int, of: int, strided: bool) -> None:
@@ -401,6 +404,7 @@ class _Walk(RootWalk):
         g = self.g
         v = g.add_value(site, PASSED, self.unit_of[site], g.val_producer[src])
         g.val_source[v] = src
+        g.val_passed[src] = True
         g.make_view(v, src, g.val_strided[src])
         if g.val_producer[v] >= 0:
             g.op_makes[g.val_producer[v]].append(v)

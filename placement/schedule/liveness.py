@@ -25,7 +25,9 @@ A value occupies a vdevice over a half-open interval of the run:
   the end of the view's (chains of views fold into the first value); a copy
   of a view elsewhere is a value of its own there.  A callee's parameter
   (``PASSED``, `calls`) is a view of its argument on the parameter's vdevice
-  (the argument's home, or its copy there), from when the argument is there.
+  (the argument's home, or its copy there), from when the argument is there
+  to the call's end (`call_ends`): the runtime's caller holds what it passes
+  until the call returns, read by the callee or not.
 
 At the same instant a value whose interval ends is gone before one whose
 interval starts arrives (an op may write where its last operand was).  A
@@ -55,17 +57,25 @@ def lives(g: TaskGraph, t: Timing) -> list[Live]:
 
 
 def loaded(g: TaskGraph, v: int) -> bool:
-    """Whether value v is ever held: every value but a weight nothing reads (no op, no copy, not returned)."""
+    """Whether value v is ever held: every value but a weight nothing reads (no op, no copy, not returned, not
+    passed to a call: the run loads a weight passed to a callee where the caller passes it)."""
     if g.val_kind[v] != WEIGHT:
         return True
-    return bool(g.val_readers[v] or g.val_home_readers[v] or g.val_users[v] or any(w == v for w, _ in g.outputs))
+    return bool(
+        g.val_readers[v]
+        or g.val_home_readers[v]
+        or g.val_users[v]
+        or any(w == v for w, _ in g.outputs)
+        or g.val_passed[v]
+    )
 
 
 def at_entry(g: TaskGraph, placement: list[int]) -> list[tuple[int, int]]:
-    """``(value, vdevice)`` of everything the run holds as it starts (module docstring)."""
+    """``(value, vdevice)`` of everything the run holds as it starts (module docstring): no ``PASSED`` value (a
+    view of its argument) and no second instance of a callee's constant (a view of the first: one tensor)."""
     out = []
     for v, kind in enumerate(g.val_kind):
-        if kind == OP or not loaded(g, v):
+        if kind in (OP, PASSED) or g.val_view[v] >= 0 or not loaded(g, v):
             continue
         d = placement[g.val_unit[v]]
         if kind == INPUT and g.inputs_from_driver and g.host is not None and d != g.host:
@@ -109,6 +119,7 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
     ends: dict[tuple[int, int], float] = {}  # (value, vdevice) -> the end of its last reader there
     starts: dict[tuple[int, int], float] = {}
     op_unit, op_end = g.op_unit, t.op_end
+    call_end = call_ends(g, t)
 
     def extend(key: tuple[int, int], end: float) -> None:
         if end > ends.get(key, -1.0):
@@ -129,7 +140,9 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
             extend((v, home), end)
         elif kind == PASSED:
             starts[v, home] = arrival(g, t, v, home)
-            extend((v, home), starts[v, home])
+            extend((v, home), 0.0)  # its argument's stay there covers its arrival (an uploaded input's: from 0)
+            if parameter(g, v):
+                extend((v, home), call_end[g.val_instance[v]])
         else:
             starts[v, home] = 0.0
             extend((v, home), 0.0)
@@ -158,6 +171,39 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
     for (v, d), start in starts.items():
         out.append((v, d, start, ends.get((v, d), start)))
     return out
+
+
+def parameter(g: TaskGraph, v: int) -> bool:
+    """Whether value v is a callee's parameter (a ``PASSED`` value from its caller; not a call's result)."""
+    if g.val_kind[v] != PASSED:
+        return False
+    inner, outer = g.instances[g.val_instance[v]], g.instances[g.val_instance[g.val_source[v]]]
+    return len(inner.call) > len(outer.call)
+
+
+def call_subtrees(g: TaskGraph) -> list[list[int]]:
+    """``out[k]``: instance k and every instance its run calls, directly or not (by their call paths)."""
+    out: list[list[int]] = [[] for _ in g.instances]
+    index = {inst.call: k for k, inst in enumerate(g.instances)}
+    for k, inst in enumerate(g.instances):
+        for n in range(len(inst.call) + 1):
+            out[index[inst.call[:n]]].append(k)
+    return out
+
+
+def call_ends(g: TaskGraph, t: Timing) -> list[float]:
+    """When each instance's call returns in `t`: the end of its last op or copy, nested calls' included (0 for
+    none)."""
+    own = [0.0] * len(g.instances)
+    for i, end in enumerate(t.op_end):
+        k = g.op_instance[i]
+        if end > own[k]:
+            own[k] = end
+    for (v, _), (_, end) in t.copies.items():
+        k = g.val_instance[v]
+        if end > own[k]:
+            own[k] = end
+    return [max(own[j] for j in sub) for sub in call_subtrees(g)]
 
 
 def arrival(g: TaskGraph, t: Timing, v: int, d: int) -> float:

@@ -184,8 +184,14 @@ class Simulator:
         return end
 
     def finish(self) -> Timing:
-        """Run what no op needed (copies to a hint's vdevice nothing reads, outputs' copies); the timing."""
+        """Run what no op needed (uploads of inputs nothing reads, as through a call to a parameter nothing
+        reads: `required_copies` has them; copies to a hint's vdevice nothing reads, outputs' copies); the
+        timing."""
         g, placement = self.g, self.placement
+        for v in range(g.num_values):
+            home = placement[g.val_unit[v]]
+            if self.needs_upload(v, home):
+                self.ensure(v, home)
         for v, users in enumerate(g.val_users):
             for u in users:
                 d = placement[u]
