@@ -71,6 +71,10 @@ class Program:
     def nbytes(self) -> int:
         return self.side * self.side * 4
 
+    def send_seconds(self, src: str, dst: str) -> float:
+        """The sender's share of a copy (`check_events`): these programs draw none (test_schedule's do)."""
+        return 0.0
+
     @property
     def op_calls(self) -> int:
         calls = sum(1 for _, op, _ in self.ops if op == "f")
