@@ -43,6 +43,9 @@ picks: a replica that only copy ops read (a *transit* replica: ``lv1 =
 hint(lv0, gpu); lv2 = hint(lv1, cpu)`` with nothing else reading ``lv1``)
 is read as written by a copy op that would otherwise alias or copy its home
 where the home ends on the destination (case 4 without the home lookup),
+where a copy op that is an alias whatever the devices (case 1 or 2) reads
+what it aliases for real when its own result is read for real (``c2 =
+hint(x, gpu)`` reusing ``c``, then returned: ``c`` is no transit replica),
 and a nearby replica that nothing reads for real is not looked up where the
 home may stand in for it; then a copy op whose result nothing needs (no
 real read of it or its aliases, and no kept copy op reading it) is dropped
@@ -268,6 +271,14 @@ class CopyPlanner:
         self.pending = []
 
     def _settle(self, recs: list[_Pending], reads: Reads) -> None:
+        # An op that is an alias whatever the devices (it reuses a replica, or its input is on its destination)
+        # reads its replica for real where its own result is read for real: later ops first, so a chain is followed.
+        for rec in reversed(recs):
+            target = rec.plan.reuse
+            if target is None and rec.at == rec.device and isinstance(rec.call.args[0], Var):
+                target = rec.call.args[0]
+            if target is not None and reads.is_read(rec.var):
+                reads.read.add(reads.root(target))
         # What each op reads whatever the devices turn out to be (a replica that may be a copy's result), or None.
         static = [self._static_read(rec, reads) for rec in recs]
         wanted: set[Var] = set()  # group roots a kept copy op reads

@@ -135,3 +135,58 @@ class Module:
     assert p.bytes_copied == 32
     assert [(c.var, c.physical) for c in p.copies] == [("a", True), ("b", False)]
     assert "R.to_vdevice(a, " in ir.script(p.module)
+
+
+def test_a_replica_another_hint_reuses_is_read_so_a_copy_back_aliases_the_original():
+    """`c2` reuses `c` (an alias in the placed module) and is returned: `c` is read for real, not a transit
+    replica, so copying it back home aliases `x` (before: a second 32-byte copy, `b = R.to_vdevice(c, ...)`)."""
+    p, text = _place("""
+    @R.function
+    def main(x: R.Tensor((8,), "float32", "llvm:0")):
+        c = R.hint_on_device(x, R.device(device_type=2, index=0))
+        c2 = R.hint_on_device(x, R.device(device_type=2, index=0))
+        b = R.to_vdevice(c, "llvm:0")
+        return (c2, b)
+""")
+    assert p.bytes_copied == 32 and [c.var for c in p.copies] == ["c"]
+    assert 'c2: R.Tensor((8,), dtype="float32", vdevice="cuda:0:global") = c' in text
+    assert 'b: R.Tensor((8,), dtype="float32", vdevice="llvm:0:global") = x' in text
+
+
+def test_a_chain_of_aliasing_copy_ops_reads_the_replica_it_names():
+    """`d` is a copy to where `c2` is (an alias of it), `c2` a reuse of `c`: the returned `d` reads `c`."""
+    p, text = _place("""
+    @R.function
+    def main(x: R.Tensor((8,), "float32", "llvm:0")):
+        c = R.hint_on_device(x, R.device(device_type=2, index=0))
+        c2 = R.hint_on_device(x, R.device(device_type=2, index=0))
+        d = R.to_vdevice(c2, "cuda:0")
+        b = R.to_vdevice(c, "llvm:0")
+        return (d, b)
+""")
+    assert p.bytes_copied == 32 and [c.var for c in p.copies] == ["c"]
+    assert 'b: R.Tensor((8,), dtype="float32", vdevice="llvm:0:global") = x' in text
+
+
+def test_a_copy_back_to_a_second_scope_of_one_device_aliases_the_value_there():
+    """The hypothesis example: `p0` lives on cuda:1 (sm_80, the physical device of cuda:0); `fork1` reuses
+    `fork0` and is returned, so `v2`, a copy of `fork0` back to cuda:1, is `p0` itself, not a no-byte copy."""
+    src = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0), I.vdevice({"kind": "cuda", "arch": "sm_80"}, 0)]})
+
+    @R.function
+    def main(p0: R.Tensor((1,), "float32", "cuda:1")):
+        fork0 = R.hint_on_device(p0, R.device(device_type=2, index=0))
+        fork1 = R.hint_on_device(p0, R.device(device_type=2, index=0))
+        v0 = p0
+        v1 = R.hint_on_device(p0, R.device(device_type=2, index=0))
+        v2 = R.to_vdevice(fork0, "cuda:1")
+        return (fork1, v2)
+"""
+    p = place(ir.parse(src, "m.py"))
+    text = ir.script(p.module)
+    assert [(c.var, c.physical) for c in p.copies] == [("fork0", False)]
+    assert 'v2: R.Tensor((1,), dtype="float32", vdevice="cuda:1:global") = p0' in text
+    assert "v1" not in text  # a hint nothing reads is left out

@@ -103,7 +103,7 @@ def _copies_per_value(mod) -> list[str]:
     only to the end of its block; devices come from the struct infos.  A copy
     from a copy that nothing else reads is the program's own round trip, read
     as written (issue 29: bypassing it would leave a copy nothing reads), and
-    is not counted.
+    is not counted; an alias ``y = x`` is no read of x there (`_transit`).
     """
     repeats: list[str] = []
     for fname, func in mod.functions.items():
@@ -115,17 +115,24 @@ def _copies_per_value(mod) -> list[str]:
 
 
 def _transit(func) -> set:
-    """The ``to_vdevice`` results of `func` that only other ``to_vdevice`` calls read."""
-    copies, other_reads = set(), set()
+    """The ``to_vdevice`` results of `func` that only other ``to_vdevice`` calls read, with their aliases.
+
+    An alias ``y = x`` names x's value again and is no read of it: a read of y is a read of x.
+    """
+    root: dict = {}
+    copies, other_reads = set(), set(_vars(func.body.body))
     for b in ir.iter_bindings(func):
         v = b.value
-        if isinstance(v, ir.Call) and getattr(v.op, "name", "") == "to_vdevice":
+        if isinstance(v, ir.Var):
+            root[b.var] = root.get(v, v)
+        elif isinstance(v, ir.Call) and getattr(v.op, "name", "") == "to_vdevice":
             copies.add(b.var)
             if not isinstance(v.args[0], ir.Var):
                 other_reads |= _vars(v.args[0])
         else:
             other_reads |= _vars(v)
-    return copies - other_reads - _vars(func.body.body)
+    transit = copies - {root.get(x, x) for x in other_reads}
+    return transit | {x for x, r in root.items() if r in transit}
 
 
 def _walk_copies(fname: str, seq, root: dict, visible: dict, repeats: list[str], transit: set) -> None:
@@ -147,6 +154,29 @@ def _walk_copies(fname: str, seq, root: dict, visible: dict, repeats: list[str],
             visible.setdefault(key, []).append(b.var)
         if isinstance(block, ir.DataflowBlock):
             visible = {k: [w for w in ws if not isinstance(w, ir.DataflowVar)] for k, ws in visible.items()}
+
+
+def test_a_round_trip_through_a_reused_replica_is_the_programs_own():
+    """`fork1` reuses `fork0` (an alias of it in the placed module) and only `v0`, a copy back, reads it: the
+    program's own round trip, read as written (issue 29), and `_copies_per_value` does not count it; with
+    `fork0` returned as well, `v0` is `p0` itself."""
+    head = """
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0), I.vdevice({"kind": "cuda", "arch": "sm_80"}, 0)]})
+
+    @R.function
+    def main(p0: R.Tensor((1,), "float32", "cuda:1")):
+        fork0 = R.hint_on_device(p0, R.device(device_type=2, index=0))
+        fork1 = R.hint_on_device(p0, R.device(device_type=2, index=0))
+        v0 = R.to_vdevice(fork1, "cuda:1")
+"""
+    own = place(ir.parse(head + "        return v0\n", "m.py")).module
+    assert 'v0: R.Tensor((1,), dtype="float32", vdevice="cuda:1:global") = R.to_vdevice(fork1, ' in ir.script(own)
+    assert _copies_per_value(own) == [] and _unread_copies(own) == []
+    read = place(ir.parse(head + "        return (v0, fork0)\n", "m.py")).module
+    assert 'v0: R.Tensor((1,), dtype="float32", vdevice="cuda:1:global") = p0' in ir.script(read)
+    assert _copies_per_value(read) == [] and _unread_copies(read) == []
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
