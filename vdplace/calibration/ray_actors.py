@@ -27,10 +27,14 @@ meanwhile: the put, the script's return, the next script's start); and the
 *receive*, ``ray.get`` of an array already in the object store and its
 write into a buffer of the actor's own.  Each is fitted like a link (the
 fastest of `repeat` calls at 8 B and 8 MiB: a latency and seconds per
-byte, `Share`).  `links` carries the sender's into every link from the
-actor (`Link.send_latency`, `Link.send_per_byte`: `CostModel.send`, the
-time the `Time` objective holds the sender's device); `receives` is
-recorded in the cost file's ``about`` only (docs/cost.md says why).
+byte, `Share`); the send of a strided view (a transposed float32 array,
+made contiguous as the run's send makes it: `runtime.ray.commands.sendable`)
+gets its own seconds per byte.  `links` carries the sender's into every
+link from the actor (`Link.send_latency`, `Link.send_per_byte`,
+`Link.send_strided_per_byte`: `CostModel.send`, the time the `Time`
+objective holds the sender's device); `receives` is recorded in the cost
+file's ``about`` only (docs/cost.md says why: every value arrives
+contiguous, a plain fetch inside the link's time).
 """
 
 from __future__ import annotations
@@ -97,14 +101,18 @@ class TimingActor:
         array = np.ones(nbytes, np.uint8)
         return time.time(), array
 
-    def send(self, nbytes: int) -> list[Any]:
-        """A send as a run's actor makes one: a fresh array of `nbytes` put into Ray's object store, its
-        reference the script's export, the script ended; [the clock when the put started, the reference]."""
+    def send(self, nbytes: int, strided: bool = False) -> list[Any]:
+        """A send as a run's actor makes one (`runtime.ray.commands.sendable`, then the put): a fresh array of
+        `nbytes` put into Ray's object store, its reference the script's export, the script ended; [the clock
+        when the send started, the reference].  `strided`: the array is a transposed float32 view
+        (`strided_array`), made contiguous as the run's send makes it."""
         import ray
 
-        array = np.ones(nbytes, np.uint8)
+        from vdplace.runtime.ray.commands import sendable
+
+        array = strided_array(nbytes) if strided else np.ones(nbytes, np.uint8)
         start = time.perf_counter()
-        return [start, ray.put(array)]
+        return [start, ray.put(sendable(array))]
 
     def stamp(self) -> float:
         """This actor's clock when it starts this call (after the calls submitted before it)."""
@@ -135,14 +143,30 @@ class TimingActor:
         return time.time() - sent
 
 
+def strided_array(nbytes: int) -> np.ndarray:
+    """A fresh float32 array of about `nbytes` (rounded down to whole floats, at least one), as a transposed
+    view that is not C-contiguous where it has two axes longer than 1: the layout of a ``permute_dims`` of
+    a weight (`vdplace.ir.views`)."""
+    n = max(1, nbytes // 4)
+    rows = 1
+    while rows * 2 * rows * 2 <= n and n % (rows * 2) == 0:
+        rows *= 2
+    return np.ones((rows, n // rows), np.float32).T
+
+
 class Share(NamedTuple):
-    """One actor's share of a copy: seconds per copy and per byte (`measure_share`)."""
+    """One actor's share of a copy: seconds per copy and per byte (`measure_share`); `strided_per_byte`:
+    per byte of a strided view's (the sender's share, which makes it contiguous; 0 where not measured)."""
 
     latency: float
     per_byte: float
+    strided_per_byte: float = 0.0
 
     def as_about(self) -> dict[str, float]:
-        return {"latency seconds": self.latency, "seconds per byte": self.per_byte}
+        out = {"latency seconds": self.latency, "seconds per byte": self.per_byte}
+        if self.strided_per_byte:
+            out["strided seconds per byte"] = self.strided_per_byte
+        return out
 
 
 def measure_share(busy: Callable[[int], float], repeat: int) -> Share:
@@ -153,12 +177,15 @@ def measure_share(busy: Callable[[int], float], repeat: int) -> Share:
 
 
 def with_sends(links: Mapping[tuple[str, str], Link], sends: Mapping[str, Share]) -> dict[tuple[str, str], Link]:
-    """`links` with each link's sender's share (`Link.send_latency`, `send_per_byte`) that of its source."""
+    """`links` with each link's sender's share (`Link.send_latency`, `send_per_byte`, `send_strided_per_byte`)
+    that of its source."""
     out: dict[tuple[str, str], Link] = {}
     for (src, dst), link in links.items():
         share = sends.get(src)
         if share is not None:
-            link = link._replace(send_latency=share.latency, send_per_byte=share.per_byte)
+            link = link._replace(
+                send_latency=share.latency, send_per_byte=share.per_byte, send_strided_per_byte=share.strided_per_byte
+            )
         out[src, dst] = link
     return out
 
@@ -170,10 +197,12 @@ def copy_shares_about(sends: Mapping[str, Share], receives: Mapping[str, Share])
         "send": {key: share.as_about() for key, share in sends.items()},
         "receive": {key: share.as_about() for key, share in receives.items()},
         "how": "on each actor's clock, the fastest of repeated calls at 8 B and 8 MiB: send = from the start of "
-        "ray.put of a fresh array, exported by the call it ends, to the start of the actor's next call; "
+        "ray.put of a fresh array, exported by the call it ends, to the start of the actor's next call (strided: "
+        "of a transposed float32 view, made contiguous first as a run's send makes it); "
         "receive = ray.get of an array already in the object store and its write into a new buffer",
-        "modelled": "send: held on the sender's device from the copy's start (the links' send_latency and "
-        "send_per_byte, CostModel.send); receive: part of the link's time only (docs/cost.md)",
+        "modelled": "send: held on the sender's device from the copy's start (the links' send_latency, "
+        "send_per_byte and send_strided_per_byte, CostModel.send); receive: a plain fetch (the sender sends "
+        "every value C-contiguous), part of the link's time only (docs/cost.md)",
     }
 
 
@@ -249,20 +278,22 @@ class RayDevices:
         return found
 
     def sends(self, repeat: int = 5) -> dict[str, Share]:
-        """The sender's share of a copy, per actor (by each of its device keys): from the start of its put
-        (`TimingActor.send`) to the start of the call submitted right after it (`TimingActor.stamp`), fitted."""
+        """The sender's share of a copy, per actor (by each of its device keys): from the start of its send
+        (`TimingActor.send`) to the start of the call submitted right after it (`TimingActor.stamp`), fitted;
+        its `strided_per_byte` from sends of strided views fitted the same way."""
         import ray
 
         found: dict[str, Share] = {}
         for actor, keys in zip(self.actors, self.keys, strict=True):
 
-            def put(nbytes: int, actor: Any = actor) -> float:
-                sent, after = actor.send.remote(nbytes), actor.stamp.remote()
+            def put(nbytes: int, actor: Any = actor, strided: bool = False) -> float:
+                sent, after = actor.send.remote(nbytes, strided), actor.stamp.remote()
                 start = ray.get(sent, timeout=CALL_TIMEOUT)[0]
                 return float(ray.get(after, timeout=CALL_TIMEOUT)) - start
 
             share = measure_share(put, repeat)
-            found.update(dict.fromkeys(keys, share))
+            strided = measure_share(functools.partial(put, strided=True), repeat)
+            found.update(dict.fromkeys(keys, share._replace(strided_per_byte=strided.per_byte)))
         return found
 
     def receives(self, repeat: int = 5) -> dict[str, Share]:
