@@ -55,7 +55,11 @@ if TYPE_CHECKING:
 ANY = "*"
 ORIGINS = ("measured", "default")
 ROOF_FIELDS = ("flops", "bandwidth", "overhead")
-SEND_FIELDS = ("send_latency", "send_per_byte", "send_strided_per_byte")  # a link's optional sender share (`Link`), written when not 0
+SEND_FIELDS = (
+    "send_latency",
+    "send_per_byte",
+    "send_strided_per_byte",
+)  # a link's optional sender share (`Link`), written when not 0
 Origin = str | dict[str, str]  # one of ORIGINS, or one per field of a Roof
 
 

@@ -434,15 +434,15 @@ class _Walk(RootWalk):
             by_root.setdefault(root, []).append(v)
         vds = g.vdevices
         for k, value in enumerate(p.values):
-            sends: dict[bool, list[list[float]] | None] = {}  # by strided: a strided view's share is its own
+            shares: dict[bool, list[list[float]] | None] = {}  # by strided: a strided view's share is its own
             for v in by_root.get(value.root, ()):  # every instance of the value
                 g.val_users[v] = value.consumers
                 g.val_copy[v] = p.copy[k]
                 strided = g.val_strided[v]
-                if self.model.send_time is not None and strided not in sends:
+                if self.model.send_time is not None and strided not in shares:
                     table = [[self.model.send(value.nbytes, h, d, vds, strided) for d in vds] for h in vds]
-                    sends[strided] = _nonzero(table)
-                g.val_send[v] = sends.get(strided)
+                    shares[strided] = _nonzero(table)
+                g.val_send[v] = shares.get(strided)
         if g.host is not None:
             g.inputs_from_driver = getattr(self.model, "upload_time", None) is not None
             host = vds[g.host]

@@ -42,7 +42,16 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
         send = send_seconds(g, v, src, d, d == placement[g.val_unit[v]]) if g.physical[src] != g.physical[d] else 0.0
         events.append(
             Event(
-                "copy", inst.function, name, device, start, end, g.val_span[v], g.val_bytes[v], inst.call, send,
+                "copy",
+                inst.function,
+                name,
+                device,
+                start,
+                end,
+                g.val_span[v],
+                g.val_bytes[v],
+                inst.call,
+                send,
                 g.val_strided[v] and d != placement[g.val_unit[v]],
             )
         )

@@ -42,7 +42,6 @@ from .counters import ActorCounters
 from .errors import Failure
 
 
-
 def sendable(data: Any) -> Any:
     """`data` as a send puts it into Ray's object store: a NumPy array that is not C-contiguous (a transposed
     view) copied to a C-contiguous one, here on the sender, so that the receiver's fetch and write is a plain
@@ -52,6 +51,7 @@ def sendable(data: Any) -> Any:
     if isinstance(data, np.ndarray) and not data.flags.c_contiguous:
         return np.ascontiguousarray(data)
     return data
+
 
 class Imported:
     """Marks an argument leaf that arrives as the script's next import."""

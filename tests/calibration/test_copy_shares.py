@@ -8,7 +8,10 @@ from __future__ import annotations
 import pytest
 
 from vdplace.calibration.dispatch import Dispatch, apply_dispatch
-from vdplace.calibration.ray_actors import Share, copy_shares_about, measure_share, with_sends
+import numpy as np
+
+from vdplace.calibration.ray_actors import Share, copy_shares_about, measure_share, strided_array, with_sends
+from vdplace.runtime.ray.commands import sendable
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement import CostModel
 from vdplace.placement.cost import Table
@@ -53,3 +56,24 @@ def test_the_executors_copy_latency_keeps_the_senders_share():
     vds = [CPU, GPU]
     assert model.send(1 << 20, CPU, GPU, vds) == pytest.approx(4e-4 + (1 << 20) * 5e-10)
     assert model.send(1 << 20, GPU, CPU, vds) == 0.0
+
+
+def test_a_strided_senders_share_is_carried_by_the_links_and_written_in_about():
+    links = {("llvm:0", "cuda:0"): Link(1e-3, 1e9)}
+    out = with_sends(links, {"llvm:0": Share(4e-4, 5e-10, 7e-10)})
+    assert out["llvm:0", "cuda:0"] == Link(1e-3, 1e9, 4e-4, 5e-10, 7e-10)
+    about = copy_shares_about({"llvm:0": Share(4e-4, 5e-10, 7e-10)}, {})
+    assert about["send"]["llvm:0"]["strided seconds per byte"] == 7e-10
+    assert "strided" not in str(copy_shares_about({"llvm:0": Share(4e-4, 5e-10)}, {})["send"])
+
+
+def test_the_strided_probe_is_a_transposed_view_that_a_send_makes_contiguous():
+    big = strided_array(LARGE_COPY)
+    assert big.nbytes == LARGE_COPY and big.ndim == 2 and min(big.shape) > 1
+    assert not big.flags.c_contiguous and big.base is not None  # a view, as a permute_dims of a weight
+    sent = sendable(big)
+    assert sent.flags.c_contiguous and sent is not big
+    np.testing.assert_array_equal(sent, big)
+    plain = np.ones(16, np.float32)
+    assert sendable(plain) is plain  # a contiguous value goes as it is: no copy
+    assert strided_array(SMALL_COPY).nbytes == SMALL_COPY
