@@ -5,18 +5,17 @@ Fake timings here; tests/calibration/test_calibration_ray.py measures real actor
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from vdplace.calibration.dispatch import Dispatch, apply_dispatch
-import numpy as np
-
 from vdplace.calibration.ray_actors import Share, copy_shares_about, measure_share, strided_array, with_sends
-from vdplace.runtime.ray.commands import sendable
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement import CostModel
 from vdplace.placement.cost import Table
 from vdplace.placement.cost.links import LARGE_COPY, SMALL_COPY
 from vdplace.placement.cost.roofline import Link, Roof, Roofline
+from vdplace.runtime.ray.commands import sendable
 
 CPU, GPU = VDevice("llvm", 0), VDevice("cuda", 0)
 
