@@ -43,7 +43,6 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
         strided = g.val_strided[v] and d != placement[g.val_unit[v]]  # an upload is of an input: contiguous
         span, nbytes = g.val_span[v], g.val_bytes[v]
         events.append(Event("copy", inst.function, name, device, start, end, span, nbytes, inst.call, send, strided))
-        )
     events.sort(key=lambda e: (e.start, e.end, e.kind != "copy"))
     stays = lives(g, t)
     limits = {names[d]: lim for d, lim in enumerate(g.limits) if lim is not None}
