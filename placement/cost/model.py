@@ -11,7 +11,10 @@ solvers call (they never call the user's functions directly):
 * `send(nbytes, src, dst)`: the sender's share of that copy: seconds from
   the copy's start during which it keeps `src`'s device busy (a Ray actor
   putting the value into the object store), at most the copy's seconds;
-  0 without a `send_time` (every model but a calibrated Ray one);
+  0 without a `send_time` (every model but a calibrated Ray one); a
+  strided value's (`strided=True`) by ``send_time(nbytes, src, dst,
+  strided=True)`` where `send_time` takes that keyword (a Ray actor makes
+  it contiguous as it sends it: a transpose), else as a contiguous one's;
 * `limit(vdevice, vdevices)`: the bytes available on `vdevice`, or None
   for no limit.  `memory` is keyed by vdevice names as the module writes
   them (``"cuda:0"``, ``"cuda:0:global"``; see `ir.vdevice.lookup_vdevice`),
@@ -34,6 +37,7 @@ the op and the vdevice.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -51,7 +55,7 @@ if TYPE_CHECKING:
 
 KernelTime = Callable[["OpInfo", str], "float | None"]
 CopyTime = Callable[[int, str, str], float]
-SendTime = Callable[[int, str, str], float]
+SendTime = Callable[..., float]  # (nbytes, src, dst), and optionally the keyword strided: bool
 
 
 class OpInfo:
@@ -168,6 +172,7 @@ class CostModel:
         self.kernel_time = kernel_time
         self.copy_time = copy_time
         self.send_time = send_time
+        self._send_strided = _takes_keyword(send_time, "strided")
         self.memory: dict[str, int] = {name: parse_bytes(size) for name, size in (memory or {}).items()}
         self.source: Roofline | Table | None = None
         self.about: dict[str, Any] = {}
@@ -253,13 +258,20 @@ class CostModel:
         where = f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})"
         return _checked(self.copy_time(nbytes, *names), where)
 
-    def send(self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
+    def send(
+        self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice], strided: bool = False
+    ) -> float:
         """Seconds from its start that a copy of `nbytes` from `src` to `dst` keeps `src`'s device busy:
-        `send_time`, at most `copy`'s seconds; 0 without `send_time` and on one physical device."""
+        `send_time`, at most `copy`'s seconds; 0 without `send_time` and on one physical device.
+        `strided`: the value is a strided view (module docstring)."""
         if self.send_time is None or src.physical == dst.physical or nbytes == 0:
             return 0.0
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
-        seconds = _checked(self.send_time(nbytes, *names), f"send_time({nbytes}, {names[0]!r}, {names[1]!r})")
+        where = f"send_time({nbytes}, {names[0]!r}, {names[1]!r}{', strided=True' if strided else ''})"
+        if strided and self._send_strided:
+            seconds = _checked(self.send_time(nbytes, *names, strided=True), where)
+        else:
+            seconds = _checked(self.send_time(nbytes, *names), where)
         return min(seconds, self.copy(nbytes, src, dst, vdevices)) if seconds else 0.0
 
     def upload_send(self, nbytes: int, host: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
@@ -284,6 +296,17 @@ class CostModel:
             if named == vdevice:
                 found = size if found is None else min(found, size)
         return found
+
+
+def _takes_keyword(function: Callable[..., Any] | None, name: str) -> bool:
+    """Whether `function` accepts the keyword argument `name` (False for None or no signature)."""
+    if function is None:
+        return False
+    try:
+        params = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def _checked(value: object, where: str) -> float:

@@ -19,7 +19,9 @@ a forgotten device must not silently mean "free" or "impossible".
 
 A `Link` from one device to another costs ``latency + nbytes / bandwidth``,
 of which ``send_latency + nbytes * send_per_byte`` (0 unless given) keeps
-the source device busy from the copy's start (`CostModel.send`).
+the source device busy from the copy's start (`CostModel.send`); a strided
+value (a transposed view, made contiguous as it is sent) at
+``send_strided_per_byte`` a byte where that is given.
 Links are directed and keyed like devices, with ``"*"`` for any device;
 the most specific entry wins (a vdevice name before its kind, its kind before
 its device type, anything before ``"*"``; counted over both ends, the source
@@ -53,7 +55,11 @@ if TYPE_CHECKING:
 ANY = "*"
 ORIGINS = ("measured", "default")
 ROOF_FIELDS = ("flops", "bandwidth", "overhead")
-SEND_FIELDS = ("send_latency", "send_per_byte")  # a link's optional sender share (`Link`), written when not 0
+SEND_FIELDS = (
+    "send_latency",
+    "send_per_byte",
+    "send_strided_per_byte",
+)  # a link's optional sender share (`Link`), written when not 0
 Origin = str | dict[str, str]  # one of ORIGINS, or one per field of a Roof
 
 
@@ -70,13 +76,16 @@ class Link(NamedTuple):
 
     ``send_latency + nbytes * send_per_byte`` seconds (at most the copy's) is how long the copy keeps
     its *source* device busy from its start (a Ray actor putting the value into the object store):
-    0 by default, a copy that only takes its link (`CostModel.send`).
+    0 by default, a copy that only takes its link (`CostModel.send`).  A strided value (a view that is
+    not C-contiguous, `vdplace.ir.views`) is made contiguous as it is sent: ``send_strided_per_byte``
+    a byte in place of ``send_per_byte`` where it is not 0.
     """
 
     latency: float
     bandwidth: float
     send_latency: float = 0.0
     send_per_byte: float = 0.0
+    send_strided_per_byte: float = 0.0
 
 
 # The defaults, for fp32 work.  CPU: a 16-core AVX2 server part at 2.5 GHz, 32 FP32 FLOP per cycle and core
@@ -167,10 +176,12 @@ class Roofline:
         link = self.link(src, dst)
         return link.latency + nbytes / link.bandwidth
 
-    def send_time(self, nbytes: int, src: str, dst: str) -> float:
-        """Seconds a copy of `nbytes` from `src` to `dst` keeps `src` busy from its start (`Link`), uncapped."""
+    def send_time(self, nbytes: int, src: str, dst: str, strided: bool = False) -> float:
+        """Seconds a copy of `nbytes` from `src` to `dst` keeps `src` busy from its start (`Link`), uncapped;
+        `strided`: of a strided value, at ``send_strided_per_byte`` where the link has one."""
         link = self.link(src, dst)
-        return link.send_latency + nbytes * link.send_per_byte if link.send_latency or link.send_per_byte else 0.0
+        per_byte = link.send_strided_per_byte if strided and link.send_strided_per_byte else link.send_per_byte
+        return link.send_latency + nbytes * per_byte if link.send_latency or per_byte else 0.0
 
     def device(self, vdevice: str) -> Roof | None:
         """The `Roof` of the vdevice named `vdevice` (None: nothing runs there); `ValueError` if no entry."""

@@ -74,9 +74,9 @@ class Table:
             raise ValueError(f"the cost table has no links (no fallback roofline) to copy from {src!r} to {dst!r}")
         return self.fallback.copy_time(nbytes, src, dst)
 
-    def send_time(self, nbytes: int, src: str, dst: str) -> float:
+    def send_time(self, nbytes: int, src: str, dst: str, strided: bool = False) -> float:
         """The fallback roofline's sender share of a copy (`Roofline.send_time`); 0 without one."""
-        return 0.0 if self.fallback is None else self.fallback.send_time(nbytes, src, dst)
+        return 0.0 if self.fallback is None else self.fallback.send_time(nbytes, src, dst, strided)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``table``, ``devices`` and ``links`` members of the JSON document."""

@@ -45,9 +45,11 @@ class Event:
     send      a copy's sender's share: seconds from `start` that it also holds its source vdevice's
               device, which runs nothing else then (`CostModel.send`; 0 for an op, and for a copy under
               a model without sender shares)
+    strided   a copy of a strided view (`vdplace.ir.views`), which its sender makes contiguous as it
+              sends it: its share at the strided rate (`CostModel.send`); False for an op
     """
 
-    __slots__ = ("kind", "function", "name", "device", "start", "end", "span", "nbytes", "call", "send")
+    __slots__ = ("kind", "function", "name", "device", "start", "end", "span", "nbytes", "call", "send", "strided")
 
     def __init__(
         self,
@@ -61,6 +63,7 @@ class Event:
         nbytes: int = 0,
         call: tuple[str, ...] = (),
         send: float = 0.0,
+        strided: bool = False,
     ) -> None:
         self.kind = kind
         self.function = function
@@ -72,6 +75,7 @@ class Event:
         self.nbytes = nbytes
         self.call = call
         self.send = send
+        self.strided = strided
 
     @property
     def duration(self) -> float:
@@ -85,6 +89,8 @@ class Event:
         out["call"] = list(self.call)
         if self.send:
             out["send"] = self.send
+        if self.strided:
+            out["strided"] = True
         return out
 
     def __repr__(self) -> str:

@@ -22,7 +22,8 @@ and one more walk over the entry function's bindings:
   its home; a copy goes from the home (or, a relay, from an earlier copy on
   the same physical device: `simulate.relay_source`), in `CostModel.copy` seconds,
   of which the first `CostModel.send` seconds keep the source's device busy
-  too (the sender's share: 0 in every model but a calibrated Ray one);
+  too (the sender's share: 0 in every model but a calibrated Ray one; a
+  strided view's at its own rate, as the sender makes it contiguous);
 * the *runtime inputs* (the first ``num_input`` parameters of the entry
   function as its ``R.func_attr`` says; all of them without it) start on the
   host (the last CPU vdevice): one placed elsewhere is uploaded first.  The
@@ -437,13 +438,15 @@ class _Walk(RootWalk):
             by_root.setdefault(root, []).append(v)
         vds = g.vdevices
         for k, value in enumerate(p.values):
-            sends = None
-            if self.model.send_time is not None:
-                sends = _nonzero([[self.model.send(value.nbytes, h, d, vds) for d in vds] for h in vds])
+            shares: dict[bool, list[list[float]] | None] = {}  # by strided: a strided view's share is its own
             for v in by_root.get(value.root, ()):  # every instance of the value
                 g.val_users[v] = value.consumers
                 g.val_copy[v] = p.copy[k]
-                g.val_send[v] = sends
+                strided = g.val_strided[v]
+                if self.model.send_time is not None and strided not in shares:
+                    table = [[self.model.send(value.nbytes, h, d, vds, strided) for d in vds] for h in vds]
+                    shares[strided] = _nonzero(table)
+                g.val_send[v] = shares.get(strided)
         if g.host is not None:
             g.inputs_from_driver = getattr(self.model, "upload_time", None) is not None
             host = vds[g.host]

@@ -141,7 +141,8 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
         src, dst = e.device[0], e.device[1]
         ends = _vd(vds, src), _vd(vds, dst)
         _same(model.copy(e.nbytes, *ends, vds), e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
-        _same(model.send(e.nbytes, *ends, vds), e.send, f"the sender's share of the copy {e.function}:{e.name}")
+        share = model.send(e.nbytes, *ends, vds, e.strided)
+        _same(share, e.send, f"the sender's share of the copy {e.function}:{e.name}")
 
 
 def _op_calls(

@@ -40,9 +40,9 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
         device = (names[src], names[d])
         inst = g.instances[g.val_instance[v]]
         send = send_seconds(g, v, src, d, d == placement[g.val_unit[v]]) if g.physical[src] != g.physical[d] else 0.0
-        events.append(
-            Event("copy", inst.function, name, device, start, end, g.val_span[v], g.val_bytes[v], inst.call, send)
-        )
+        strided = g.val_strided[v] and d != placement[g.val_unit[v]]  # an upload is of an input: contiguous
+        span, nbytes = g.val_span[v], g.val_bytes[v]
+        events.append(Event("copy", inst.function, name, device, start, end, span, nbytes, inst.call, send, strided))
     events.sort(key=lambda e: (e.start, e.end, e.kind != "copy"))
     stays = lives(g, t)
     limits = {names[d]: lim for d, lim in enumerate(g.limits) if lim is not None}

@@ -7,7 +7,9 @@ the instruction it names (`advance`), then does that instruction's part:
 - ``("start", fid, function, args, env)``: a frame for the entry; `args`
   holds `IMPORT` where the next import is one of this actor's inputs;
 - ``("send", fid, pc)``: a copy's source: put the array in Ray's object
-  store, export the reference (the data goes actor to actor, never through
+  store, C-contiguous (`sendable`: a strided view, such as a transposed
+  weight, is made contiguous here, so that the receiver's fetch is a plain
+  copy), export the reference (the data goes actor to actor, never through
   the driver);
 - ``("recv", fid, pc, index, src)``: a copy's destination: the next import is
   the exports of actor `src`'s script, waited for only once this actor's
@@ -38,6 +40,17 @@ from ..registers import acquire, drop, named, release
 from .actor_steps import ELSEWHERE, Pending, ScheduleError, copy_of
 from .counters import ActorCounters
 from .errors import Failure
+
+
+def sendable(data: Any) -> Any:
+    """`data` as a send puts it into Ray's object store: a NumPy array that is not C-contiguous (a transposed
+    view) copied to a C-contiguous one, here on the sender, so that the receiver's fetch and write is a plain
+    copy (a Fortran-ordered array arrives as one, and its write into the receiver's C-ordered buffer was a
+    transpose, docs/schedule.md); anything else as it is.  The sender's share of a strided view's copy is
+    calibrated with this transpose in it (`vdplace.calibration.ray_actors`)."""
+    if isinstance(data, np.ndarray) and not data.flags.c_contiguous:
+        return np.ascontiguousarray(data)
+    return data
 
 
 class Imported:
@@ -263,7 +276,7 @@ class CommandRunner:
                 raise self.diagnostics.mismatch(frame.proto, pc, "the copy's source", self.device, value)
             data = value.data if isinstance(self.device, NumpyDevice) else self.device.to_host(value.data)
             t0 = time.perf_counter()
-            exports.append(ray.put(data))
+            exports.append(ray.put(sendable(data)))
             self.counters.sent(value.nbytes, time.perf_counter() - t0)
 
         self._guarded(fid, frame, put)

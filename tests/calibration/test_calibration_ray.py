@@ -54,6 +54,7 @@ def test_two_actors_time_every_op_and_the_copies_between_them(tmp_path):
         assert fallback.link_origins[pair] == "measured"
         assert fallback.links[pair].latency > 0 and fallback.links[pair].bandwidth > 0
         assert fallback.links[pair].send_latency > 0 and fallback.links[pair].send_per_byte > 0  # the put, timed
+        assert fallback.links[pair].send_strided_per_byte > 0  # a transposed view's send, timed with its transpose
     shares = about["ray copy shares"]
     assert set(shares["send"]) == set(shares["receive"]) == {"llvm:0", "cuda:0"}
     assert fallback.origins["llvm:0"] == fallback.origins["cuda:0"] == "measured"

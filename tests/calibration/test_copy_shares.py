@@ -5,15 +5,25 @@ Fake timings here; tests/calibration/test_calibration_ray.py measures real actor
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from vdplace.calibration.dispatch import Dispatch, apply_dispatch
-from vdplace.calibration.ray_actors import Share, copy_shares_about, measure_share, with_sends
+from vdplace.calibration.ray_actors import (
+    Share,
+    copy_shares_about,
+    measure_share,
+    probe_layout,
+    strided_layouts,
+    strided_view,
+    with_sends,
+)
 from vdplace.ir.vdevice import VDevice
 from vdplace.placement import CostModel
 from vdplace.placement.cost import Table
 from vdplace.placement.cost.links import LARGE_COPY, SMALL_COPY
 from vdplace.placement.cost.roofline import Link, Roof, Roofline
+from vdplace.runtime.ray.commands import sendable
 
 CPU, GPU = VDevice("llvm", 0), VDevice("cuda", 0)
 
@@ -53,3 +63,48 @@ def test_the_executors_copy_latency_keeps_the_senders_share():
     vds = [CPU, GPU]
     assert model.send(1 << 20, CPU, GPU, vds) == pytest.approx(4e-4 + (1 << 20) * 5e-10)
     assert model.send(1 << 20, GPU, CPU, vds) == 0.0
+
+
+def test_a_strided_senders_share_is_carried_by_the_links_and_written_in_about():
+    links = {("llvm:0", "cuda:0"): Link(1e-3, 1e9)}
+    out = with_sends(links, {"llvm:0": Share(4e-4, 5e-10, 7e-10)})
+    assert out["llvm:0", "cuda:0"] == Link(1e-3, 1e9, 4e-4, 5e-10, 7e-10)
+    about = copy_shares_about({"llvm:0": Share(4e-4, 5e-10, 7e-10)}, {})
+    assert about["send"]["llvm:0"]["strided seconds per byte"] == 7e-10
+    assert "strided" not in str(copy_shares_about({"llvm:0": Share(4e-4, 5e-10)}, {})["send"])
+
+
+def test_the_strided_probe_is_a_transposed_view_that_a_send_makes_contiguous():
+    big = strided_view(probe_layout(LARGE_COPY))
+    assert big.nbytes == LARGE_COPY and big.ndim == 2 and min(big.shape) > 1
+    assert not big.flags.c_contiguous and big.base is not None  # a view, as a permute_dims of a weight
+    sent = sendable(big)
+    assert sent.flags.c_contiguous and sent is not big
+    np.testing.assert_array_equal(sent, big)
+    plain = np.ones(16, np.float32)
+    assert sendable(plain) is plain  # a contiguous value goes as it is: no copy
+    assert strided_view(probe_layout(SMALL_COPY)).nbytes == SMALL_COPY
+
+
+STRIDED = """
+@I.ir_module
+class M:
+    @R.function
+    def main(x: R.Tensor((3, 8), "float32"), w: R.Tensor((4, 8), "float32"), v: R.Tensor((1, 8), "float32")):
+        t = R.permute_dims(w)
+        u = R.permute_dims(w, axes=[1, 0])
+        s = R.permute_dims(v)
+        y = R.matmul(x, t)
+        z = R.matmul(x, u)
+        q = R.matmul(x, s)
+        return (y, z, q)
+"""
+
+
+def test_the_strided_views_timed_are_the_programs_own_distinct_ones():
+    from vdplace import ir
+
+    # t and u are one layout; s moves only an axis of length 1: contiguous, never sent strided
+    assert strided_layouts(ir.parse(STRIDED)) == [((4, 8), "float32", (1, 0))]
+    view = strided_view(((4, 8), "float32", (1, 0)))
+    assert view.shape == (8, 4) and not view.flags.c_contiguous

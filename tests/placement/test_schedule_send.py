@@ -105,3 +105,63 @@ def test_the_picture_draws_the_senders_share_on_its_source_lane():
     page = gantt_html(place(ir.parse(PROGRAM), objective=Time(model(8 * US))).schedule)
     assert page.count("class='send'") == 1 and "the sender busy 0.008 ms" in page
     assert "class='send'" not in gantt_html(place(ir.parse(PROGRAM), objective=Time(model(None))).schedule)
+
+
+# t, a transposed view of a (a strided value: `vdplace.ir.views`), is copied to the GPU for b.
+STRIDED = """
+@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})
+
+    @R.function
+    def main(x: R.Tensor((4, 8), "float32")) -> R.Tensor((8, 4), "float32"):
+        a = R.nn.relu(x)
+        t = R.permute_dims(a)
+        b = R.nn.relu(t)
+        return b
+"""
+STRIDED_TIMES = {("a", "llvm"): 10 * US, ("t", "llvm"): 1 * US, ("b", "cuda"): 10 * US}
+
+
+def strided_model(keyword: bool) -> CostModel:
+    def kernel(op, vdevice: str) -> float | None:
+        return STRIDED_TIMES.get((op.name, vdevice.split(":")[0]))
+
+    def send(n: int, s: str, d: str, strided: bool = False) -> float:
+        return 15 * US if strided else 8 * US
+
+    return CostModel(kernel, lambda n, s, d: 20 * US, send_time=send if keyword else lambda n, s, d: 8 * US)
+
+
+def test_a_strided_views_copy_holds_its_sender_at_the_strided_rate():
+    vds = [CPU, GPU]
+    assert strided_model(True).send(64, CPU, GPU, vds, strided=True) == pytest.approx(15 * US)
+    assert strided_model(True).send(64, CPU, GPU, vds) == pytest.approx(8 * US)
+    # a send_time without the keyword prices a strided value as a contiguous one
+    assert strided_model(False).send(64, CPU, GPU, vds, strided=True) == pytest.approx(8 * US)
+    s = place(ir.parse(STRIDED), objective=Time(strided_model(True))).schedule
+    copy = next(e for e in s.events if e.kind == "copy")
+    assert copy.strided and copy.send == pytest.approx(15 * US) and copy.duration == pytest.approx(20 * US)
+    assert s.as_dict()["events"][[e.kind for e in s.events].index("copy")]["strided"] is True
+    # a [0, 10], t [10, 11], the copy [11, 31] holding the CPU to 26, b [31, 41]
+    assert s.makespan == pytest.approx(41 * US) and s.busy()["llvm:0:global"] == pytest.approx(26 * US)
+    plain = place(ir.parse(PROGRAM), objective=Time(model(8 * US))).schedule
+    assert not any(e.strided for e in plain.events)
+    assert all("strided" not in e for e in plain.as_dict()["events"])
+
+
+def test_a_cost_file_carries_the_strided_share(tmp_path):
+    link = Link(1e-5, 25e9, send_latency=2e-6, send_per_byte=1e-10, send_strided_per_byte=3e-10)
+    m = CostModel.roofline(links={("cpu", "cuda"): link})
+    vds = [CPU, GPU]
+    assert m.send(1000, CPU, GPU, vds, strided=True) == pytest.approx(2e-6 + 3e-7)
+    assert m.send(1000, CPU, GPU, vds) == pytest.approx(2e-6 + 1e-7)
+    path = str(tmp_path / "costs.json")
+    m.to_json(path)
+    items = {(i["src"], i["dst"]): i for i in json.load(open(path))["links"]}
+    assert items["cpu", "cuda"]["send_strided_per_byte"] == 3e-10 and "send_strided_per_byte" not in items["*", "*"]
+    back = CostModel.from_json(path)
+    assert back.source == m.source and back.send(1000, CPU, GPU, vds, strided=True) == pytest.approx(2e-6 + 3e-7)
+    # a link without a strided rate prices a strided value at its plain one
+    plain = CostModel.roofline(links={("cpu", "cuda"): Link(1e-5, 25e9, 2e-6, 1e-10)})
+    assert plain.send(1000, CPU, GPU, vds, strided=True) == pytest.approx(2e-6 + 1e-7)

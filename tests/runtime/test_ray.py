@@ -491,3 +491,28 @@ def test_vdplace_run_ray_timeout_bounds_the_start_of_the_actors(capsys):
     _, err = capsys.readouterr()
     assert status == 1 and "did not start within 3 s" in err and err.count("\n") == 1
     assert time.monotonic() - start < 15
+
+
+def test_a_transposed_view_copied_between_actors_arrives_with_the_local_vms_values():
+    """The sender makes a strided view contiguous before it puts it (`commands.sendable`): the same values."""
+    text = (
+        "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+        '    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 0)]})\n\n'
+        "    @R.function\n"
+        '    def main(x: R.Tensor((3, 5), "float32", "cuda:0"), w: R.Tensor((4, 5), "float32", "llvm:0"))'
+        ' -> R.Tensor((3, 4), "float32", "cuda:0"):\n'
+        '        R.func_attr({"num_input": 1})\n'
+        "        t = R.permute_dims(w)\n"
+        '        c = R.to_vdevice(t, "cuda:0")\n'
+        "        y = R.matmul(x, c)\n"
+        "        return y\n"
+    )
+    placed = placement.place(ir.parse(text, filename="t.py"), default="host").module
+    exe = runtime.compile(placed)
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((3, 5)).astype("float32"), rng.standard_normal((4, 5)).astype("float32")
+    want = runtime.VirtualMachine(exe, simulate_missing=True).run("main", x, w)
+    with RayExecutor(exe, timeout=60) as executor:
+        got = executor.run("main", x, w, profile=True)
+    assert_identical(got, want, "y")
+    assert executor.profile.bytes_copied == w.nbytes  # the transposed weight, once

@@ -95,10 +95,11 @@ def calibrate_program(
     if ray_actors is None:
         result = calibrate(mod, **options)
     else:
-        from .ray_actors import RayDevices, copy_shares_about, with_sends
+        from .ray_actors import RayDevices, copy_shares_about, strided_layouts, with_sends
 
         with RayDevices(mod.vdevices, ray_actors, address=ray_address) as ray_devices:
-            sends, receives = ray_devices.sends(repeat), ray_devices.receives(repeat)
+            sends = ray_devices.sends(repeat, strided_layouts(mod))
+            receives = ray_devices.receives(repeat)
             links = with_sends(ray_devices.links(repeat), sends)
             result = calibrate(mod, timers=ray_devices.timers, links=links, **options)
         result.model.about["ray copy shares"] = copy_shares_about(sends, receives)

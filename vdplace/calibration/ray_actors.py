@@ -27,10 +27,16 @@ meanwhile: the put, the script's return, the next script's start); and the
 *receive*, ``ray.get`` of an array already in the object store and its
 write into a buffer of the actor's own.  Each is fitted like a link (the
 fastest of `repeat` calls at 8 B and 8 MiB: a latency and seconds per
-byte, `Share`).  `links` carries the sender's into every link from the
-actor (`Link.send_latency`, `Link.send_per_byte`: `CostModel.send`, the
-time the `Time` objective holds the sender's device); `receives` is
-recorded in the cost file's ``about`` only (docs/cost.md says why).
+byte, `Share`); the send of a strided view (made contiguous as the run's
+send makes it: `runtime.ray.commands.sendable`) gets its own seconds per
+byte, timed on the program's own strided views (`strided_layouts`: a
+transpose's cost depends on the shape, 0.2 to 1.2 ns a byte here) or, in a
+program without any, on a transposed probe.  `links` carries the sender's into every
+link from the actor (`Link.send_latency`, `Link.send_per_byte`,
+`Link.send_strided_per_byte`: `CostModel.send`, the time the `Time`
+objective holds the sender's device); `receives` is recorded in the cost
+file's ``about`` only (docs/cost.md says why: every value arrives
+contiguous, a plain fetch inside the link's time).
 """
 
 from __future__ import annotations
@@ -97,14 +103,18 @@ class TimingActor:
         array = np.ones(nbytes, np.uint8)
         return time.time(), array
 
-    def send(self, nbytes: int) -> list[Any]:
-        """A send as a run's actor makes one: a fresh array of `nbytes` put into Ray's object store, its
-        reference the script's export, the script ended; [the clock when the put started, the reference]."""
+    def send(self, nbytes: int, layout: Layout | None = None) -> list[Any]:
+        """A send as a run's actor makes one (`runtime.ray.commands.sendable`, then the put): a fresh array of
+        `nbytes` put into Ray's object store, its reference the script's export, the script ended; [the clock
+        when the send started, the reference].  `layout`: the array is that strided view instead
+        (`strided_view`), made contiguous as the run's send makes it."""
         import ray
 
-        array = np.ones(nbytes, np.uint8)
+        from vdplace.runtime.ray.commands import sendable
+
+        array = np.ones(nbytes, np.uint8) if layout is None else strided_view(layout)
         start = time.perf_counter()
-        return [start, ray.put(array)]
+        return [start, ray.put(sendable(array))]
 
     def stamp(self) -> float:
         """This actor's clock when it starts this call (after the calls submitted before it)."""
@@ -135,14 +145,69 @@ class TimingActor:
         return time.time() - sent
 
 
+Layout = tuple[tuple[int, ...], str, tuple[int, ...]]  # a strided view: its operand's shape, dtype, the axes
+
+
+def strided_view(layout: Layout) -> np.ndarray:
+    """A fresh array of `layout`'s shape and dtype, transposed by its axes: a strided view, as the program's
+    ``permute_dims`` makes one of a contiguous value."""
+    shape, dtype, axes = layout
+    return np.ones(shape, dtype).transpose(axes)
+
+
+def probe_layout(nbytes: int) -> Layout:
+    """The strided probe of about `nbytes` where a program has no strided view of its own: a float32
+    matrix (rows a power of two, about square; whole floats, at least one) transposed."""
+    n = max(1, nbytes // 4)
+    rows = 1
+    while rows * 2 * rows * 2 <= n and n % (rows * 2) == 0:
+        rows *= 2
+    return (rows, n // rows), "float32", (1, 0)
+
+
+def strided_layouts(mod: Any) -> list[Layout]:
+    """The distinct strided views the ops of `mod` make of a contiguous operand (`vdplace.ir.views`: a
+    ``permute_dims`` that moves axes of length other than 1), with static shapes: the values a run may send
+    strided, whose sends calibration times (`RayDevices.sends`)."""
+    from vdplace.ir.op import Op
+    from vdplace.ir.struct_info import TensorStructInfo
+    from vdplace.ir.views import view_result
+
+    from .values import op_calls
+
+    found: dict[Layout, None] = {}
+    for call in op_calls(mod):
+        op = call.op
+        if not isinstance(op, Op) or op.name != "permute_dims" or op.view_of is None:
+            continue
+        args = [a.struct_info for a in call.args]
+        x = args[op.view_of]
+        attrs = dict(call.attrs)
+        if view_result(op, args, attrs, True) is not False or not isinstance(x, TensorStructInfo):
+            continue
+        shape = x.shape
+        if shape is None or not all(isinstance(d, int) for d in shape) or x.dtype is None:
+            continue
+        n = len(shape)
+        axes = attrs.get("axes")
+        perm = tuple(reversed(range(n))) if axes is None else tuple(int(a) % n for a in axes)
+        found[tuple(int(d) for d in shape), str(x.dtype), perm] = None
+    return list(found)
+
+
 class Share(NamedTuple):
-    """One actor's share of a copy: seconds per copy and per byte (`measure_share`)."""
+    """One actor's share of a copy: seconds per copy and per byte (`measure_share`); `strided_per_byte`:
+    per byte of a strided view's (the sender's share, which makes it contiguous; 0 where not measured)."""
 
     latency: float
     per_byte: float
+    strided_per_byte: float = 0.0
 
     def as_about(self) -> dict[str, float]:
-        return {"latency seconds": self.latency, "seconds per byte": self.per_byte}
+        out = {"latency seconds": self.latency, "seconds per byte": self.per_byte}
+        if self.strided_per_byte:
+            out["strided seconds per byte"] = self.strided_per_byte
+        return out
 
 
 def measure_share(busy: Callable[[int], float], repeat: int) -> Share:
@@ -153,12 +218,15 @@ def measure_share(busy: Callable[[int], float], repeat: int) -> Share:
 
 
 def with_sends(links: Mapping[tuple[str, str], Link], sends: Mapping[str, Share]) -> dict[tuple[str, str], Link]:
-    """`links` with each link's sender's share (`Link.send_latency`, `send_per_byte`) that of its source."""
+    """`links` with each link's sender's share (`Link.send_latency`, `send_per_byte`, `send_strided_per_byte`)
+    that of its source."""
     out: dict[tuple[str, str], Link] = {}
     for (src, dst), link in links.items():
         share = sends.get(src)
         if share is not None:
-            link = link._replace(send_latency=share.latency, send_per_byte=share.per_byte)
+            link = link._replace(
+                send_latency=share.latency, send_per_byte=share.per_byte, send_strided_per_byte=share.strided_per_byte
+            )
         out[src, dst] = link
     return out
 
@@ -170,10 +238,13 @@ def copy_shares_about(sends: Mapping[str, Share], receives: Mapping[str, Share])
         "send": {key: share.as_about() for key, share in sends.items()},
         "receive": {key: share.as_about() for key, share in receives.items()},
         "how": "on each actor's clock, the fastest of repeated calls at 8 B and 8 MiB: send = from the start of "
-        "ray.put of a fresh array, exported by the call it ends, to the start of the actor's next call; "
+        "ray.put of a fresh array, exported by the call it ends, to the start of the actor's next call (strided: "
+        "of the program's own strided views, else a transposed float32 probe, made contiguous first as a run's "
+        "send makes it); "
         "receive = ray.get of an array already in the object store and its write into a new buffer",
-        "modelled": "send: held on the sender's device from the copy's start (the links' send_latency and "
-        "send_per_byte, CostModel.send); receive: part of the link's time only (docs/cost.md)",
+        "modelled": "send: held on the sender's device from the copy's start (the links' send_latency, "
+        "send_per_byte and send_strided_per_byte, CostModel.send); receive: a plain fetch (the sender sends "
+        "every value C-contiguous), part of the link's time only (docs/cost.md)",
     }
 
 
@@ -248,21 +319,30 @@ class RayDevices:
                     found[src, dst] = link
         return found
 
-    def sends(self, repeat: int = 5) -> dict[str, Share]:
-        """The sender's share of a copy, per actor (by each of its device keys): from the start of its put
-        (`TimingActor.send`) to the start of the call submitted right after it (`TimingActor.stamp`), fitted."""
+    def sends(self, repeat: int = 5, layouts: Sequence[Layout] = ()) -> dict[str, Share]:
+        """The sender's share of a copy, per actor (by each of its device keys): from the start of its send
+        (`TimingActor.send`) to the start of the call submitted right after it (`TimingActor.stamp`), fitted.
+        Its `strided_per_byte`: from sends of the strided views `layouts` (a program's own,
+        `strided_layouts`), the fastest of `repeat` each, their time past the share's latency over their
+        bytes; without any, from the strided probe (`probe_layout`) fitted like the share."""
         import ray
 
         found: dict[str, Share] = {}
         for actor, keys in zip(self.actors, self.keys, strict=True):
 
-            def put(nbytes: int, actor: Any = actor) -> float:
-                sent, after = actor.send.remote(nbytes), actor.stamp.remote()
+            def put(nbytes: int, actor: Any = actor, layout: Layout | None = None) -> float:
+                sent, after = actor.send.remote(nbytes, layout), actor.stamp.remote()
                 start = ray.get(sent, timeout=CALL_TIMEOUT)[0]
                 return float(ray.get(after, timeout=CALL_TIMEOUT)) - start
 
             share = measure_share(put, repeat)
-            found.update(dict.fromkeys(keys, share))
+            if layouts:
+                sizes = [int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype, _ in layouts]
+                times = [min(put(n, layout=lay) for _ in range(repeat)) for n, lay in zip(sizes, layouts, strict=True)]
+                strided = sum(max(0.0, t - share.latency) for t in times) / max(1, sum(sizes))
+            else:
+                strided = measure_share(lambda n: put(n, layout=probe_layout(n)), repeat).per_byte
+            found.update(dict.fromkeys(keys, share._replace(strided_per_byte=strided)))
         return found
 
     def receives(self, repeat: int = 5) -> dict[str, Share]:

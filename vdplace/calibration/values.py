@@ -62,7 +62,7 @@ def program_values(
     try:
         run = mod if params is None else bind_constants(mod, params)
         if run is not mod:
-            given, bound = _calls(mod), _calls(run)
+            given, bound = op_calls(mod), op_calls(run)
             if len(given) == len(bound) and all(a.op is b.op for a, b in zip(given, bound, strict=True)):
                 keys.update((id(b), _key(a)) for a, b in zip(given, bound, strict=True))
         run_reference(run, entry, *inputs, observe=observe)
@@ -79,7 +79,7 @@ def _key(call: Call) -> str:
     return op_key(op_info("", "<reference run>", call))
 
 
-def _calls(mod: IRModule) -> list[Call]:
+def op_calls(mod: IRModule) -> list[Call]:
     """Every call of an op in `mod`, in the visitor's order (program order, depth first)."""
 
     class _Collect(ExprVisitor):
