@@ -63,8 +63,9 @@ from vdplace.ir.vdevice import VDevice  # noqa: E402
 HERE = Path(__file__).resolve().parent
 MODELS_DIR = HERE.parent / "tests" / "models"
 MODELS = ("mlp", "cnn_bn", "resnet_block", "attention", "gpt2", "bert", "llama_block")
-# CI: two models, the two with convolutions (views of transposed weights are counted alike by the schedule and the
-# runtime since `vdplace.ir.views`; tests/placement/test_schedule_views.py checks mlp's peaks exactly).
+# CI: the two models whose kernels, not Ray's per-step cost, make most of a step.  With mlp and attention (a step of
+# 7-8 ms, nearly all of it Ray's per-step cost) a run under load calibrated that cost at 11-16 ms and failed the
+# 50% check (2026-11-27 12:51 UTC, load 5.2).
 CI_MODELS = ("cnn_bn", "resnet_block")
 ACTORS = {"llvm:0": "cpu", "cuda:0": "cpu"}
 CAP_SHARE = 0.4  # each device capped at the free plan's peak less this share of the weights' bytes
