@@ -95,22 +95,39 @@ def calibrate_program(
     if ray_actors is None:
         result = calibrate(mod, **options)
     else:
-        from .ray_actors import RayDevices, copy_shares_about, strided_layouts, with_sends
-
-        with RayDevices(mod.vdevices, ray_actors, address=ray_address) as ray_devices:
-            sends = ray_devices.sends(repeat, strided_layouts(mod))
-            receives = ray_devices.receives(repeat)
-            links = with_sends(ray_devices.links(repeat), sends)
-            result = calibrate(mod, timers=ray_devices.timers, links=links, **options)
-        result.model.about["ray copy shares"] = copy_shares_about(sends, receives)
-        if dispatch:
-            from .dispatch import apply_dispatch, host_program, measure_dispatch
-
-            program = None if inputs is None else host_program(mod, inputs, result.model, entry, params)
-            costs = measure_dispatch(mod.vdevices, ray_actors, address=ray_address, program=program)
-            apply_dispatch(result.model, costs)
+        result = _on_ray_actors(mod, inputs, entry, params, ray_actors, ray_address, dispatch, options)
     result.seconds = time.perf_counter() - start  # the reference run, Ray's start and the links included
     result.model.about["inputs"] = note
     if found is not None:
         result.model.about["reference run"] = f"{entry}, with the NumPy reference interpreter"
+    return result
+
+
+def _on_ray_actors(
+    mod: IRModule,
+    inputs: Sequence[Any] | None,
+    entry: str,
+    params: ConstantValues | None,
+    ray_actors: Mapping[str, Any],
+    ray_address: str | None,
+    dispatch: bool,
+    options: dict[str, Any],
+) -> Calibration:
+    """`calibrate` with kernels timed in Ray actors and the links, sends and receives between them; with
+    `dispatch` the Ray executor's own costs too (`calibrate_program`'s contract)."""
+    from .ray_actors import RayDevices, copy_shares_about, strided_layouts, with_sends
+
+    repeat = options["repeat"]
+    with RayDevices(mod.vdevices, ray_actors, address=ray_address) as ray_devices:
+        sends = ray_devices.sends(repeat, strided_layouts(mod))
+        receives = ray_devices.receives(repeat)
+        links = with_sends(ray_devices.links(repeat), sends)
+        result = calibrate(mod, timers=ray_devices.timers, links=links, **options)
+    result.model.about["ray copy shares"] = copy_shares_about(sends, receives)
+    if dispatch:
+        from .dispatch import apply_dispatch, host_program, measure_dispatch
+
+        program = None if inputs is None else host_program(mod, inputs, result.model, entry, params)
+        costs = measure_dispatch(mod.vdevices, ray_actors, address=ray_address, program=program)
+        apply_dispatch(result.model, costs)
     return result
