@@ -44,7 +44,7 @@ by liveness on the fast device is at most `cap`.
   bytes least) on accelerate's pins; a map that splits an op's operands has
   no such plan (its `error` says so).
 
-A plan fixed in advance (``accelerate``, ``host``, ``bytes``) is evaluated
+A plan fixed in advance (``accelerate``, ``accelerate-cost``, ``host``, ``bytes``) is evaluated
 with every binding's struct info made its written annotation (`pin_all`,
 `evaluate_placed`): every tensor is then pinned as if the user wrote its
 vdevice, so `Time` has nothing left to decide and schedules it.  (Printing
@@ -174,18 +174,23 @@ class _PinAll(ExprMutator):
         return Binding(var, value, var.struct_info, binding.span)
 
 
-def evaluate_placed(placed: IRModule, model: Any, time_limit_s: float = 10.0) -> Any:
+def evaluate_placed(
+    placed: IRModule, model: Any, time_limit_s: float = 10.0, memory: Mapping[str, int] | None = None
+) -> Any:
     """The `Time` schedule of `placed`, a module with every tensor placed, under `model` (a `CostModel`).
 
     Every binding's vdevice is made an annotation the user wrote (`pin_all`),
-    so `Time` keeps them all and only orders the run.  No
+    so `Time` keeps them all and only orders the run.  `memory` (vdevice
+    name -> bytes) bounds the order's peaks (a copy is then issued late
+    enough to fit; `PlacementConflict` if no order fits); without it no
     memory limit applies: the peaks are what the plan needs.  `ValueError`
     if the placement moves a parameter or an op call off the vdevice
     `placed` gives it (its copies may be renamed, aliases added).
     """
     from vdplace.placement import Time, place
 
-    result = place(pin_all(placed), objective=Time(model), time_limit_s=time_limit_s)
+    objective = Time(model, memory=dict(memory)) if memory else Time(model)
+    result = place(pin_all(placed), objective=objective, time_limit_s=time_limit_s)
     before, after = _devices_by_name(placed), _devices_by_name(result.module)
     if before != after:
         moved = sorted(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
@@ -302,10 +307,17 @@ def _accelerate_cost(note: str, pinned: IRModule, model: Any, cap: int, time_lim
 
 
 def _accelerate_run(note: str, pinned: IRModule, model: Any, cap: int, time_limit_s: float) -> PlanResult:
-    """What accelerate runs for the map `pinned` holds (`accelerate_execution`), timed by `Time`."""
+    """What accelerate runs for the map `pinned` holds (`accelerate_execution`), ordered by `Time` within `cap`
+    where an order fits, else without it (and not fitting)."""
+    from vdplace.placement.errors import PlacementConflict
+
     row = PlanResult("accelerate", note=note)
     placed = accelerate_execution(pinned, model, time_limit_s)
-    _fill(row, placed, evaluate_placed(placed, model, time_limit_s), cap)
+    try:  # the copies in late enough to fit the cap, as the hooks copy a module's weights in just before it
+        schedule = evaluate_placed(placed, model, time_limit_s, memory={FAST_NAME: cap})
+    except PlacementConflict:  # no order of the run fits: its weights and activations exceed the cap
+        schedule = evaluate_placed(placed, model, time_limit_s)
+    _fill(row, placed, schedule, cap)
     return row
 
 
