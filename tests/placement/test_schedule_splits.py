@@ -19,7 +19,7 @@ solver, and with the placement search alone (``exact=False``), where a
 pinned split is its list schedule.
 
 The same holds against the plans of a *weight rule* with the ops placed by
-the cost objective (the ``accelerate`` row of
+the cost objective (the ``accelerate-cost`` row of
 ``benchmarks/bench_accelerate.py``): the weights pinned by accelerate's
 fill of cuda:0 up to the cap (raised: the most weights in order whose bytes
 fit; literal: those that fit the cap less the largest weight) or all on

@@ -168,13 +168,16 @@ def test_the_plans_of_a_small_model(small):
     caps = {0: cap, "cpu": 1 << 40}
     maps = [accelerate_map(mod, model, caps, devices=DEFAULT_DEVICES, raise_caps=r) for r in (False, True)]
     on_fast = {m.weight_bytes.get(0, 0) for m in maps}
-    for label in ("accelerate", "accelerate-time"):
+    for label in ("accelerate", "accelerate-cost", "accelerate-time"):
         assert plans[label].weight_bytes.get(FAST_NAME, 0) in on_fast, label
     # accelerate's maps spend the fast device's memory on the embedding (the largest, cheapest layer);
     # Time keeps the weights on the host and runs the matmuls on the fast device, weights copied there
     assert plans["accelerate"].weight_bytes[FAST_NAME] > time_plan.weight_bytes.get(FAST_NAME, 0)
-    for label in ("accelerate", "accelerate-time", "host"):
+    for label in ("accelerate-cost", "accelerate-time", "host"):
         assert time_plan.makespan * 5 < plans[label].makespan, label
+    # what accelerate runs holds its GPU weights, the host's weights copied in and every activation on the
+    # fast device: over a cap that leaves no room for the activations, under either map
+    assert plans["accelerate"].fits is False and plans["accelerate"].peaks[FAST_NAME] > cap
     assert plans["bytes"].module is not None or plans["bytes"].error.startswith("no plan")
     with pytest.raises(ValueError, match="unknown plan"):
         compare_plans(mod, model, cap, SLOW_HOST, plans=["fastest"])
@@ -216,3 +219,55 @@ def test_accelerate_gets_the_weights_budget_and_every_plan_the_cap(small):
         assert plan.fits == (plan.peaks[FAST_NAME] <= cap)  # one cap, the peak by liveness, for every plan
     assert plans["time"].fits
     assert plans["time"].makespan <= plans["accelerate"].makespan
+
+
+def _ops_and_copies(mod):
+    """``main``'s op calls (the copies aside) with their vdevice names, and each copy's source and destination."""
+    from vdplace.ir.expr import Call
+    from vdplace.ir.module import iter_bindings
+    from vdplace.ir.op import Op
+    from vdplace.ir.struct_info import tensor_leaves
+    from vdplace.ir.vdevice import vdevice_name
+    from vdplace.placement.cost.problem import COPY_OPS
+
+    ops, copies = {}, {}
+    for binding in iter_bindings(mod["main"]):
+        value = binding.value
+        if type(value) is not Call or type(value.op) is not Op:
+            continue
+        where = {vdevice_name(mod.vdevices, leaf.vdevice) for _, leaf in tensor_leaves(binding.var.struct_info)}
+        if value.op.name in COPY_OPS:
+            copies[value.args[0].name] = where
+        else:
+            ops[binding.var.name] = where
+    return ops, copies
+
+
+def test_accelerate_runs_every_op_on_the_main_device_and_keeps_the_cpu_weights_on_the_host(small):
+    """accelerate's dispatch_model: a cpu-mapped module's weights stay on the host and run on the main GPU."""
+    from vdplace.bench.compare import accelerate_execution, with_two_devices
+    from vdplace.ir.vdevice import vdevice_name
+    from vdplace.tvm import accelerate_map
+    from vdplace.tvm.device_map import DEFAULT_DEVICES, pin_parameters
+
+    model, mod, weights = small
+    caps = {0: share_caps(weights, [0.5])[0], "cpu": 1 << 40}
+    split = accelerate_map(with_two_devices(mod), model, caps, devices=DEFAULT_DEVICES, raise_caps=True)
+    assert {FAST_NAME, HOST_NAME} <= set(split.pins.values())  # the map splits the weights
+    placed = accelerate_execution(split.module, SLOW_HOST)
+    main = placed["main"]
+    first = int(main.attrs["num_input"])
+    where = {p.name: vdevice_name(placed.vdevices, p.struct_info.vdevice) for p in main.params}
+    assert {n: where[n] for n in split.pins} == split.pins  # every weight where the map put it
+    assert all(where[p.name] == HOST_NAME for p in main.params[:first])  # the runtime inputs come from the host
+    ops, copies = _ops_and_copies(placed)
+    assert ops and all(w == {FAST_NAME} for w in ops.values())  # every op on the main device
+    on_host = {n for n, d in split.pins.items() if d == HOST_NAME}
+    assert on_host <= set(copies) and all(copies[n] == {FAST_NAME} for n in on_host)  # copied in where read
+    assert evaluate_placed(placed, SLOW_HOST).makespan > 0  # a fixed plan Time only orders
+
+    # a map with no GPU entry runs on the host: every op there, nothing copied
+    everything = {p.name: HOST_NAME for p in mod["main"].params[first:]}
+    host_only = accelerate_execution(pin_parameters(with_two_devices(mod), everything), SLOW_HOST)
+    ops, copies = _ops_and_copies(host_only)
+    assert all(w == {HOST_NAME} for w in ops.values()) and not copies

@@ -22,14 +22,18 @@ activations take when the whole program runs on that device
 (`activation_room`).  Every plan, accelerate's included, fits when its peak
 by liveness on the fast device is at most `cap`.
 
-- ``accelerate``: accelerate's map (`vdplace.tvm.accelerate_map`) as pins on
-  the weights, the better (the faster of those that fit the cap) of its map
-  under the literal ``max_memory`` (the weights budget) and under one
-  raised as far as its weights still fit that budget (its
-  ``raise_caps``); the ops are placed by the cost objective (the
-  least kernel and copy time added up, within the cap by a static count
-  where it can: accelerate's hooks run one module after another), as
-  docs/accelerate.md places a map.
+- ``accelerate``: what accelerate's ``dispatch_model`` runs for its map
+  (`vdplace.tvm.accelerate_map`), the better (the faster of those that fit
+  the cap) of its map under the literal ``max_memory`` (the weights budget)
+  and under one raised as far as its weights still fit that budget (its
+  ``raise_caps``): the weights where the map puts them, every op on the
+  execution device (the fast device when the map puts anything there, else
+  the host), the runtime inputs on the host, each weight on the host copied
+  to the fast device where it is read (`accelerate_execution`).
+- ``accelerate-cost``: the same map's pins, the ops placed by the cost
+  objective (the least kernel and copy time added up, within the cap by a
+  static count where it can): not what accelerate runs, a map placed as
+  docs/accelerate.md places one.
 - ``accelerate-time``: the same pins, the ops placed by the `Time` objective
   under the cap: accelerate's weights with the best op placement the time
   search finds for them.  `Time`'s own plan may place everything these pins
@@ -40,7 +44,7 @@ by liveness on the fast device is at most `cap`.
   bytes least) on accelerate's pins; a map that splits an op's operands has
   no such plan (its `error` says so).
 
-A plan fixed in advance (``accelerate``, ``host``, ``bytes``) is evaluated
+A plan fixed in advance (``accelerate``, ``accelerate-cost``, ``host``, ``bytes``) is evaluated
 with every binding's struct info made its written annotation (`pin_all`,
 `evaluate_placed`): every tensor is then pinned as if the user wrote its
 vdevice, so `Time` has nothing left to decide and schedules it.  (Printing
@@ -61,16 +65,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vdplace.ir.expr import Binding, Constant, DataflowVar, Expr, Var
+from vdplace.ir.expr import Binding, BindingBlock, Call, Constant, DataflowVar, Expr, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.mutator import ExprMutator
-from vdplace.ir.struct_info import TensorStructInfo
-from vdplace.ir.vdevice import VDevice
+from vdplace.ir.struct_info import TensorStructInfo, replace_vdevices, tensor_leaves
+from vdplace.ir.vdevice import VDevice, lookup_vdevice
 
 FAST, HOST = VDevice("cuda", 0), VDevice("llvm", 0)
 FAST_NAME, HOST_NAME = "cuda:0:global", "llvm:0:global"
 SHARES = (0.35, 0.55)  # the fast device's caps: these shares of the model's weight bytes
-PLANS = ("accelerate", "accelerate-time", "time", "host", "bytes")
+PLANS = ("accelerate", "accelerate-cost", "accelerate-time", "time", "host", "bytes")
 
 
 @dataclass
@@ -170,18 +174,23 @@ class _PinAll(ExprMutator):
         return Binding(var, value, var.struct_info, binding.span)
 
 
-def evaluate_placed(placed: IRModule, model: Any, time_limit_s: float = 10.0) -> Any:
+def evaluate_placed(
+    placed: IRModule, model: Any, time_limit_s: float = 10.0, memory: Mapping[str, int] | None = None
+) -> Any:
     """The `Time` schedule of `placed`, a module with every tensor placed, under `model` (a `CostModel`).
 
     Every binding's vdevice is made an annotation the user wrote (`pin_all`),
-    so `Time` keeps them all and only orders the run.  No
+    so `Time` keeps them all and only orders the run.  `memory` (vdevice
+    name -> bytes) bounds the order's peaks (a copy is then issued late
+    enough to fit; `PlacementConflict` if no order fits); without it no
     memory limit applies: the peaks are what the plan needs.  `ValueError`
     if the placement moves a parameter or an op call off the vdevice
     `placed` gives it (its copies may be renamed, aliases added).
     """
     from vdplace.placement import Time, place
 
-    result = place(pin_all(placed), objective=Time(model), time_limit_s=time_limit_s)
+    objective = Time(model, memory=dict(memory)) if memory else Time(model)
+    result = place(pin_all(placed), objective=objective, time_limit_s=time_limit_s)
     before, after = _devices_by_name(placed), _devices_by_name(result.module)
     if before != after:
         moved = sorted(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
@@ -193,7 +202,6 @@ def _devices_by_name(mod: IRModule) -> dict[str, tuple[str, str | None]]:
     """``main``'s parameters and op calls (the copies aside) by variable name, each with its op and vdevice.
 
     By name, not in order: the `Time` objective may emit independent bindings in another order."""
-    from vdplace.ir.expr import Call
     from vdplace.ir.module import iter_bindings
     from vdplace.ir.op import Op
     from vdplace.ir.struct_info import tensor_leaves
@@ -243,11 +251,13 @@ def compare_plans(
         raise ValueError(f"unknown plan(s) {unknown}; the plans are {', '.join(PLANS)}")
     out: dict[str, PlanResult] = {}
     time_objective = Time(model, memory={FAST_NAME: cap})
-    with_maps = {"accelerate", "accelerate-time", "bytes"} & set(wanted)
+    with_maps = {"accelerate", "accelerate-cost", "accelerate-time", "bytes"} & set(wanted)
     budget = cap if max_memory is None else max_memory
     maps = _accelerate_maps(mod, torch_model, budget, host_bytes) if with_maps else []
     if "accelerate" in wanted:
-        out["accelerate"] = _best([_accelerate_cost(note, pinned, model, cap, time_limit_s) for note, pinned in maps])
+        out["accelerate"] = _best([_accelerate_run(note, pinned, model, cap, time_limit_s) for note, pinned in maps])
+    if "accelerate-cost" in wanted:
+        out["accelerate-cost"] = _best([_accelerate_cost(n, pinned, model, cap, time_limit_s) for n, pinned in maps])
     if "accelerate-time" in wanted:
         out["accelerate-time"] = _best([_accelerate_time(n, pinned, model, cap, time_limit_s) for n, pinned in maps])
     if "time" in wanted:
@@ -286,7 +296,7 @@ def _accelerate_cost(note: str, pinned: IRModule, model: Any, cap: int, time_lim
     from vdplace.placement import Cost, CostModel, place
     from vdplace.placement.errors import PlacementConflict
 
-    row = PlanResult("accelerate", note=note)
+    row = PlanResult("accelerate-cost", note=note)
     try:
         capped = CostModel.from_source(model.source, memory={FAST_NAME: cap})
         placed = place(pinned, objective=Cost(capped), time_limit_s=time_limit_s).module
@@ -294,6 +304,104 @@ def _accelerate_cost(note: str, pinned: IRModule, model: Any, cap: int, time_lim
         placed = place(pinned, objective=Cost(model), time_limit_s=time_limit_s).module
     _fill(row, placed, evaluate_placed(placed, model, time_limit_s), cap)
     return row
+
+
+def _accelerate_run(note: str, pinned: IRModule, model: Any, cap: int, time_limit_s: float) -> PlanResult:
+    """What accelerate runs for the map `pinned` holds (`accelerate_execution`), ordered by `Time` within `cap`
+    where an order fits, else without it (and not fitting)."""
+    from vdplace.placement.errors import PlacementConflict
+
+    row = PlanResult("accelerate", note=note)
+    placed = accelerate_execution(pinned, model, time_limit_s)
+    try:  # the copies in late enough to fit the cap, as the hooks copy a module's weights in just before it
+        schedule = evaluate_placed(placed, model, time_limit_s, memory={FAST_NAME: cap})
+    except PlacementConflict:  # no order of the run fits: its weights and activations exceed the cap
+        schedule = evaluate_placed(placed, model, time_limit_s)
+    _fill(row, placed, schedule, cap)
+    return row
+
+
+def accelerate_execution(pinned: IRModule, model: Any, time_limit_s: float = 10.0) -> IRModule:
+    """What accelerate's ``dispatch_model`` runs for a map: `pinned` (its weights pinned by the map) fully placed.
+
+    accelerate runs every module on its execution device, which for a module
+    the map puts on the CPU is the main device (the first GPU of the map)
+    when the map has one: its weights stay on the host and its hook copies
+    them to the GPU before the module runs.  Only a map with no GPU entry
+    runs on the host.  So: the execution device is the fast device if a
+    weight parameter of ``main`` is pinned there, else the host; the runtime
+    inputs (``main``'s first ``num_input`` parameters) are pinned to the
+    host; every binding of a tensor is pinned to the execution device; each
+    parameter elsewhere (a weight the map keeps on the host, an input) is
+    read through a copy to the execution device bound before its first
+    reader (one per binding block), which liveness frees after its last
+    reader.  The cost objective under `model` (a `CostModel`) then has
+    nothing left to decide and places the module as written.  `pinned` is
+    not modified.
+    """
+    from vdplace.placement import Cost, place
+    from vdplace.tvm.device_map import pin_parameters
+
+    main = pinned["main"]
+    first = int(main.attrs.get("num_input", len(main.params)))
+    fast = lookup_vdevice(pinned.vdevices, FAST_NAME)
+    on_fast = any(
+        isinstance(p.struct_info, TensorStructInfo) and p.struct_info.vdevice == fast for p in main.params[first:]
+    )
+    device = fast if on_fast else lookup_vdevice(pinned.vdevices, HOST_NAME)
+    inputs = {p.name: HOST_NAME for p in main.params[:first] if isinstance(p.struct_info, TensorStructInfo)}
+    ops = pin_parameters(pinned, inputs)
+    host = [
+        p for p in ops["main"].params if isinstance(p.struct_info, TensorStructInfo) and p.struct_info.vdevice != device
+    ]
+    ops = ops.replace(functions={**ops.functions, "main": _PinOps(device, host).mutate(ops["main"])})
+    return place(ops, objective=Cost(model), time_limit_s=time_limit_s).module
+
+
+class _PinOps(ExprMutator):
+    """Every binding of a tensor, or a tuple of tensors, annotated with `device` (each tensor of it); each
+    parameter of `elsewhere` read through a copy to `device`, bound before its first reader in each block
+    and read from there on in that block (a dataflow block's variables are not seen outside it)."""
+
+    def __init__(self, device: VDevice, elsewhere: Iterable[Var]) -> None:
+        super().__init__()
+        self.device = device
+        self.elsewhere = set(elsewhere)
+        self.copies: dict[Var, Var] = {}
+        self.pending: list[Binding] = []
+        self.made = 0  # copies so far: each copy's name is unique
+        self.kind: type[Var] = Var
+
+    def enter_block(self, block: BindingBlock) -> None:
+        self.copies = {}
+        self.kind = DataflowVar if block.is_dataflow else Var
+
+    def visit_var(self, var: Var) -> Expr:
+        if var not in self.elsewhere:
+            return super().visit_var(var)
+        copy = self.copies.get(var)
+        if copy is None:
+            assert isinstance(var.struct_info, TensorStructInfo)
+            moved = var.struct_info.with_vdevice(self.device)
+            copy = self.copies[var] = self.kind(f"{var.name}_copy{self.made}", moved)
+            self.made += 1
+            call = Call(_to_vdevice(), [var], {"dst_vdevice": self.device}, moved)
+            self.pending.append(Binding(copy, call, moved))
+        return copy
+
+    def visit_binding(self, binding: Binding, var: Var, value: Expr) -> Binding | Sequence[Binding]:
+        new = super().visit_binding(binding, var, value)
+        before, self.pending = self.pending, []
+        if isinstance(new, Binding) and any(True for _ in tensor_leaves(new.var.struct_info)):
+            pinned = replace_vdevices(new.var.struct_info, lambda _path, _leaf: self.device)
+            new = Binding(new.var, new.value, pinned, new.span)
+        return [*before, new] if before else new
+
+
+def _to_vdevice() -> Any:
+    from vdplace.ir.op import get_op
+
+    return get_op("to_vdevice")
 
 
 def _accelerate_time(note: str, pinned: IRModule, model: Any, cap: int, time_limit_s: float) -> PlanResult:
