@@ -20,7 +20,7 @@ goes where its first reader runs, when it may).
 
 from __future__ import annotations
 
-from vdplace.placement.schedule.graph import INPUT, TaskGraph
+from vdplace.placement.schedule.graph import INPUT, PASSED, TaskGraph
 from vdplace.placement.schedule.simulate import Simulator, Timing, required_copies
 
 
@@ -77,12 +77,20 @@ def rank_order(ranks: list[float]) -> list[int]:
     return sorted(range(len(ranks)), key=lambda i: (-ranks[i], i))
 
 
-def list_schedule(g: TaskGraph, placement: list[int]) -> Timing:
+def list_schedule(g: TaskGraph, placement: list[int], copies: str = "eager") -> Timing:
     """The list schedule of `placement`: ops by upward rank, copies when first needed; where copies hold their
-    sender (`TaskGraph.has_send`), each value's copies right after its op, before the sender's next op."""
+    sender (`TaskGraph.has_send`), each value's copies right after its op, before the sender's next op.
+
+    `copies`: ``"eager"``, each copy as soon as its value and link allow; ``"late"``, a copy an op needs of a
+    value already at its home starts no earlier than the op's stream frees less the copy's time (it overlaps
+    the op before); ``"on demand"``, no earlier than the stream frees (as accelerate's hooks copy an offloaded
+    weight when its module is called).  The later two hold a copied value only about while it is read: the
+    timings for plans whose eager copies pass a memory limit (`search.evaluate`)."""
     sim = Simulator(g, placement)
     dests = _destinations(g, placement) if g.has_send else {}
     for i in rank_order(upward_ranks(g, placement)):
+        if copies != "eager":
+            _copy_late(sim, i, copies == "late")
         sim.op(i, ensure=True)
         for v in g.op_makes[i]:
             for d in dests.get(v, ()):
@@ -181,3 +189,19 @@ def _link_slot(sim: Simulator, src: int, dst: int, ready: float) -> float:
         return ready
     free = sim.link_free.get(link, 0.0)
     return ready if ready > free else free
+
+
+def _copy_late(sim: Simulator, i: int, overlap: bool) -> None:
+    """The copies op i reads of values at their home, each started no earlier than op i's stream frees, less
+    the copy's time when `overlap` (`list_schedule`'s `copies`); other arrivals are left to `Simulator.ensure`."""
+    g = sim.g
+    d = sim.placement[g.op_unit[i]]
+    for v in g.op_local[i]:
+        home = sim.placement[g.val_unit[v]]
+        if home == d or sim.avail(v, d) is not None or sim.timing.source(v, d) != home:
+            continue
+        if sim.avail(v, home) is None or g.val_kind[v] == PASSED:
+            continue
+        _, seconds = sim.copy_seconds(v, d)
+        free = sim.dev_free[g.physical[d]]
+        sim.copy(v, d, release=max(0.0, free - seconds) if overlap else free)

@@ -99,10 +99,21 @@ class Plan:
 
 
 def evaluate(g: TaskGraph, placement: list[int], budget: Budget | None = None) -> Plan:
-    """The list schedule of `placement` as a `Plan`; its op calls are spent from `budget`."""
+    """The list schedule of `placement` as a `Plan`; its op calls are spent from `budget`.  Where its copies,
+    run as soon as they can, pass a memory limit, the best of that and the schedules with copies started
+    late (`list_schedule`'s ``copies``: ``"late"``, then ``"on demand"`` while still over), each charged."""
     if budget is not None:
         budget.spend(max(1, g.num_ops))
-    return Plan(g, placement, list_schedule(g, placement))
+    plan = Plan(g, placement, list_schedule(g, placement))
+    for copies in ("late", "on demand"):
+        if plan.excess == 0:
+            break
+        if budget is not None:
+            budget.spend(max(1, g.num_ops))
+        later = Plan(g, placement, list_schedule(g, placement, copies))
+        if later.better_than(plan):
+            plan = later
+    return plan
 
 
 def start_plans(g: TaskGraph) -> list[list[int]]:

@@ -28,7 +28,12 @@ that may go where the rule puts it fixed there (its other vdevices made
 impossible: None in its ``compute`` row) and without memory limits is
 solved by `cost.solve.solve_cost` (two vdevices: `mincut.solve_mincut`,
 exact at any size; more: the backend within a small time, kept only when
-proved optimal, so the same module gives the same plan).  The plan is then
+proved optimal, so the same module gives the same plan).  For the cuts
+that are not sampled, the plan accelerate itself runs is tried too: every
+unit that may go on a runs there, the weights on b copied in as their
+readers run (accelerate's hooks run a module mapped to the CPU on the main
+GPU, its weights moved in for each call; docs/accelerate.md, "What
+accelerate runs").  Each plan is then
 judged by its list schedule with the limits (`search.evaluate`: bytes over
 the limits first, then makespan), and the best goes on with the other start
 plans (`solve.solve_time`).
@@ -122,15 +127,18 @@ def weight_rule_plans(
         began = time.perf_counter()
         if sampled:
             share.spend(SOLVE_OPS * max(1, g.num_ops))
-        placement = _ops_by_cost(p, fixed, min(SOLVE_SECONDS, max(0.01, share.deadline - began)), backend, propagate)
+        by_cost = _ops_by_cost(p, fixed, min(SOLVE_SECONDS, max(0.01, share.deadline - began)), backend, propagate)
         last = time.perf_counter() - began
-        if placement is None:
-            continue
-        plan = evaluate(g, placement, share if sampled else None)
-        if plan.excess > 0:
-            plan = fit(g, plan, set(fixed), b, share if sampled else None, share.deadline)
-        if best is None or plan.better_than(best):
-            best = plan
+        placements = [] if by_cost is None else [by_cost]
+        if not sampled:  # accelerate's own run: every op on a, the weights left on b copied in as read
+            runs = [fixed[u] if fixed.get(u) in g.allowed[u] else a for u in range(g.num_units)]
+            placements.append([d if d in g.allowed[u] else fastest(g, u) for u, d in enumerate(runs)])
+        for placement in placements:
+            plan = evaluate(g, placement, share if sampled else None)
+            if plan.excess > 0:
+                plan = fit(g, plan, set(fixed), b, share if sampled else None, share.deadline)
+            if best is None or plan.better_than(best):
+                best = plan
     budget.spend(min(before, before - share.ops))
     if share.cut_by_clock:
         budget.cut_by_clock = True

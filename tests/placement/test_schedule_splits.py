@@ -213,16 +213,20 @@ def pinned_text(prog: Program, pins: dict[str, str]) -> str:
 
 
 def best_rule_plan(prog: Program, exact: bool) -> float | None:
-    """The fastest makespan of a weight rule's plan (ops by the cost objective) that fits the cap, or None."""
+    """The fastest makespan of a weight rule's plan that fits the cap, or None: the ops placed by the cost
+    objective, or every op on cuda:0 (accelerate's own run: the host's weights copied in as read)."""
     best = None
     for pins in weight_rules(prog):
         mod = ir.parse(pinned_text(prog, pins), filename="rule.py")
-        placed = place(mod, objective=Cost(prog.model())).module
-        try:
-            result = place(pin_all(placed), objective=objective(prog, exact), time_limit_s=20)
-        except PlacementConflict:
-            continue
-        best = result.schedule.makespan if best is None else min(best, result.schedule.makespan)
+        by_cost = pin_all(place(mod, objective=Cost(prog.model())).module)
+        host = {p: "llvm:0" for p in prog.params[: prog.num_input]}
+        on_gpu = ir.parse(prog.text({**host, **pins, **{name: "cuda:0" for name, _, _ in prog.ops}}), filename="run.py")
+        for pinned in (by_cost, on_gpu):
+            try:
+                result = place(pinned, objective=objective(prog, exact), time_limit_s=20)
+            except PlacementConflict:
+                continue
+            best = result.schedule.makespan if best is None else min(best, result.schedule.makespan)
     return best
 
 
@@ -307,10 +311,12 @@ def side_by_side() -> Program:
 
 
 def test_a_rule_over_the_cap_is_repaired_to_fit() -> None:
-    """The rule "every weight on the host" with its ops by the cost objective runs all four ops on cuda:0, where
-    the copies of w0 and w1, x, g and u are live at once: over the cap.  Repaired (`weight_rules.fit`), the
-    rule's plan fits and still runs on cuda:0 what fits there, far faster than all on the host; `Time` keeps it."""
-    from vdplace.placement.schedule.search import evaluate
+    """The rule "every weight on the host" with its ops by the cost objective runs all four ops on cuda:0, where,
+    with every copy as early as it can run, the copies of w0 and w1, x, g and u are live at once: over the cap.
+    Repaired (`weight_rules.fit`) or with its copies later (`search.evaluate`), the rule's plan fits and still
+    runs on cuda:0 what fits there, far faster than all on the host; `Time` keeps it."""
+    from vdplace.placement.schedule.list_scheduler import list_schedule
+    from vdplace.placement.schedule.search import Plan, evaluate
     from vdplace.placement.schedule.splits import weight_units
     from vdplace.placement.schedule.weight_rules import _ops_by_cost
 
@@ -318,8 +324,9 @@ def test_a_rule_over_the_cap_is_repaired_to_fit() -> None:
     g, co, plan = rule_plan(prog)
     host = g.names.index("llvm:0:global")
     on_host = {u: host for u in weight_units(g)}
-    unrepaired = evaluate(g, _ops_by_cost(co.problem, on_host, 1.0, "highs", True))
-    assert unrepaired.excess > 0
+    by_cost = _ops_by_cost(co.problem, on_host, 1.0, "highs", True)
+    assert by_cost is not None
+    assert Plan(g, by_cost, list_schedule(g, by_cost)).excess > 0
     assert plan is not None and plan.excess == 0
     all_host = evaluate(g, [host] * g.num_units)
     assert plan.makespan < 0.6 * all_host.makespan
@@ -355,3 +362,20 @@ def test_the_headroom_is_the_peak_of_what_is_not_a_weight() -> None:
     weights = weight_units(g)
     assert accelerate_cut(g, weights, cuda) == [2]  # both weights fit the cap
     assert accelerate_cut(g, weights, cuda, headroom=room[cuda]) == [1]  # one fits beside the activations
+
+
+def test_a_weight_streamed_in_just_in_time_keeps_the_fast_device_within_its_cap() -> None:
+    """Five weights on the host, a chain of five adds ten times faster on the GPU, the GPU capped at three
+    tensors: run as soon as the link allows, the weights' copies would pile up on the GPU past its cap; the
+    search's list schedules also try each copy just before its reader (`search.evaluate`), so the plan that runs
+    every add on the GPU, streaming the weights in, fits and is found without the exact solver."""
+    ops = [(f"h{k}", "add", ("x" if k == 0 else f"h{k - 1}", f"w{k}")) for k in range(5)]
+    times = {(name, kind): (1e-5 if kind == "llvm" else 1e-6) for name, _, _ in ops for kind in ("llvm", "cuda")}
+    latency = {("llvm", "cuda"): 1e-7, ("cuda", "llvm"): 1e-7}
+    prog = Program(1, ["x"] + [f"w{k}" for k in range(5)], ops, times, latency, 3 * NBYTES)
+    pins = {f"w{k}": "llvm:0" for k in range(5)}
+    mod = ir.parse(pinned_text(prog, pins), filename="stream.py")
+    s = place(mod, objective=Time(prog.model(), memory={"cuda:0": prog.cap}, exact=False), time_limit_s=20).schedule
+    assert s.peak_memory["cuda:0:global"] <= prog.cap
+    assert all(e.device == "cuda:0:global" for e in s.events if e.kind == "op" and e.name != "h0")
+    assert s.makespan < 5 * 1e-5 / 2  # far from the host's 50 us

@@ -395,7 +395,9 @@ class _PinOps(ExprMutator):
         if isinstance(new, Binding) and any(True for _ in tensor_leaves(new.var.struct_info)):
             pinned = replace_vdevices(new.var.struct_info, lambda _path, _leaf: self.device)
             new = Binding(new.var, new.value, pinned, new.span)
-        return [*before, new] if before else new
+        if not before:
+            return new
+        return [*before, new] if isinstance(new, Binding) else [*before, *new]
 
 
 def _to_vdevice() -> Any:
