@@ -84,11 +84,13 @@ def list_schedule(g: TaskGraph, placement: list[int], copies: str = "eager") -> 
     `copies`: ``"eager"``, each copy as soon as its value and link allow; ``"late"``, a copy an op needs of a
     value already at its home starts no earlier than the op's stream frees less the copy's time (it overlaps
     the op before); ``"on demand"``, no earlier than the stream frees (as accelerate's hooks copy an offloaded
-    weight when its module is called).  The later two hold a copied value only about while it is read: the
-    timings for plans whose eager copies pass a memory limit (`search.evaluate`)."""
+    weight when its module is called), the ops in program order (as those hooks run them).  The later two hold
+    a copied value only about while it is read: the timings for plans whose eager copies pass a memory limit
+    (`search.evaluate`)."""
     sim = Simulator(g, placement)
     dests = _destinations(g, placement) if g.has_send else {}
-    for i in rank_order(upward_ranks(g, placement)):
+    order = range(g.num_ops) if copies == "on demand" else rank_order(upward_ranks(g, placement))
+    for i in order:
         if copies != "eager":
             _copy_late(sim, i, copies == "late")
         sim.op(i, ensure=True)
