@@ -99,12 +99,17 @@ class Plan:
 
 
 def evaluate(g: TaskGraph, placement: list[int], budget: Budget | None = None) -> Plan:
-    """The list schedule of `placement` as a `Plan`; its op calls are spent from `budget`.  Where its copies,
-    run as soon as they can, pass a memory limit, the best of that and the schedules with copies started
-    late (`list_schedule`'s ``copies``: ``"late"``, then ``"on demand"`` while still over), each charged."""
+    """The list schedule of `placement` as a `Plan`; its op calls are spent from `budget`."""
     if budget is not None:
         budget.spend(max(1, g.num_ops))
-    plan = Plan(g, placement, list_schedule(g, placement))
+    return Plan(g, placement, list_schedule(g, placement))
+
+
+def evaluate_streaming(g: TaskGraph, placement: list[int], budget: Budget | None = None) -> Plan:
+    """`evaluate`, and where its copies, run as soon as they can, pass a memory limit, the best of that and
+    the schedules with copies started late (`list_schedule`'s ``copies``: ``"late"``, then ``"on demand"``
+    while still over), each charged: for plans that stream weights into a capped vdevice."""
+    plan = evaluate(g, placement, budget)
     for copies in ("late", "on demand"):
         if plan.excess == 0:
             break

@@ -72,7 +72,7 @@ from vdplace.placement.cost.problem import CostProblem
 from vdplace.placement.cost.solve import PlanBackend, solve_cost
 from vdplace.placement.schedule.graph import TaskGraph
 from vdplace.placement.schedule.liveness import stays
-from vdplace.placement.schedule.search import Budget, Plan, evaluate, fastest
+from vdplace.placement.schedule.search import Budget, Plan, evaluate, evaluate_streaming, fastest
 from vdplace.placement.schedule.splits import accelerate_cut, weight_unit_bytes, weight_units
 
 # Share of the search's budget (ops and time to its deadline) these plans may spend.
@@ -129,14 +129,16 @@ def weight_rule_plans(
             share.spend(SOLVE_OPS * max(1, g.num_ops))
         by_cost = _ops_by_cost(p, fixed, min(SOLVE_SECONDS, max(0.01, share.deadline - began)), backend, propagate)
         last = time.perf_counter() - began
-        placements = [] if by_cost is None else [by_cost]
-        if not sampled:  # accelerate's own run: every op on a, the weights left on b copied in as read
-            runs = [fixed[u] if fixed.get(u) in g.allowed[u] else a for u in range(g.num_units)]
-            placements.append([d if d in g.allowed[u] else fastest(g, u) for u, d in enumerate(runs)])
-        for placement in placements:
-            plan = evaluate(g, placement, share if sampled else None)
+        plans = []
+        if by_cost is not None:
+            plan = evaluate_streaming(g, by_cost, share if sampled else None)
             if plan.excess > 0:
                 plan = fit(g, plan, set(fixed), b, share if sampled else None, share.deadline)
+            plans.append(plan)
+        if not sampled:  # accelerate's own run: every op on a, the weights left on b copied in as read
+            runs = [fixed[u] if fixed.get(u) in g.allowed[u] else a for u in range(g.num_units)]
+            plans.append(evaluate_streaming(g, [d if d in g.allowed[u] else fastest(g, u) for u, d in enumerate(runs)]))
+        for plan in plans:
             if best is None or plan.better_than(best):
                 best = plan
     budget.spend(min(before, before - share.ops))

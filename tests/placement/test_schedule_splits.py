@@ -214,14 +214,16 @@ def pinned_text(prog: Program, pins: dict[str, str]) -> str:
 
 def best_rule_plan(prog: Program, exact: bool) -> float | None:
     """The fastest makespan of a weight rule's plan that fits the cap, or None: the ops placed by the cost
-    objective, or every op on cuda:0 (accelerate's own run: the host's weights copied in as read)."""
+    objective, or, with the exact solver, every op on cuda:0 (accelerate's own run: the host's weights copied
+    in as read; the search alone tries that plan only for the units it coarsens, where a weight read by one
+    op shares its unit)."""
     best = None
     for pins in weight_rules(prog):
         mod = ir.parse(pinned_text(prog, pins), filename="rule.py")
         by_cost = pin_all(place(mod, objective=Cost(prog.model())).module)
         host = {p: "llvm:0" for p in prog.params[: prog.num_input]}
         on_gpu = ir.parse(prog.text({**host, **pins, **{name: "cuda:0" for name, _, _ in prog.ops}}), filename="run.py")
-        for pinned in (by_cost, on_gpu):
+        for pinned in (by_cost, on_gpu) if exact else (by_cost,):
             try:
                 result = place(pinned, objective=objective(prog, exact), time_limit_s=20)
             except PlacementConflict:
