@@ -311,16 +311,7 @@ class NumpyDevice(Device):
             result = np.array(result, order="C", copy=True)  # a new tensor, as the schedule counts it
             key = id(result)
             nbytes = result.nbytes
-        stats = self.stats  # a buffer no register holds yet (above): a new allocation
-        live = stats.live + nbytes
-        limit = self.memory_limit
-        if limit is not None and live > limit:
-            raise over_budget(self.name, limit, stats.live, nbytes)
-        refs[key] = 1
-        stats.allocations += 1
-        stats.live = live
-        if live > stats.peak:
-            stats.peak = live
+        self._hold(key, nbytes)  # a buffer no register holds yet (above): a new allocation
         return DeviceArray(result, self, key, nbytes)
 
     def make_kernel(self, op: Op) -> Kernel:
