@@ -136,8 +136,7 @@ def weight_rule_plans(
                 plan = fit(g, plan, set(fixed), b, share if sampled else None, share.deadline)
             plans.append(plan)
         if not sampled:  # accelerate's own run: every op on a, the weights left on b copied in as read
-            runs = [fixed[u] if fixed.get(u) in g.allowed[u] else a for u in range(g.num_units)]
-            plans.append(evaluate_streaming(g, [d if d in g.allowed[u] else fastest(g, u) for u, d in enumerate(runs)]))
+            plans.append(evaluate_streaming(g, _accelerate_run(g, fixed, a)))
         for plan in plans:
             if best is None or plan.better_than(best):
                 best = plan
@@ -145,6 +144,26 @@ def weight_rule_plans(
     if share.cut_by_clock:
         budget.cut_by_clock = True
     return best
+
+
+def accelerate_runs(g: TaskGraph) -> list[list[int]]:
+    """The placements of accelerate's own run for each rule that is not sampled (module docstring), in the
+    rules' order, without repeats: every unit that may go on a runs there, the weights on b copied in as read."""
+    weights = weight_units(g)
+    if g.num_devices < 2 or not weights:
+        return []
+    out: dict[tuple[int, ...], list[int]] = {}
+    for a, b, cut, sampled in _rules(g, weights, headroom(g)):
+        if not sampled:
+            placement = _accelerate_run(g, {u: a if k < cut else b for k, u in enumerate(weights)}, a)
+            out.setdefault(tuple(placement), placement)
+    return list(out.values())
+
+
+def _accelerate_run(g: TaskGraph, fixed: dict[int, int], a: int) -> list[int]:
+    """Each unit of `fixed` where it fixes it, every other on `a`; a unit that may not go there on its fastest."""
+    runs = [fixed[u] if fixed.get(u) in g.allowed[u] else a for u in range(g.num_units)]
+    return [d if d in g.allowed[u] else fastest(g, u) for u, d in enumerate(runs)]
 
 
 def fit(g: TaskGraph, plan: Plan, fixed: set[int], b: int, budget: Budget | None, deadline: float) -> Plan:
