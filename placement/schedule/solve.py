@@ -82,10 +82,10 @@ COST_SHARE = 0.1
 FREE_SHARE = 1 / 3
 # Share of the exact solver's time for the integer relaxation's bound (`lp_bound.integer_bound`) before it.
 RELAX_SHARE = 0.2
-# accelerate's runs ordered with their placement fixed (`_ordered`): at most `ORDERED` of them, each under a
-# CP-SAT limit of `ORDER_SHARE` of the exact solver's time, at most `ORDER_S` seconds, in steps of
+# accelerate's runs ordered with their placement fixed (`_ordered`): at most `ORDERED` of them, two solves each,
+# each under a CP-SAT limit of `ORDER_SHARE` of the exact solver's time, at most `ORDER_S` seconds, in steps of
 # `ORDER_STEP_S`.  CP-SAT's deterministic limit ends such a solve in a third of its limit or less on the models
-# of tests/models, so the two take about a third of the time; what is left is the free problem's.
+# of tests/models (0.1-0.7 s at 2 s), so the four take a third to a half of it; the rest is the free problem's.
 ORDER_SHARE = 0.5
 ORDERED = 2
 ORDER_S = 2.0
@@ -298,7 +298,7 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
     The program without its limits is a relaxation: its optimum bounds the limited one, and when
     its optimal plan fits the limits it is optimal with them.
     """
-    best = _ordered(g, best, accelerate_runs(g), (deadline - time.perf_counter() - MARGIN_S) * ORDER_SHARE)
+    best = _ordered(g, best, accelerate_runs(g), (deadline - time.perf_counter() - MARGIN_S) * ORDER_SHARE, deadline)
     if any(lim is not None for lim in g.limits):
         free = copy.copy(g)
         free.limits = [None] * g.num_devices
@@ -349,24 +349,28 @@ def _relaxed_plan(g: TaskGraph, placement: list[int], best: Plan, seconds: float
     return best
 
 
-def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], seconds: float) -> Plan:
+def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], seconds: float, deadline: float) -> Plan:
     """The best of `best` and `placements`, each timed by its list schedules (`search.evaluate_streaming`);
-    then the best `ORDERED` of those by that timing ordered by CP-SAT with the placement fixed, each under a
-    limit of `seconds` (at most `ORDER_S`, rounded down to a multiple of `ORDER_STEP_S`: the same limits, so
-    the same plans, wherever it rounds alike; none below one step).
+    then the best `ORDERED` of those by that timing ordered by CP-SAT with the placement fixed, twice: from
+    the list schedule's order, and from none (each finds orders the other misses: on the scaled attention and
+    Llama block one each).  Each solve's limit is `seconds` (at most `ORDER_S`), less where `deadline` (less
+    `MARGIN_S`) is nearer, rounded down to a multiple of `ORDER_STEP_S` (the same limits, so the same plans,
+    wherever it rounds alike); none below one step.
 
     A list schedule orders the ops by rank and its copies by one rule, which under a memory limit can leave
-    a placement far slower than its best order (accelerate's own run of a Llama block: 0.87 ms listed, 0.63
+    a placement far slower than its best order (accelerate's own run of a Llama block: 0.87 ms listed, 0.62
     ms ordered), and the search judges placements by it; CP-SAT then starts from the search's best alone.
     So the placements users compare with (`weight_rules.accelerate_runs`) are ordered here first.
     """
     plans = sorted((evaluate_streaming(g, p) for p in {tuple(p): p for p in placements}.values()), key=Plan.key)
-    each = min(ORDER_S, math.floor(seconds / ORDER_STEP_S) * ORDER_STEP_S)
     for plan in plans[:ORDERED]:
         if plan.better_than(best):
             best = plan
-        if each >= ORDER_STEP_S:
-            best = _fixed_order(g, plan.placement, best, each, plan)
+        for hint in (plan, None):
+            left = min(seconds, ORDER_S, deadline - MARGIN_S - time.perf_counter())
+            each = math.floor(left / ORDER_STEP_S) * ORDER_STEP_S
+            if each >= ORDER_STEP_S:
+                best = _fixed_order(g, plan.placement, best, each, hint)
     return best
 
 
