@@ -350,27 +350,29 @@ def _relaxed_plan(g: TaskGraph, placement: list[int], best: Plan, seconds: float
 
 
 def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], seconds: float, deadline: float) -> Plan:
-    """The best of `best` and `placements`, each timed by its list schedules (`search.evaluate_streaming`);
-    then the best `ORDERED` of those by that timing ordered by CP-SAT with the placement fixed, twice: from
-    the list schedule's order, and from none (each finds orders the other misses: on the scaled attention and
-    Llama block one each).  Each solve's limit is `seconds` (at most `ORDER_S`), less where `deadline` (less
-    `MARGIN_S`) is nearer, rounded down to a multiple of `ORDER_STEP_S` (the same limits, so the same plans,
-    wherever it rounds alike); none below one step.
+    """The best of `best` and `placements`, each timed by its list schedules (`search.evaluate_streaming`),
+    and ordered by CP-SAT with the placement fixed: `best` from its order (where it fits the limits), then
+    the best `ORDERED` of `placements` by their timing twice, from the list schedule's order and from none
+    (each finds orders the other misses: on the scaled attention and Llama block one each).  Each solve's
+    limit is `seconds` (at most `ORDER_S`), less where `deadline` (less `MARGIN_S`) is nearer, rounded down
+    to a multiple of `ORDER_STEP_S` (the same limits, so the same plans, wherever it rounds alike); none
+    below one step.
 
     A list schedule orders the ops by rank and its copies by one rule, which under a memory limit can leave
     a placement far slower than its best order (accelerate's own run of a Llama block: 0.87 ms listed, 0.62
-    ms ordered), and the search judges placements by it; CP-SAT then starts from the search's best alone.
-    So the placements users compare with (`weight_rules.accelerate_runs`) are ordered here first.
+    ms ordered), and the search judges placements by it.  So its best and the placements users compare with
+    (`weight_rules.accelerate_runs`) are ordered here before CP-SAT starts on the free problem.
     """
     plans = sorted((evaluate_streaming(g, p) for p in {tuple(p): p for p in placements}.values()), key=Plan.key)
-    for plan in plans[:ORDERED]:
+    solves = [(best, best)] if best.excess == 0 else []
+    solves += [(plan, hint) for plan in plans[:ORDERED] for hint in (plan, None)]
+    for plan, hint in solves:
         if plan.better_than(best):
             best = plan
-        for hint in (plan, None):
-            left = min(seconds, ORDER_S, deadline - MARGIN_S - time.perf_counter())
-            each = math.floor(left / ORDER_STEP_S) * ORDER_STEP_S
-            if each >= ORDER_STEP_S:
-                best = _fixed_order(g, plan.placement, best, each, hint)
+        left = min(seconds, ORDER_S, deadline - MARGIN_S - time.perf_counter())
+        each = math.floor(left / ORDER_STEP_S) * ORDER_STEP_S
+        if each >= ORDER_STEP_S:
+            best = _fixed_order(g, plan.placement, best, each, hint)
     return best
 
 

@@ -19,9 +19,11 @@ indexed by a *cut* c:
 A unit that may not go where its family puts it goes on the other vdevice
 of the pair when it may, else on its fastest (`search.fastest`).
 
-Each plan is judged by its list schedule like every start plan
-(`search.evaluate`: bytes over the limits first, then makespan) and paid
-for from the search's budget.  Not every cut is tried on a large program:
+Each plan is judged by its list schedule like every start plan (bytes
+over the limits first, then makespan), and where its eager copies pass a
+limit also with its copies late (`search.evaluate_streaming`: a split that
+streams values into a capped vdevice can fit with each copy made when it
+is read), each schedule paid for from the search's budget.  Not every cut is tried on a large program:
 a family of more than `GRID` + 1 cuts is first tried at `GRID` + 1 evenly
 spaced cuts (and accelerate's), then around the best cut at half the
 spacing on either side, halving down to neighbouring cuts (the best of each
@@ -35,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from vdplace.placement.schedule.graph import WEIGHT, TaskGraph
-from vdplace.placement.schedule.search import Budget, Plan, evaluate, fastest
+from vdplace.placement.schedule.search import Budget, Plan, evaluate_streaming, fastest
 
 # Evenly spaced cuts per family before refining (a family with at most GRID + 1 cuts is tried whole).
 GRID = 8
@@ -83,7 +85,7 @@ def best_split(g: TaskGraph, budget: Budget) -> Plan | None:
             return True
         if best is not None and not share.left:
             return False
-        plan = evaluate(g, family.make(cut), share)
+        plan = evaluate_streaming(g, family.make(cut), share)
         family.record(cut, plan)
         if best is None or plan.better_than(best):
             best = plan
