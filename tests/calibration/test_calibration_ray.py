@@ -68,6 +68,23 @@ def test_two_actors_time_every_op_and_the_copies_between_them(tmp_path):
     assert model.copy(2048, cpu, gpu, mod.vdevices) == pytest.approx(link.latency + 2048 / link.bandwidth)
     share = min(link.send_latency + 2048 * link.send_per_byte, model.copy(2048, cpu, gpu, mod.vdevices))
     assert model.send(2048, cpu, gpu, mod.vdevices) == pytest.approx(share)
+    # the two CPU actors on one node, the program's kernels on both at once against alone
+    (pair,) = about["ray contention"]["pairs"]
+    assert set(pair["devices"]) == {"llvm:0", "cuda:0"} and pair["calls a pass"] == 2  # relu, matmul
+    assert (
+        pair["factor"] >= 1
+        and pair["factor"] == pytest.approx(sum(pair["slowdown"].values()) / 2)
+        or (pair["factor"] == 1 and sum(pair["slowdown"].values()) < 2)
+    )
+    assert all(t > 0 for t in [*pair["pass seconds alone"].values(), *pair["pass seconds together"].values()])
+    assert result.model.contention == {tuple(pair["devices"]): pair["factor"]}
+    assert model.slowdown(cpu, gpu, mod.vdevices) == model.slowdown(gpu, cpu, mod.vdevices) == pair["factor"]
+
+
+def test_made_up_values_measure_no_contention():
+    result = calibrate_program(ir.parse(TWO), ray_actors={"cuda:0": "sim"}, values="made-up", repeat=1)
+    assert result.model.contention == {}
+    assert result.model.about["ray contention"].startswith("not measured")
 
 
 def test_the_cli_calibrates_on_ray_actors(tmp_path, capsys):
