@@ -108,7 +108,12 @@ class TimingActor:
         (``time.time()``; so that two actors start together); each pass's wall ``(start, end)``."""
         from vdplace.ir import get_op
 
-        kernels = [(get_op(name).kernel, args, attrs) for name, args, attrs in calls]
+        kernels = []
+        for name, args, attrs in calls:
+            kernel = get_op(name).kernel
+            if kernel is None:
+                raise ValueError(f"the op {name} has no NumPy kernel to run")  # `contention.program_calls` skips it
+            kernels.append((kernel, args, attrs))
         wait = start_at - time.time()
         if wait > 0:
             time.sleep(wait)
