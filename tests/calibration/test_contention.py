@@ -20,10 +20,11 @@ def test_a_pass_runs_each_distinct_call_that_has_a_numpy_kernel():
     assert calls[0][1][0] is x
 
 
-def test_only_passes_wholly_inside_the_others_run_count_as_together():
+def test_passes_whose_middle_came_during_the_others_run_count_as_together():
     mine = [(0.0, 1.0), (1.0, 2.0), (2.0, 3.5), (3.5, 5.0)]
-    other = [(0.5, 2.0), (2.0, 4.0)]
-    assert _within(mine, other) == [1.0, 1.5]  # (1, 2) and (2, 3.5); (0, 1) began first, (3.5, 5) ended after
+    other = [(0.6, 2.0), (2.0, 4.0)]
+    assert _within(mine, other) == [1.0, 1.5]  # (1, 2) and (2, 3.5); (0, 1) is mostly before, (3.5, 5) after
+    assert _within(mine, [(6.0, 7.0)]) == [1.0, 1.0, 1.5, 1.5]  # the runs never met: every pass, as alone
 
 
 def test_the_record_names_both_actors():

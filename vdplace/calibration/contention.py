@@ -10,13 +10,13 @@ arguments and attributes, the program's own values) run as one *pass* of
 their NumPy kernels, each once, inside an actor (`TimingActor.run_calls`).
 In each of `rounds` rounds, the pass runs `passes` times on the first actor
 alone, then on the second alone, then on both, started at one wall-clock
-instant; an actor's slowdown is the median of its passes that ran wholly
-while the other actor was running its own (the both run) over the median
-of its passes alone.  The pair's factor is the mean of the two slowdowns,
+instant; an actor's slowdown is the median of its passes whose middle came while
+the other actor was running its own (the both run) over the median of its
+passes alone.  The pair's factor is the mean of the two slowdowns,
 at least 1: `CostModel.contention` (docs/cost.md, "Calibration"), which the
 `Time` objective's schedule applies where both actors work at once
 (`placement.schedule.contention`).  `passes` fills about `seconds` of a
-run, from one pass timed alone first.
+run (4 to 50), from one pass timed alone first.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 from .ray_actors import CALL_TIMEOUT, Call, RayDevices
 
 START_DELAY = 0.05  # seconds between submitting the both run and its start, so that both actors start together
-MAX_PASSES = 50
+MIN_PASSES, MAX_PASSES = 4, 50
 
 
 @dataclass
@@ -114,7 +114,7 @@ def _pair(devices: RayDevices, i: int, j: int, ref: Any, calls: int, rounds: int
 
     run(a, 1), run(b, 1)  # warm-up: the calls' arguments fetched, the kernels' first calls
     one = min(_lengths(run(a, 1)) + _lengths(run(b, 1)))
-    passes = max(2, min(MAX_PASSES, math.ceil(seconds / max(one, 1e-6))))
+    passes = max(MIN_PASSES, min(MAX_PASSES, math.ceil(seconds / max(one, 1e-6))))
     alone: tuple[list[float], list[float]] = ([], [])
     together: tuple[list[float], list[float]] = ([], [])
     for _ in range(rounds):
@@ -125,11 +125,11 @@ def _pair(devices: RayDevices, i: int, j: int, ref: Any, calls: int, rounds: int
         together[0].extend(_within(both[0], both[1]))
         together[1].extend(_within(both[1], both[0]))
     base = statistics.median(alone[0]), statistics.median(alone[1])
-    with_other = tuple(statistics.median(t) if t else base[k] for k, t in enumerate(together))
+    with_other = statistics.median(together[0]), statistics.median(together[1])
     slowdowns = with_other[0] / base[0], with_other[1] / base[1]
     keys = devices.keys[i][0], devices.keys[j][0]
     factor = max(1.0, (slowdowns[0] + slowdowns[1]) / 2)
-    return Contention(keys, factor, slowdowns, base, with_other, passes, rounds, calls)  # type: ignore[arg-type]
+    return Contention(keys, factor, slowdowns, base, with_other, passes, rounds, calls)
 
 
 def _lengths(passes: list[tuple[float, float]]) -> list[float]:
@@ -137,9 +137,11 @@ def _lengths(passes: list[tuple[float, float]]) -> list[float]:
 
 
 def _within(mine: list[tuple[float, float]], other: list[tuple[float, float]]) -> list[float]:
-    """The lengths of the passes of `mine` that ran wholly while `other` ran its passes."""
+    """The lengths of the passes of `mine` whose middle came while `other` ran its passes; all of them if none
+    did (the two runs did not meet: each then ran as if alone, which its lengths say)."""
     first, last = other[0][0], other[-1][1]
-    return [end - start for start, end in mine if start >= first and end <= last]
+    found = [end - start for start, end in mine if first <= (start + end) / 2 <= last]
+    return found or _lengths(mine)
 
 
 def contention_about(found: list[Contention]) -> dict[str, Any]:
