@@ -53,42 +53,36 @@ def busy_intervals(events: Iterable[Event]) -> list[tuple[float, float, str]]:
 
 
 class TimeMap:
-    """φ of the module docstring: piecewise linear, `points` (uncontended seconds) to `mapped` (contended)."""
+    """φ of the module docstring, piecewise linear: at uncontended time `points[k]` it adds `extra[k]` seconds,
+    and between `points[k]` and `points[k + 1]` time runs `rates[k]` times slower.  Where nothing was
+    stretched before t, φ(t) is t exactly."""
 
-    def __init__(self, points: list[float], mapped: list[float]) -> None:
+    def __init__(self, points: list[float], extra: list[float], rates: list[float]) -> None:
         self.points = points
-        self.mapped = mapped
+        self.extra = extra
+        self.rates = rates
 
     def __call__(self, t: float) -> float:
         points = self.points
         if not points or t <= points[0]:
             return t
         k = bisect.bisect_right(points, t) - 1
-        if points[k] == t:
-            return self.mapped[k]
-        if k == len(points) - 1:
-            return self.mapped[k] + (t - points[k])
-        rate = (self.mapped[k + 1] - self.mapped[k]) / (points[k + 1] - points[k])
-        return self.mapped[k] + (t - points[k]) * rate
-
-    @property
-    def identity(self) -> bool:
-        return all(a == b for a, b in zip(self.points, self.mapped, strict=True))
+        if points[k] == t or k == len(points) - 1:
+            return t + self.extra[k]
+        return t + self.extra[k] + (t - points[k]) * (self.rates[k] - 1.0)
 
 
 def time_map(events: Iterable[Event], slowdown: Slowdown) -> TimeMap:
     """φ for `events` under `slowdown` (module docstring)."""
     intervals = busy_intervals(events)
     points = sorted({t for start, end, _ in intervals for t in (start, end)})
-    if not points:
-        return TimeMap([], [])
     starts: dict[float, list[str]] = {}
     ends: dict[float, list[str]] = {}
     for start, end, name in intervals:
         starts.setdefault(start, []).append(name)
         ends.setdefault(end, []).append(name)
     busy: dict[str, int] = {}
-    mapped = [points[0]]
+    extra, rates = [0.0], []
     for k, t in enumerate(points[:-1]):
         for name in ends.get(t, ()):
             busy[name] -= 1
@@ -96,8 +90,9 @@ def time_map(events: Iterable[Event], slowdown: Slowdown) -> TimeMap:
             busy[name] = busy.get(name, 0) + 1
         names = sorted(n for n, count in busy.items() if count > 0)
         rate = max((slowdown(a, b) for i, a in enumerate(names) for b in names[i + 1 :]), default=1.0)
-        mapped.append(mapped[-1] + (points[k + 1] - t) * max(1.0, rate))
-    return TimeMap(points, mapped)
+        rates.append(max(1.0, rate))
+        extra.append(extra[-1] + (points[k + 1] - t) * (rates[-1] - 1.0) if rates[-1] > 1.0 else extra[-1])
+    return TimeMap(points, extra, rates)
 
 
 def stretch(event: Event, phi: TimeMap) -> float:
