@@ -134,6 +134,7 @@ def run_pair(
         return row
     s = result.schedule
     row["makespan"] = s.makespan
+    row["uncontended"] = s.uncontended
     row["predicted s"] = s.makespan + step_overhead(model)
     row["predicted peak"] = dict(s.peak_memory)
     row["weights"] = weight_bytes(result.module, weights)
@@ -176,7 +177,10 @@ def bench_model(name: str, runs: int, repeat: int, scale: str = "tiny") -> list[
         f"{name}: calibrated in {calibrated:.1f} s; Ray executor per step "
         f"{dispatch.get('step seconds', 0) * 1e3:.2f} ms, "
         f"per op {dispatch.get('op seconds', 0) * 1e6:.1f} us, kernel scale {dispatch.get('kernel scale', 1):.2f}, "
-        "per copy " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in dispatch.get("copy seconds", {}).items()),
+        "per copy "
+        + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in dispatch.get("copy seconds", {}).items())
+        + "; contention "
+        + (", ".join(f"{' & '.join(pair)} {f:.2f}" for pair, f in cal.model.contention.items()) or "none"),
         flush=True,
     )
     rows = [free]

@@ -115,6 +115,8 @@ class Calibration:
                     lines.append(
                         f"link {src} -> {dst}: {link.latency * 1e6:.3g} us + {link.bandwidth / 1e9:.3g} GB/s (measured)"
                     )
+        for (a, b), factor in self.model.contention.items():
+            lines.append(f"contention {a} & {b}: an op {factor:.3g}x slower while both work (measured)")
         lines.extend(f"warning: {text}" for text in self.warnings)
         lines.extend(f"note: {text}" for text in self.defaults)
         if self.values:

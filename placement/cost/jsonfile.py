@@ -7,13 +7,16 @@ One JSON object::
      "links":   [{"src": "*", "dst": "*", "latency": 1e-05, "bandwidth": 2.5e10}],
      "table":   {"cpu": {"matmul(float32[16, 1024], float32[1024, 1024])": 0.00021}},
      "memory":  {"cuda:0": "16MiB"},
+     "contention": [{"devices": ["llvm:0", "cuda:0"], "factor": 1.4}],
      "about":   {"made by": "vdplace calibrate", ...}}
 
 Only ``format`` is required.  With ``table`` the model is a `Table` whose
 fallback is the roofline of ``devices`` and ``links`` (None if both are
 absent); without, it is that `Roofline`.  A file holds what it says: the
 defaults of `CostModel.roofline` are not added.  ``memory`` values are bytes
-or size strings (``"2GiB"``); ``about`` (an object: who made the file, how)
+or size strings (``"2GiB"``); ``contention`` lists pairs of device keys
+and the factor (a number >= 1) by which an op on either runs slower while
+the other is busy too (`CostModel.slowdown`); ``about`` (an object: who made the file, how)
 is kept as it is and means nothing to the model.  Every error is a `ValueError` starting with the file's path and
 the location in it: ``costs.json:3:14: invalid JSON: ...`` or
 ``costs.json: $.devices.cuda.flops: expected a number, got a string ('fast')``.
@@ -26,19 +29,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from .model import parse_bytes
-from .roofline import Roofline
-from .schema import at, expect_keys, expect_object, expect_string
+from .roofline import Roofline, check_key
+from .schema import at, expect_keys, expect_list, expect_number, expect_object, expect_string
 from .table import Table
 
 FORMAT = "vdplace-cost/1"
-_KEYS = ("devices", "links", "table", "memory", "about")
+_KEYS = ("devices", "links", "table", "memory", "contention", "about")
 
 
-Document = tuple[Roofline | Table, dict[str, int], dict[str, Any]]
+Document = tuple[Roofline | Table, dict[str, int], dict[str, Any], dict[tuple[str, str], float]]
 
 
 def load(path: str) -> Document:
-    """The model, memory limits (bytes per vdevice name) and notes of the file at `path`; `ValueError` if bad."""
+    """The model, memory limits (bytes per vdevice name), notes and contention factors of the file at `path`;
+    `ValueError` if bad."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -84,19 +88,50 @@ def from_document(document: Any) -> Document:
         except ValueError as err:
             raise ValueError(f"{at('$.memory', name)}: {err}") from None
     about = dict(expect_object(document.get("about", {}), "$.about"))
+    contention = _contention(document.get("contention", []), "$.contention")
     roofline = None
     if "devices" in document or "links" in document:
         roofline = Roofline.from_dict(document, "$")
     if "table" in document:
-        return Table(document["table"], roofline, where="$.table"), memory, about
-    return (roofline if roofline is not None else Roofline({})), memory, about
+        return Table(document["table"], roofline, where="$.table"), memory, about, contention
+    return (roofline if roofline is not None else Roofline({})), memory, about, contention
 
 
-def dumps(model: Roofline | Table, memory: Mapping[str, int], about: Mapping[str, Any]) -> str:
-    """The JSON text of `model`, `memory` (bytes per vdevice name) and `about`, as `load` reads it back."""
+def _contention(value: Any, where: str) -> dict[tuple[str, str], float]:
+    """``contention``: a list of ``{"devices": [key, key], "factor": f}``, two different device keys, f >= 1."""
+    out: dict[tuple[str, str], float] = {}
+    for i, entry in enumerate(expect_list(value, where)):
+        place = at(where, i)
+        expect_keys(expect_object(entry, place), place, ("devices", "factor"), ())
+        pair = expect_list(entry["devices"], at(place, "devices"))
+        if len(pair) != 2:
+            raise ValueError(f"{at(place, 'devices')}: expected two device keys, got {len(pair)}")
+        a, b = (
+            check_key(expect_string(k, at(at(place, "devices"), j)), at(at(place, "devices"), j))
+            for j, k in enumerate(pair)
+        )
+        if a == b:
+            raise ValueError(f"{at(place, 'devices')}: a device does not contend with itself ({a!r} twice)")
+        factor = expect_number(entry["factor"], at(place, "factor"))
+        if factor < 1:
+            raise ValueError(f"{at(place, 'factor')}: expected a number >= 1 (a slowdown), got {factor!r}")
+        out[a, b] = factor
+    return out
+
+
+def dumps(
+    model: Roofline | Table,
+    memory: Mapping[str, int],
+    about: Mapping[str, Any],
+    contention: Mapping[tuple[str, str], float] | None = None,
+) -> str:
+    """The JSON text of `model`, `memory` (bytes per vdevice name), `about` and `contention`, as `load` reads
+    it back."""
     document: dict[str, Any] = {"format": FORMAT, **model.to_dict()}
     if memory:
         document["memory"] = dict(memory)
+    if contention:
+        document["contention"] = [{"devices": list(pair), "factor": f} for pair, f in contention.items()]
     if about:
         document["about"] = dict(about)
     return json.dumps(document, indent=2) + "\n"

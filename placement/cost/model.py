@@ -15,6 +15,13 @@ solvers call (they never call the user's functions directly):
   strided value's (`strided=True`) by ``send_time(nbytes, src, dst,
   strided=True)`` where `send_time` takes that keyword (a Ray actor makes
   it contiguous as it sends it: a transpose), else as a contiguous one's;
+* `slowdown(a, b, vdevices)`: how many times slower an op runs on `a`
+  while `b`, another device on the same host, is busy too (two Ray
+  actors sharing a machine's cores): `contention`, keyed by an unordered
+  pair of device keys (``("llvm:0", "cuda:0")``, matched as table keys
+  are: `roofline.candidates`), 1 where it names neither pair nor the two
+  are one physical device.  The `Time` objective stretches its schedule by
+  it (`placement.schedule.contention`);
 * `limit(vdevice, vdevices)`: the bytes available on `vdevice`, or None
   for no limit.  `memory` is keyed by vdevice names as the module writes
   them (``"cuda:0"``, ``"cuda:0:global"``; see `ir.vdevice.lookup_vdevice`),
@@ -176,6 +183,8 @@ class CostModel:
         self.memory: dict[str, int] = {name: parse_bytes(size) for name, size in (memory or {}).items()}
         self.source: Roofline | Table | None = None
         self.about: dict[str, Any] = {}
+        # (device key, device key) -> factor >= 1 (module docstring, `slowdown`); written to a cost file
+        self.contention: dict[tuple[str, str], float] = {}
         # Seconds to bring a runtime input of n bytes onto a vdevice (name), where inputs do not start on
         # the host: Ray actors get them from the driver (`vdplace.calibration.dispatch`).  None: a copy
         # from the host.  Set on the object, not written to a cost file.
@@ -215,9 +224,10 @@ class CostModel:
         """The model of a cost file (docs/cost.md); `ValueError` naming the file and the JSON location if bad."""
         from .jsonfile import load
 
-        source, memory, about = load(path)
+        source, memory, about, contention = load(path)
         model = cls.from_source(source, memory)
         model.about = about
+        model.contention = contention
         return model
 
     def to_json(self, path: str | None = None) -> str:
@@ -232,7 +242,7 @@ class CostModel:
                 "this CostModel was built from Python callables, which cannot be written as JSON; "
                 "build it with CostModel.roofline(...), CostModel.from_table(...) or CostModel.from_json(...)"
             )
-        text = dumps(self.source, self.memory, self.about)
+        text = dumps(self.source, self.memory, self.about, self.contention)
         if path is not None:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
@@ -284,6 +294,19 @@ class CostModel:
             return self.copy(nbytes, host, dst, vdevices)
         name = vdevice_name(vdevices, dst)
         return _checked(self.upload_time(nbytes, name), f"upload_time({nbytes}, {name!r})")
+
+    def slowdown(self, a: VDevice, b: VDevice, vdevices: Sequence[VDevice]) -> float:
+        """How many times slower an op on `a` runs while `b` is busy too (module docstring); 1 without an entry."""
+        if not self.contention or a.physical == b.physical:
+            return 1.0
+        from .roofline import candidates
+
+        keys_a = candidates(vdevice_name(vdevices, a))
+        keys_b = candidates(vdevice_name(vdevices, b))
+        for (x, y), factor in self.contention.items():
+            if (x in keys_a and y in keys_b) or (y in keys_a and x in keys_b):
+                return factor
+        return 1.0
 
     def limit(self, vdevice: VDevice, vdevices: Sequence[VDevice]) -> int | None:
         """Bytes available on `vdevice`, or None; a key naming no vdevice of the module is a `ValueError`."""

@@ -13,7 +13,10 @@ the solver proved about it:
   larger (`cpsat`, docs/schedule.md);
 * `peak_memory`: bytes per vdevice name at that vdevice's worst moment, by
   liveness (`placement.schedule.liveness`);
-* `peaks`: the `Peak` of every vdevice (when, what runs then, what is live).
+* `peaks`: the `Peak` of every vdevice (when, what runs then, what is live);
+* `uncontended`: under a model whose devices slow each other
+  (`CostModel.slowdown`), the makespan before the schedule was re-timed for
+  it (`placement.schedule.contention`); None otherwise.
 """
 
 from __future__ import annotations
@@ -138,7 +141,8 @@ class Schedule:
     `vdevices` names the vdevices in the module's order; `limits` the memory limits (bytes per
     vdevice name); `lives` every value's stay on a vdevice (`Live`), for pictures; `tolerance` the
     seconds that `optimal` allows between makespan and lower bound; `method` / `status` say how it
-    was found (``"cp-sat"``, ``"list"``; ``"optimal"``, ``"time limit"``); `stopped` the solver's steps
+    was found (``"cp-sat"``, ``"list"``; ``"optimal"``, ``"time limit"``, ``"contended"``: the solver's
+    optimum, no longer proved once re-timed for contention); `stopped` the solver's steps
     that its time limit ended early, each with why (``"budget"`` or ``"clock"``, docs/schedule.md).
     """
 
@@ -163,6 +167,7 @@ class Schedule:
         self.status = ""
         self.seconds = 0.0
         self.stopped: dict[str, str] = {}  # steps of the solver stopped by its time limit: "budget" or "clock"
+        self.uncontended: float | None = None  # the makespan before re-timing for contention (module docstring)
 
     @property
     def peak_memory(self) -> dict[str, int]:
@@ -191,6 +196,8 @@ class Schedule:
         vdevice: busy, idle, peak memory (and limit)."""
         state = "proved optimal" if self.optimal else f"lower bound {_ms(self.lower_bound)}, gap {self.gap:.1%}"
         lines = [f"makespan {_ms(self.makespan)} ({state}; {self.method}, {self.seconds:.2f} s)"]
+        if self.uncontended is not None:
+            lines.append(f"  {_ms(self.uncontended)} without the devices' contention (cost model's slowdown)")
         if self.stopped and not self.optimal:
             ended = ", ".join(f"{step} ({why})" for step, why in self.stopped.items())
             lines.append(f"  ended by the time limit: {ended}")
@@ -207,8 +214,9 @@ class Schedule:
         return "\n".join(lines) + "\n"
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: makespan, lower_bound, optimal, gap, peak_memory, limits, method, status, stopped, events."""
-        return {
+        """JSON-ready: makespan, lower_bound, optimal, gap, peak_memory, limits, method, status, stopped, events
+        (and uncontended_makespan, under contention)."""
+        out: dict[str, Any] = {
             "makespan": self.makespan,
             "lower_bound": self.lower_bound,
             "optimal": self.optimal,
@@ -222,6 +230,9 @@ class Schedule:
             "stopped": dict(self.stopped),
             "events": [e.as_dict() for e in self.events],
         }
+        if self.uncontended is not None:
+            out["uncontended_makespan"] = self.uncontended
+        return out
 
     def __repr__(self) -> str:
         return (

@@ -12,7 +12,10 @@ module, `plan` asks `solve.solve_time` for a vdevice per unit (or raises
 the `conflict.schedule_conflict` of limits no plan fits), the driver writes
 the plan's copies into the module, checks and realizes it, and `verify`
 names the schedule's copies by the bindings of that module and checks the
-schedule against the placed module alone (`place.check_schedule`);
+schedule against the placed module alone (`place.check_schedule`), then,
+under a model whose devices slow each other (`CostModel.contention`),
+re-times it for that (`contention.contended`: what `Placement.schedule`
+reports);
 `finish` puts the placed module's bindings in the schedule's order
 (`order.schedule_order`), so the VM and the Ray actors run them so.
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from vdplace.ir.module import IRModule
+from vdplace.ir.vdevice import vdevice_name
 from vdplace.placement.cost.model import CostModel, parse_bytes
 from vdplace.placement.cost.problem import Coarsened
 from vdplace.placement.cost.units import UnitObjective, UnitPlan
@@ -37,6 +41,7 @@ from vdplace.placement.errors import PlacementError
 from vdplace.placement.objective import Decision, Settings
 from vdplace.placement.rewrite.realize import Copy
 from vdplace.placement.schedule.conflict import schedule_conflict
+from vdplace.placement.schedule.contention import contended
 from vdplace.placement.schedule.events import Schedule
 from vdplace.placement.schedule.order import schedule_order
 from vdplace.placement.schedule.place import check_schedule, copy_names
@@ -95,7 +100,11 @@ class Time(UnitObjective):
         names = copy_names(sol.graph, sol.plan, decision.extraction.module, co, {c.var for c in copies})
         schedule = sol.make_schedule(names)
         check_schedule(schedule, placed, copies, self)
-        return schedule
+        if not self.model.contention:
+            return schedule
+        vds = list(placed.vdevices)
+        by_name = {vdevice_name(vds, v): v for v in vds}
+        return contended(schedule, lambda a, b: self.model.slowdown(by_name[a], by_name[b], vds))
 
     def finish(self, placed: IRModule, report: object) -> IRModule:
         """`placed` with its bindings in the schedule's order (`order.schedule_order`): what the VM and Ray run."""

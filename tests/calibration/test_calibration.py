@@ -177,7 +177,7 @@ def test_the_file_marks_the_default_cuda_roofline_and_links_and_stderr_says_so(t
 
 def test_origins_are_checked_where_they_are_written():
     head = '{"format": "vdplace-cost/1", "devices": {"cpu": {"flops": 1e9, "bandwidth": 1e9, "origin": '
-    model, _, _ = loads(head + '{"flops": "default", "overhead": "measured"}}}}')
+    model, _, _, _ = loads(head + '{"flops": "default", "overhead": "measured"}}}}')
     assert model.origins == {"cpu": {"flops": "default", "overhead": "measured"}}
     with pytest.raises(ValueError, match=r"\$\.devices\.cpu\.origin: expected one of 'measured', 'default'"):
         loads(head + '"guessed"}}}')

@@ -68,6 +68,19 @@ def test_two_actors_time_every_op_and_the_copies_between_them(tmp_path):
     assert model.copy(2048, cpu, gpu, mod.vdevices) == pytest.approx(link.latency + 2048 / link.bandwidth)
     share = min(link.send_latency + 2048 * link.send_per_byte, model.copy(2048, cpu, gpu, mod.vdevices))
     assert model.send(2048, cpu, gpu, mod.vdevices) == pytest.approx(share)
+    # the two CPU actors on one node, the program's kernels on both at once against alone
+    (pair,) = about["ray contention"]["pairs"]
+    assert set(pair["devices"]) == {"llvm:0", "cuda:0"} and pair["calls a pass"] == 2  # relu, matmul
+    assert pair["factor"] == pytest.approx(max(1.0, sum(pair["slowdown"].values()) / 2))  # the mean, at least 1
+    assert all(t > 0 for t in [*pair["pass seconds alone"].values(), *pair["pass seconds together"].values()])
+    assert result.model.contention == {tuple(pair["devices"]): pair["factor"]}
+    assert model.slowdown(cpu, gpu, mod.vdevices) == model.slowdown(gpu, cpu, mod.vdevices) == pair["factor"]
+
+
+def test_made_up_values_measure_no_contention():
+    result = calibrate_program(ir.parse(TWO), ray_actors={"cuda:0": "sim"}, values="made-up", repeat=1)
+    assert result.model.contention == {}
+    assert result.model.about["ray contention"].startswith("not measured")
 
 
 def test_the_cli_calibrates_on_ray_actors(tmp_path, capsys):
@@ -76,7 +89,9 @@ def test_the_cli_calibrates_on_ray_actors(tmp_path, capsys):
     assert cli_main(["calibrate", str(path), "--ray", "--actor", "cuda:0=sim", "--repeat", "1", "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "link llvm:0 -> cuda:0:" in err and "(measured)" in err
+    assert "contention llvm:0 & cuda:0: an op " in err  # the drawn inputs are the program's values
     document = json.loads(out.read_text())
+    assert [set(entry["devices"]) for entry in document["contention"]] == [{"llvm:0", "cuda:0"}]
     assert set(document["table"]) == {"llvm:0", "cuda:0"}
     assert {(link["src"], link["dst"]): link["origin"] for link in document["links"]} == {
         ("*", "*"): "default",

@@ -11,7 +11,9 @@ they are given, runs the module once with the reference interpreter to get
 every op call's arguments as the program computes them (`values`), and
 times each distinct call on them (`placement.cost.calibrate`).  With
 `ray_actors` the devices are Ray actors planned as `RayExecutor` plans them,
-and the copies between them are measured (`ray_actors`).  The cost file's
+the copies between them are measured (`ray_actors`), and how much two CPU
+actors on one machine slow each other when both run the program's kernels
+at once (`contention`: `CostModel.contention`).  The cost file's
 ``about`` says how the inputs were made and which calls the run did not
 reach (timed on made-up inputs).  This package composes `runtime` and
 `placement`, which know nothing of each other; Ray is imported only when
@@ -113,8 +115,10 @@ def _on_ray_actors(
     dispatch: bool,
     options: dict[str, Any],
 ) -> Calibration:
-    """`calibrate` with kernels timed in Ray actors and the links, sends and receives between them; with
-    `dispatch` the Ray executor's own costs too (`calibrate_program`'s contract)."""
+    """`calibrate` with kernels timed in Ray actors and the links, sends and receives between them, and how
+    much actors on one node slow each other on the program's kernels (`contention`, with program values);
+    with `dispatch` the Ray executor's own costs too (`calibrate_program`'s contract)."""
+    from .contention import contention_about, measure_contention
     from .ray_actors import RayDevices, copy_shares_about, strided_layouts, with_sends
 
     repeat = options["repeat"]
@@ -123,7 +127,13 @@ def _on_ray_actors(
         receives = ray_devices.receives(repeat)
         links = with_sends(ray_devices.links(repeat), sends)
         result = calibrate(mod, timers=ray_devices.timers, links=links, **options)
+        found = measure_contention(ray_devices, options["values"]) if options["values"] else None
     result.model.about["ray copy shares"] = copy_shares_about(sends, receives)
+    if found is None:
+        result.model.about["ray contention"] = "not measured: no program values (values='made-up')"
+    else:
+        result.model.contention = {c.keys: c.factor for c in found}
+        result.model.about["ray contention"] = contention_about(found)
     if dispatch:
         from .dispatch import apply_dispatch, host_program, measure_dispatch
 

@@ -97,6 +97,34 @@ class TimingActor:
         except Skip as why:
             return False, str(why)
 
+    def node(self) -> str:
+        """The Ray node this actor runs on."""
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
+    def run_calls(self, calls: list[Call], passes: int, start_at: float) -> list[tuple[float, float]]:
+        """Each call's NumPy kernel once per pass, `passes` times in a row, from the wall clock `start_at` on
+        (``time.time()``; so that two actors start together); each pass's wall ``(start, end)``."""
+        from vdplace.ir import get_op
+
+        kernels = []
+        for name, args, attrs in calls:
+            kernel = get_op(name).kernel
+            if kernel is None:
+                raise ValueError(f"the op {name} has no NumPy kernel to run")  # `contention.program_calls` skips it
+            kernels.append((kernel, args, attrs))
+        wait = start_at - time.time()
+        if wait > 0:
+            time.sleep(wait)
+        out = []
+        for _ in range(passes):
+            start = time.time()
+            for kernel, args, attrs in kernels:
+                kernel(*args, **attrs)
+            out.append((start, time.time()))
+        return out
+
     def produce(self, nbytes: int, delay: float) -> tuple[float, np.ndarray]:
         """After `delay` seconds, an array of `nbytes` and the wall clock when it was ready."""
         time.sleep(delay)
@@ -146,6 +174,7 @@ class TimingActor:
 
 
 Layout = tuple[tuple[int, ...], str, tuple[int, ...]]  # a strided view: its operand's shape, dtype, the axes
+Call = tuple[str, list[Any], dict[str, Any]]  # an op call: the op's name, its arguments, its attributes
 
 
 def strided_view(layout: Layout) -> np.ndarray:
