@@ -364,7 +364,7 @@ def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], seconds: flo
     (`weight_rules.accelerate_runs`) are ordered here before CP-SAT starts on the free problem.
     """
     plans = sorted((evaluate_streaming(g, p) for p in {tuple(p): p for p in placements}.values()), key=Plan.key)
-    solves = [(best, best)] if best.excess == 0 else []
+    solves: list[tuple[Plan, Plan | None]] = [(best, best)] if best.excess == 0 else []
     solves += [(plan, hint) for plan in plans[:ORDERED] for hint in (plan, None)]
     for plan, hint in solves:
         if plan.better_than(best):
