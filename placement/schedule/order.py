@@ -60,12 +60,13 @@ event that names no binding of the function is a `ValueError`.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 
 from vdplace.ir.expr import Binding, BindingBlock, Call, Expr, Function, If, SeqExpr, Tuple, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
-from vdplace.ir.struct_info import tensor_leaves
+from vdplace.ir.struct_info import TensorStructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.cost.problem import COPY_OPS
 from vdplace.placement.rewrite.module_pass import module_pass
@@ -114,10 +115,13 @@ def _is_copy(binding: Binding) -> bool:
     return type(value) is Call and type(value.op) is Op and value.op.name in COPY_OPS
 
 
-def _home(binding: Binding, vds: Sequence[VDevice]) -> str | None:
-    """The vdevice name of an op call's first tensor leaf (where the schedule runs it), None without one."""
-    for _, leaf in tensor_leaves(binding.var.struct_info):
-        return None if leaf.vdevice is None else vdevice_name(vds, leaf.vdevice)
+def _home(binding: Binding, vds: Sequence[VDevice], known: dict[VDevice, str]) -> str | None:
+    """The vdevice name of an op call's first tensor leaf (where the schedule runs it), None without one;
+    `known`: the names of `vds`, for speed."""
+    sinfo = binding.var.struct_info
+    for _, leaf in (((), sinfo),) if type(sinfo) is TensorStructInfo else tensor_leaves(sinfo):
+        vdevice = leaf.vdevice
+        return None if vdevice is None else known.get(vdevice) or vdevice_name(vds, vdevice)
     return None
 
 
@@ -138,6 +142,7 @@ def _events_of(
         elif e.name not in params:
             copies[e.name] = e
     out: dict[int, Event] = {}
+    known = {v: vdevice_name(vds, v) for v in vds}
     for binding in _bindings(func):
         name = binding.var.name
         if _is_copy(binding):
@@ -145,7 +150,7 @@ def _events_of(
             if event is not None:
                 out[id(binding)] = event
             continue
-        home = _home(binding, vds)
+        home = _home(binding, vds, known)
         queue = ops.get((name, home)) if home is not None else None
         if queue:
             out[id(binding)] = queue.pop(0)
@@ -181,13 +186,7 @@ def _priorities(
 
 def _first_at_or_after(times: list[float], t: float) -> float:
     """The least of the sorted `times` that is >= t (infinity when none is)."""
-    lo, hi = 0, len(times)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if times[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = bisect_left(times, t)
     return times[lo] if lo < len(times) else float("inf")
 
 
