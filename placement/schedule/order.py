@@ -61,9 +61,21 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
-from vdplace.ir.expr import Binding, BindingBlock, Call, Expr, Function, If, SeqExpr, Tuple, TupleGetItem, Var
+from vdplace.ir.expr import (
+    Binding,
+    BindingBlock,
+    Call,
+    DataflowVar,
+    Expr,
+    Function,
+    If,
+    SeqExpr,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.struct_info import TensorStructInfo, tensor_leaves
@@ -264,7 +276,13 @@ def _topological(run: list[Binding], priority: dict[int, Priority]) -> list[Bind
     readers: list[list[int]] = [[] for _ in run]
     waiting = [0] * len(run)
     for i, binding in enumerate(run):
-        for var in set(_operands(binding.value)):
+        value = binding.value
+        operands: Iterable[Var]
+        if type(value) is Call and all(type(a) is Var or type(a) is DataflowVar for a in value.args):
+            operands = value.args  # type: ignore[assignment]  # a variable read twice counts twice, freed twice
+        else:
+            operands = set(_operands(value))
+        for var in operands:
             j = index.get(var)
             if j is not None and j < i:
                 readers[j].append(i)

@@ -143,12 +143,18 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
     if moved != scheduled:
         raise PlacementInternalError(f"the schedule's copies {scheduled[:5]} are not the placed module's {moved[:5]}")
     by_device_name = {name: v for v, name in reversed(device_names.items())}  # `_vd`: the first of that name
+    # The model's copy and sender's share are functions of their arguments (as `cost.problem` prices them):
+    # asked once per size, link and layout.
+    priced: dict[tuple[int, str, str, bool], tuple[float, float]] = {}
     for e in timed:
         src, dst = e.device[0], e.device[1]
-        ends = by_device_name.get(src) or _vd(vds, src), by_device_name.get(dst) or _vd(vds, dst)
-        _same(model.copy(e.nbytes, *ends, vds), e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
-        share = model.send(e.nbytes, *ends, vds, e.strided)
-        _same(share, e.send, f"the sender's share of the copy {e.function}:{e.name}")
+        key = (e.nbytes, src, dst, e.strided)
+        seconds = priced.get(key)
+        if seconds is None:
+            ends = by_device_name.get(src) or _vd(vds, src), by_device_name.get(dst) or _vd(vds, dst)
+            seconds = priced[key] = model.copy(e.nbytes, *ends, vds), model.send(e.nbytes, *ends, vds, e.strided)
+        _same(seconds[0], e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
+        _same(seconds[1], e.send, f"the sender's share of the copy {e.function}:{e.name}")
 
 
 def _op_calls(
