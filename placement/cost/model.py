@@ -284,6 +284,8 @@ class CostModel:
             return 0.0
         name = vdevice_name(vdevices, vdevice)
         seconds = self.kernel_time(op, name)
+        if type(seconds) is float and 0.0 <= seconds < math.inf:
+            return seconds  # what `_checked` returns, without writing the message it would need
         return None if seconds is None else _checked(seconds, f"kernel_time({op!r}, {name!r})")
 
     def copy(self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
@@ -293,8 +295,10 @@ class CostModel:
         if self.copy_time is None:
             return 0.0
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
-        where = f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})"
-        return _checked(self.copy_time(nbytes, *names), where)
+        seconds = self.copy_time(nbytes, *names)
+        if type(seconds) is float and 0.0 <= seconds < math.inf:
+            return seconds  # as in `kernel`
+        return _checked(seconds, f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})")
 
     def send(
         self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice], strided: bool = False
@@ -305,11 +309,13 @@ class CostModel:
         if self.send_time is None or src.physical == dst.physical or nbytes == 0:
             return 0.0
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
-        where = f"send_time({nbytes}, {names[0]!r}, {names[1]!r}{', strided=True' if strided else ''})"
         if strided and self._send_strided:
-            seconds = _checked(self.send_time(nbytes, *names, strided=True), where)
+            seconds = self.send_time(nbytes, *names, strided=True)
         else:
-            seconds = _checked(self.send_time(nbytes, *names), where)
+            seconds = self.send_time(nbytes, *names)
+        if type(seconds) is not float or not 0.0 <= seconds < math.inf:  # as in `kernel`
+            where = f"send_time({nbytes}, {names[0]!r}, {names[1]!r}{', strided=True' if strided else ''})"
+            seconds = _checked(seconds, where)
         return min(seconds, self.copy(nbytes, src, dst, vdevices)) if seconds else 0.0
 
     def upload_send(self, nbytes: int, host: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
