@@ -348,11 +348,10 @@ class _Walk(RootWalk):
         value_of, root, var_sites, bid = self.value, self.root, self.var_sites, id(binding)
         val_unit, val_readers, val_home_readers = g.val_unit, g.val_readers, g.val_home_readers
         for index, arg in enumerate(call.args):
-            kind = type(arg)
-            if kind is Constant:
+            if type(arg) is Constant:
                 self.constants(self.expr_sites.get(id(arg)), arg)
             relaxed = (bid, index) in self.relaxed
-            sites = var_sites[arg] if kind is Var or kind is DataflowVar else self.tree(arg)
+            sites = var_sites[arg] if type(arg) is Var or type(arg) is DataflowVar else self.tree(arg)
             for leaf in (sites,) if type(sites) is int else tree_leaves(sites):
                 v = value_of.get(root.get(leaf, leaf))  # `of`
                 if v is None:

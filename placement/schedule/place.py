@@ -149,14 +149,14 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
     for e in timed:
         src, dst = e.device[0], e.device[1]
         key = (e.nbytes, src, dst, e.strided)
-        seconds = priced.get(key)
-        if seconds is None:
+        both = priced.get(key)
+        if both is None:
             ends = by_device_name.get(src) or _vd(vds, src), by_device_name.get(dst) or _vd(vds, dst)
-            seconds = priced[key] = model.copy(e.nbytes, *ends, vds), model.send(e.nbytes, *ends, vds, e.strided)
-        if seconds[0] != e.duration:
-            _same(seconds[0], e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
-        if seconds[1] != e.send:
-            _same(seconds[1], e.send, f"the sender's share of the copy {e.function}:{e.name}")
+            both = priced[key] = model.copy(e.nbytes, *ends, vds), model.send(e.nbytes, *ends, vds, e.strided)
+        if both[0] != e.duration:
+            _same(both[0], e.duration, f"the copy {e.function}:{e.name} from {src} to {dst}")
+        if both[1] != e.send:
+            _same(both[1], e.send, f"the sender's share of the copy {e.function}:{e.name}")
 
 
 def _op_calls(
