@@ -122,7 +122,7 @@ class Sizes:
     different sizes); `defaulted` lists the symbols that got the default.
     """
 
-    __slots__ = ("user", "bounds", "lower", "any_bound", "assumed", "defaulted", "_cache", "_env")
+    __slots__ = ("user", "bounds", "lower", "any_bound", "assumed", "defaulted", "_cache", "_env", "works")
 
     def __init__(self, mod: IRModule | None = None, dims: Mapping[str, int] | None = None) -> None:
         self.user = check_dims(dims)
@@ -139,6 +139,9 @@ class Sizes:
         self.defaulted: list[str] = []
         self._cache: dict[tuple[str, str], int] = {}
         self._env: dict[str, Callable[[str], int]] = {}
+        # The work of op calls at these sizes, keyed by op, function and signature (`cost.model.OpInfo.work`):
+        # a large module repeats a few signatures hundreds of thousands of times.
+        self.works: dict[tuple, object] = {}
 
     def size(self, name: str, func: str = "") -> int:
         """The size of symbol `name` in function `func` (recorded in `assumed`; the default warns once)."""

@@ -9,6 +9,7 @@ moving a tensor between them costs nothing.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -220,10 +221,19 @@ def kind_ordinal(vdevices: Sequence[VDevice], index: int) -> int:
 
 def vdevice_name(vdevices: Sequence[VDevice], vdevice: VDevice) -> str:
     """The printed string form ``"kind:ordinal:scope"`` of a vdevice of the list."""
-    name = _names(tuple(vdevices)).get(vdevice)
+    entries, names = _last[0]
+    if len(vdevices) != len(entries) or not all(map(operator.is_, vdevices, entries)):
+        entries = tuple(vdevices)  # else the list of the last call, the same objects: no tuple to build and hash
+        names = _names(entries)
+        _last[0] = (entries, names)
+    name = names.get(vdevice)
     if name is None:
         raise LookupError(f"{vdevice!r} is not in the module's vdevice list")
     return name
+
+
+# (the vdevice list `vdevice_name` was last asked of, `_names` of it), swapped whole
+_last: list[tuple[tuple[VDevice, ...], dict[VDevice, str]]] = [((), {})]
 
 
 @functools.lru_cache(maxsize=64)

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from vdplace.ir.op import NO_WORK, Op, Work
 from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
-from vdplace.ir.struct_info import StructInfo, tensor_leaves
+from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
 
 if TYPE_CHECKING:
@@ -108,23 +108,61 @@ class OpInfo:
     @property
     def work(self) -> Work:
         """FLOPs and bytes read and written, as the op's registry entry estimates them (zero if unknown), at the
-        sizes `sizes` gives symbolic dims."""
+        sizes `sizes` gives symbolic dims.
+
+        A registry's work is a function of the call's shapes, dtypes and attributes (never of its vdevices):
+        the work of one signature is computed once per `sizes` (`Sizes.works`) and shared by every call
+        of that op and signature in the function."""
         if self._work is None:
             if self.registry is None:
                 self._work = NO_WORK
             else:
-                resolve, f = (self.sizes or default_sizes()).resolve, self.function
-                args = [resolve(a, f) for a in self.args]
-                self._work = self.registry.work(args, resolve(self.result, f), self.attrs)
-        return self._work
+                sizes = self.sizes or default_sizes()
+                key = self._work_key()
+                found = sizes.works.get(key) if key is not None else None
+                if found is None:
+                    resolve, f = sizes.resolve, self.function
+                    args = [resolve(a, f) for a in self.args]
+                    found = self.registry.work(args, resolve(self.result, f), self.attrs)
+                    if key is not None:
+                        if len(sizes.works) >= _WORKS_KEPT:
+                            sizes.works.clear()
+                        sizes.works[key] = found
+                self._work = found  # type: ignore[assignment]
+        return self._work  # type: ignore[return-value]
 
     @property
     def result_bytes(self) -> int:
         """Bytes of every tensor of the result (a tuple's leaves summed), at the sizes `sizes` gives."""
         return value_bytes(self.result, self.sizes, self.function)
 
+    def _work_key(self) -> tuple | None:
+        """What the registry's work of this call depends on: the op, the function (whose symbolic dims its
+        shapes name), the argument and result signatures without their vdevices, and the attributes (with
+        their types: ``1`` and ``True`` differ); None when an attribute is not hashable."""
+        attrs = tuple((k, type(v), v) for k, v in self.attrs.items())
+        try:
+            hash(attrs)
+        except TypeError:
+            return None
+        args = tuple(map(_signature, self.args))
+        return (self.registry, self.op, self.function, args, _signature(self.result), attrs)
+
     def __repr__(self) -> str:
         return f"OpInfo({self.function}:{self.name} = {self.op})"
+
+
+_WORKS_KEPT = 4096  # signatures kept per `Sizes` (`OpInfo.work`); past it the cache starts over
+
+
+def _signature(sinfo: StructInfo) -> object:
+    """`sinfo` without its vdevices: a tensor's shape, dtype and ndim; a tuple's fields' signatures."""
+    kind = type(sinfo)
+    if kind is TensorStructInfo:
+        return (sinfo.shape, sinfo.dtype, sinfo.ndim)  # type: ignore[attr-defined]
+    if kind is TupleStructInfo:
+        return ("tuple", tuple(map(_signature, sinfo.fields)))  # type: ignore[attr-defined]
+    return sinfo
 
 
 def value_bytes(sinfo: StructInfo, sizes: Sizes | None = None, function: str = "") -> int:
@@ -256,6 +294,8 @@ class CostModel:
             return 0.0
         name = vdevice_name(vdevices, vdevice)
         seconds = self.kernel_time(op, name)
+        if type(seconds) is float and 0.0 <= seconds < math.inf:
+            return seconds  # what `_checked` returns, without writing the message it would need
         return None if seconds is None else _checked(seconds, f"kernel_time({op!r}, {name!r})")
 
     def copy(self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
@@ -265,8 +305,10 @@ class CostModel:
         if self.copy_time is None:
             return 0.0
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
-        where = f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})"
-        return _checked(self.copy_time(nbytes, *names), where)
+        seconds = self.copy_time(nbytes, *names)
+        if type(seconds) is float and 0.0 <= seconds < math.inf:
+            return seconds  # as in `kernel`
+        return _checked(seconds, f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})")
 
     def send(
         self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice], strided: bool = False
@@ -277,11 +319,13 @@ class CostModel:
         if self.send_time is None or src.physical == dst.physical or nbytes == 0:
             return 0.0
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
-        where = f"send_time({nbytes}, {names[0]!r}, {names[1]!r}{', strided=True' if strided else ''})"
         if strided and self._send_strided:
-            seconds = _checked(self.send_time(nbytes, *names, strided=True), where)
+            seconds = self.send_time(nbytes, *names, strided=True)
         else:
-            seconds = _checked(self.send_time(nbytes, *names), where)
+            seconds = self.send_time(nbytes, *names)
+        if type(seconds) is not float or not 0.0 <= seconds < math.inf:  # as in `kernel`
+            where = f"send_time({nbytes}, {names[0]!r}, {names[1]!r}{', strided=True' if strided else ''})"
+            seconds = _checked(seconds, where)
         return min(seconds, self.copy(nbytes, src, dst, vdevices)) if seconds else 0.0
 
     def upload_send(self, nbytes: int, host: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:

@@ -68,6 +68,7 @@ class _Plan:
         self.copies: dict[tuple[int, int], Var] = {}
         self.after: dict[int, list[Binding]] = {}  # id(var) of a definition -> bindings to insert after it
         self.names: set[str] = set()
+        self.labels: dict[int, str] = {}  # vdevice index -> its name as a copy's name takes it
 
     def dev(self, site: int) -> int:
         """The device the plan puts `site` on."""
@@ -108,7 +109,9 @@ class _Plan:
             self.holder[root] = src = holder
         vdevices = self.co.problem.vdevices
         for d in dests:
-            label = re.sub(r"[^0-9A-Za-z]+", "_", vdevice_name(vdevices, vdevices[d])).strip("_")
+            label = self.labels.get(d)
+            if label is None:
+                label = self.labels[d] = re.sub(r"[^0-9A-Za-z]+", "_", vdevice_name(vdevices, vdevices[d])).strip("_")
             moved = _with_device(sinfo, vdevices[d])
             copy = kind(self.fresh(f"{var.name}_{label}"), moved)
             out.append(Binding(copy, Call(_TO_VDEVICE, [src], {"dst_vdevice": vdevices[d]}, moved), moved))

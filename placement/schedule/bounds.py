@@ -156,13 +156,19 @@ def subset_bound(g: TaskGraph, allowed: list[list[int]]) -> float:
     for i in range(g.num_ops):
         key = frozenset(g.physical[d] for d in allowed[g.op_unit[i]])
         groups.setdefault(key, []).append(i)
+    # An op's streams (its group's key) are in every subset that counts it: its least time there is its least
+    # time on any vdevice it may go on, the same for every such subset (found once per group, as first needed).
+    least: dict[frozenset[int], list[float]] = {}
     best = 0.0
     for subset in subsets:
         total = 0.0
         for key, ops in groups.items():
             if key <= subset:
-                for i in ops:
-                    total += min((g.op_time[i][d] or 0.0) for d in allowed[g.op_unit[i]] if g.physical[d] in subset)
+                times = least.get(key)
+                if times is None:
+                    times = least[key] = [min((g.op_time[i][d] or 0.0) for d in allowed[g.op_unit[i]]) for i in ops]
+                for t in times:  # added one by one, in op order: the same sum whatever is hoisted
+                    total += t
         best = max(best, total / len(subset))
     return best
 

@@ -58,12 +58,14 @@ log = logging.getLogger(__name__)
 # coarsening (before the solver), the task graph, the least plan (every unit on its fastest vdevice, its list
 # schedule, the bound of work over devices, the schedule's events), and after the solver: the plan written
 # into the module and extracted again, realized, its schedule named and checked, its bindings ordered.
-# CPU time at 100k bindings on the 2-core development box (chain: 36 us a task in all, transformer: 42),
-# rounded up; about the same on 2 to 4 vdevices.
-BEFORE_S = 13e-6
-GRAPH_S = 5e-6
-LEAST_S = 5.5e-6
-AFTER_S = 19e-6
+# CPU time at 100k bindings on the 2-core development box, each step's most over the chain, transformer and
+# branchy families on 2 and 4 vdevices (8.7, 6.3, 8.4 and 19.4 us a task), rounded up; in all 27 us a task
+# (chain, 2 vdevices) to 41 (transformer and branchy, 4 vdevices: their plans' 59-67k copies are most of the
+# steps after).
+BEFORE_S = 9e-6
+GRAPH_S = 6.5e-6
+LEAST_S = 8.5e-6
+AFTER_S = 20e-6
 # The critical-path bound (heads, and tails on small programs) per task at two vdevices; it grows as the
 # number of vdevices to the power 1.5 (4.5 us at 2, 11.5 us at 4 measured).
 BOUND_S = 4.5e-6

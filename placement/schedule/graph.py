@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import logging
 
-from vdplace.ir.expr import Binding, Call, Constant, Function, If, Tuple, TupleGetItem, Var
+from vdplace.ir.expr import Binding, Call, Constant, DataflowVar, Function, If, Tuple, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
 from vdplace.ir.span import Span
@@ -116,6 +116,7 @@ class TaskGraph:
     def __init__(self, co: Coarsened, function: str) -> None:
         p = co.problem
         self.co = co
+        self.sites = co.ex.constraints.sites  # the sites the values are of (`add_value`)
         self.function = function
         self.vdevices = list(p.vdevices)
         self.names = [vdevice_name(self.vdevices, v) for v in self.vdevices]
@@ -181,7 +182,7 @@ class TaskGraph:
         return len(self.vdevices)
 
     def add_value(self, root: int, kind: str, unit: int, producer: int = -1) -> int:
-        site = self.co.ex.constraints.sites[root]
+        site = self.sites[root]
         self.val_root.append(root)
         self.val_label.append(site.label)
         self.val_span.append(site.span)
@@ -343,21 +344,25 @@ class _Walk(RootWalk):
         g.op_time.append(self.times(info, unit))
         local: list[int] = []
         home: list[int] = []
+        # The loop over the operands, with locals instead of attribute lookups: every op call comes here.
+        value_of, root, var_sites, bid = self.value, self.root, self.var_sites, id(binding)
+        val_unit, val_readers, val_home_readers = g.val_unit, g.val_readers, g.val_home_readers
         for index, arg in enumerate(call.args):
             if type(arg) is Constant:
                 self.constants(self.expr_sites.get(id(arg)), arg)
-            relaxed = (id(binding), index) in self.relaxed
-            for leaf in tree_leaves(self.tree(arg)):
-                v = self.value.get(self.of(leaf))
+            relaxed = (bid, index) in self.relaxed
+            sites = var_sites[arg] if type(arg) is Var or type(arg) is DataflowVar else self.tree(arg)
+            for leaf in (sites,) if type(sites) is int else tree_leaves(sites):
+                v = value_of.get(root.get(leaf, leaf))  # `of`
                 if v is None:
                     continue
-                if relaxed or g.val_unit[v] == unit:
+                if relaxed or val_unit[v] == unit:
                     if v not in local:
                         local.append(v)
-                        g.val_readers[v].append(i)
+                        val_readers[v].append(i)
                 elif v not in home:
                     home.append(v)
-                    g.val_home_readers[v].append(i)
+                    val_home_readers[v].append(i)
         g.op_local.append(local)
         g.op_home.append(home)
         g.op_makes.append([])

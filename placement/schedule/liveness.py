@@ -113,48 +113,70 @@ def peak_bytes(g: TaskGraph, t: Timing) -> list[int]:
 
 
 def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
-    """``(value, vdevice, start, end)`` of every stay (module docstring)."""
+    """``(value, vdevice, start, end)`` of every stay (module docstring).
+
+    Kept on `t` (`Timing.stays`) until `t` runs another task: the plan's peaks, its events and its entry
+    ask for the same list, which its callers only read."""
+    done = (g, len(t.order), len(t.copies))
+    if t.stays is not None and t.stays[0] == done:
+        return t.stays[1]
+    out = _stays(g, t)
+    t.stays = (done, out)
+    return out
+
+
+def _stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
     placement = t.placement
     makespan = t.makespan
     ends: dict[tuple[int, int], float] = {}  # (value, vdevice) -> the end of its last reader there
     starts: dict[tuple[int, int], float] = {}
-    op_unit, op_end = g.op_unit, t.op_end
+    op_unit, op_end, op_start = g.op_unit, t.op_end, t.op_start
+    val_unit, val_kind, val_producer = g.val_unit, g.val_kind, g.val_producer
+    readers, home_readers = g.val_readers, g.val_home_readers
     call_end = call_ends(g, t)
+    last = ends.get
+    from_driver = g.inputs_from_driver
 
     def extend(key: tuple[int, int], end: float) -> None:
-        if end > ends.get(key, -1.0):
+        if end > last(key, -1.0):
             ends[key] = end
 
     for v in range(g.num_values):
-        home = placement[g.val_unit[v]]
-        kind = g.val_kind[v]
-        if not loaded(g, v):
+        kind = val_kind[v]
+        if kind == WEIGHT and not loaded(g, v):
             continue
+        home = placement[val_unit[v]]
+        key = (v, home)
         if kind == OP:
-            p = g.val_producer[v]
-            starts[v, home] = t.op_start[p]
-            extend((v, home), t.op_end[p])
-        elif kind == INPUT and g.inputs_from_driver and (v, home) in t.copies:
-            start, end = t.copies[v, home]
-            starts[v, home] = start
-            extend((v, home), end)
+            p = val_producer[v]
+            starts[key] = op_start[p]
+            extend(key, op_end[p])
+        elif kind == INPUT and from_driver and key in t.copies:
+            start, end = t.copies[key]
+            starts[key] = start
+            extend(key, end)
         elif kind == PASSED:
-            starts[v, home] = arrival(g, t, v, home)
-            extend((v, home), 0.0)  # its argument's stay there covers its arrival (an uploaded input's: from 0)
+            starts[key] = arrival(g, t, v, home)
+            extend(key, 0.0)  # its argument's stay there covers its arrival (an uploaded input's: from 0)
             if parameter(g, v):
-                extend((v, home), call_end[g.val_instance[v]])
+                extend(key, call_end[g.val_instance[v]])
         else:
-            starts[v, home] = 0.0
-            extend((v, home), 0.0)
-        if kind in (WEIGHT, CONST):
-            extend((v, home), makespan)
-        for i in g.val_readers[v]:
-            extend((v, placement[op_unit[i]]), op_end[i])
-        for i in g.val_home_readers[v]:
-            extend((v, home), op_end[i])
+            starts[key] = 0.0
+            extend(key, 0.0)
+        if kind == WEIGHT or kind == CONST:
+            extend(key, makespan)
+        for i in readers[v]:  # `extend` inlined: a weight read by every op of a large program
+            there = (v, placement[op_unit[i]])
+            end = op_end[i]
+            if end > last(there, -1.0):
+                ends[there] = end
+        for i in home_readers[v]:
+            end = op_end[i]
+            if end > last(key, -1.0):
+                ends[key] = end
     out: list[tuple[int, int, float, float]] = []
     for (v, d), (start, end) in t.copies.items():
-        home = placement[g.val_unit[v]]
+        home = placement[val_unit[v]]
         if d == home:  # an upload (module docstring): its stay at home is set above
             continue
         starts[v, d] = start
@@ -162,14 +184,17 @@ def stays(g: TaskGraph, t: Timing) -> list[tuple[int, int, float, float]]:
         extend((v, t.source(v, d)), end)
     for v, unit in g.outputs:
         extend((v, placement[unit]), makespan)
+    val_view = g.val_view
     for v in reversed(range(g.num_values)):  # a view after what it views: chains fold into their first value
-        b = g.val_view[v]
-        d = placement[g.val_unit[v]]
-        if b >= 0 and (v, d) in starts and (b, d) in starts:
+        b = val_view[v]
+        if b < 0:
+            continue
+        d = placement[val_unit[v]]
+        if (v, d) in starts and (b, d) in starts:
             start = starts.pop((v, d))
             extend((b, d), ends.pop((v, d), start))
     for (v, d), start in starts.items():
-        out.append((v, d, start, ends.get((v, d), start)))
+        out.append((v, d, start, last((v, d), start)))
     return out
 
 

@@ -60,12 +60,25 @@ event that names no binding of the function is a `ValueError`.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
 
-from vdplace.ir.expr import Binding, BindingBlock, Call, Expr, Function, If, SeqExpr, Tuple, TupleGetItem, Var
+from vdplace.ir.expr import (
+    Binding,
+    BindingBlock,
+    Call,
+    DataflowVar,
+    Expr,
+    Function,
+    If,
+    SeqExpr,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
-from vdplace.ir.struct_info import tensor_leaves
+from vdplace.ir.struct_info import TensorStructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.cost.problem import COPY_OPS
 from vdplace.placement.rewrite.module_pass import module_pass
@@ -114,10 +127,13 @@ def _is_copy(binding: Binding) -> bool:
     return type(value) is Call and type(value.op) is Op and value.op.name in COPY_OPS
 
 
-def _home(binding: Binding, vds: Sequence[VDevice]) -> str | None:
-    """The vdevice name of an op call's first tensor leaf (where the schedule runs it), None without one."""
-    for _, leaf in tensor_leaves(binding.var.struct_info):
-        return None if leaf.vdevice is None else vdevice_name(vds, leaf.vdevice)
+def _home(binding: Binding, vds: Sequence[VDevice], known: dict[VDevice, str]) -> str | None:
+    """The vdevice name of an op call's first tensor leaf (where the schedule runs it), None without one;
+    `known`: the names of `vds`, for speed."""
+    sinfo = binding.var.struct_info
+    for _, leaf in (((), sinfo),) if type(sinfo) is TensorStructInfo else tensor_leaves(sinfo):
+        vdevice = leaf.vdevice
+        return None if vdevice is None else known.get(vdevice) or vdevice_name(vds, vdevice)
     return None
 
 
@@ -138,6 +154,7 @@ def _events_of(
         elif e.name not in params:
             copies[e.name] = e
     out: dict[int, Event] = {}
+    known = {v: vdevice_name(vds, v) for v in vds}
     for binding in _bindings(func):
         name = binding.var.name
         if _is_copy(binding):
@@ -145,7 +162,7 @@ def _events_of(
             if event is not None:
                 out[id(binding)] = event
             continue
-        home = _home(binding, vds)
+        home = _home(binding, vds, known)
         queue = ops.get((name, home)) if home is not None else None
         if queue:
             out[id(binding)] = queue.pop(0)
@@ -181,13 +198,7 @@ def _priorities(
 
 def _first_at_or_after(times: list[float], t: float) -> float:
     """The least of the sorted `times` that is >= t (infinity when none is)."""
-    lo, hi = 0, len(times)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if times[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = bisect_left(times, t)
     return times[lo] if lo < len(times) else float("inf")
 
 
@@ -265,7 +276,13 @@ def _topological(run: list[Binding], priority: dict[int, Priority]) -> list[Bind
     readers: list[list[int]] = [[] for _ in run]
     waiting = [0] * len(run)
     for i, binding in enumerate(run):
-        for var in set(_operands(binding.value)):
+        value = binding.value
+        operands: Iterable[Var]
+        if type(value) is Call and all(type(a) is Var or type(a) is DataflowVar for a in value.args):
+            operands = value.args  # type: ignore[assignment]  # a variable read twice counts twice, freed twice
+        else:
+            operands = set(_operands(value))
+        for var in operands:
             j = index.get(var)
             if j is not None and j < i:
                 readers[j].append(i)

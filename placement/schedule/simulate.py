@@ -38,9 +38,10 @@ class Timing:
     """Start and end of every op (`op_start`, `op_end`, NaN for one not run) and copy (`copies`), one placement.
 
     `order` lists the tasks in the order they were run: ``("op", i)`` or ``("copy", (value, vdevice))``.
+    `stays`: `liveness.stays` of this timing, kept by it.
     """
 
-    __slots__ = ("g", "placement", "op_start", "op_end", "copies", "order")
+    __slots__ = ("g", "placement", "op_start", "op_end", "copies", "order", "stays")
 
     def __init__(self, g: TaskGraph, placement: list[int]) -> None:
         self.g = g
@@ -49,6 +50,7 @@ class Timing:
         self.op_end = [NAN] * g.num_ops
         self.copies: dict[tuple[int, int], tuple[float, float]] = {}
         self.order: list[tuple[str, object]] = []
+        self.stays: tuple[tuple[object, int, int], list[tuple[int, int, float, float]]] | None = None
 
     @property
     def makespan(self) -> float:
