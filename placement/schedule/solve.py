@@ -19,11 +19,12 @@
    schedule, the *least plan* is the plan: every unit on its fastest
    vdevice, with the bound of work over devices (the critical-path bound
    too when what is left pays it).
-4. Programs of at most `cpsat.MAX_OPS` op calls: first accelerate's own
-   runs (`weight_rules.accelerate_runs`), the best `ORDERED` by their list
-   schedules, each ordered by CP-SAT with its placement fixed (`_ordered`: a
-   list schedule under a memory limit can be far from a placement's best
-   order, and these are the plans users compare with); then CP-SAT
+4. Programs of at most `cpsat.MAX_OPS` op calls: first the best plan so
+   far and accelerate's own runs (`weight_rules.accelerate_runs`, the best
+   `ORDERED` by their list schedules), each ordered by CP-SAT with its
+   placement fixed (`_ordered`: a list schedule under a memory limit can be
+   far from a placement's best order, and these are the plans users compare
+   with); then CP-SAT
    (`cpsat.solve_exact`) from the best plan so far, for the rest of the
    time: proved optimal, or its plan and proved bound.  With
    memory limits, a third of that time goes first to the program without
@@ -82,10 +83,11 @@ COST_SHARE = 0.1
 FREE_SHARE = 1 / 3
 # Share of the exact solver's time for the integer relaxation's bound (`lp_bound.integer_bound`) before it.
 RELAX_SHARE = 0.2
-# accelerate's runs ordered with their placement fixed (`_ordered`): at most `ORDERED` of them, two solves each,
-# each under a CP-SAT limit of `ORDER_SHARE` of the exact solver's time, at most `ORDER_S` seconds, in steps of
-# `ORDER_STEP_S`.  CP-SAT's deterministic limit ends such a solve in a third of its limit or less on the models
-# of tests/models (0.1-0.7 s at 2 s), so the four take a third to a half of it; the rest is the free problem's.
+# The search's best and accelerate's runs ordered with their placement fixed (`_ordered`): the best, then at
+# most `ORDERED` runs with two solves each, each under a CP-SAT limit of `ORDER_SHARE` of the exact solver's
+# time, at most `ORDER_S` seconds, in steps of `ORDER_STEP_S`.  CP-SAT's deterministic limit ends such a solve
+# in a third of its limit or less on the models of tests/models (0.1-0.7 s at 2 s), so the five take a third to
+# a half of it; the rest is the free problem's.
 ORDER_SHARE = 0.5
 ORDERED = 2
 ORDER_S = 2.0

@@ -23,11 +23,11 @@ Each plan is judged by its list schedule like every start plan (bytes
 over the limits first, then makespan), and where its eager copies pass a
 limit also with its copies late (`search.evaluate_streaming`: a split that
 streams values into a capped vdevice can fit with each copy made when it
-is read), each schedule paid for from the search's budget.  Not every cut is tried on a large program:
-a family of more than `GRID` + 1 cuts is first tried at `GRID` + 1 evenly
-spaced cuts (and accelerate's), then around the best cut at half the
-spacing on either side, halving down to neighbouring cuts (the best of each
-step kept).  The grids of every family come first, then the refinements, so
+is read), each schedule paid for from the search's budget.  Not every cut
+is tried on a large program: a family of more than `GRID` + 1 cuts is
+first tried at `GRID` + 1 evenly spaced cuts (and accelerate's), then
+around the best cut at half the spacing on either side, halving down to
+neighbouring cuts (the best of each step kept).  The grids of every family come first, then the refinements, so
 a small budget still sees every pair and family; `best_split` stops when
 its share of the budget is spent, or at the budget's deadline.
 """
