@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, field
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.placement.test_schedule import (
@@ -429,8 +429,33 @@ def limited(draw) -> Program:
     return prog
 
 
+# Found by hypothesis: CP-SAT proved 2 us optimal under the limit where a plan of 1.0026 us fits it (its memory
+# model of a call overstates what the call holds), so with calls under limits its claims are not trusted.
+CALL_UNDER_LIMIT = Program(
+    side=4,
+    params=["p0", "p1"],
+    num_input=0,
+    f_params=["x0", "x1"],
+    f_ops=[("f0", "nn.relu", ("x0",))],
+    ops=[
+        ("v0_0", "add", ("p0", "p0")),
+        ("v1_0", "add", ("p1", "v0_0")),
+        ("c0", "f", ("p0", "v0_0")),
+        ("v2_0", "add", ("p0", "c0")),
+    ],
+    times={
+        **{(name, device): 0.0 for name in ("f0", "v0_0", "v1_0") for device in ("llvm", "cuda")},
+        ("v2_0", "llvm"): 2e-06,
+        ("v2_0", "cuda"): 1e-06,
+    },
+    latency={("llvm", "cuda"): 1e-06, ("cuda", "llvm"): 1e-06},
+    limits={"cuda:0:global": 192},
+)
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(limited())
+@example(CALL_UNDER_LIMIT)
 def test_memory_limits_with_calls_hold_or_conflict(prog: Program) -> None:
     try:
         _, result = solve(prog)
@@ -685,7 +710,8 @@ class M:
     with pytest.raises(PlacementConflict) as err:
         place(ir.parse(text, filename="m.py"), objective=Time(model, memory={"cuda:0": 2 * 64 * 64 * 4}))
     assert "while f:a runs there (m.py:7, called at main:y)" in err.value.message
-    assert "(proved)" in err.value.message
+    # not "(proved)": with calls under a limit CP-SAT's infeasibility is not trusted (`CALL_UNDER_LIMIT` above)
+    assert "no plan that fits was found in time" in err.value.message
 
 
 def test_constant_arguments_are_the_callers_tensors() -> None:
