@@ -78,10 +78,20 @@ MAX_OPS = 300
 MAX_UNITS = 2**30
 # CP-SAT's search: two workers taking turns in one thread, one task at a time (deterministic; with the default
 # batch, OR-Tools 9.15 sometimes ran on to the time limit after proving the optimum), stopped by CP-SAT's
-# deterministic clock at this many units per second of the time limit: on the shared 2-core CI box CP-SAT
-# does 0.1-0.2 units a second on these models, so the deterministic limit, not the wall clock, ends a search.
+# deterministic clock (`deterministic_units`): `DETERMINISTIC_PER_SECOND` units per second of the first
+# `STARTUP_S` seconds of the limit, `LONG_PER_SECOND` of the rest.  On the shared 2-core box (load about 2)
+# CP-SAT does 0.09-0.2 units a second in a solve of a few seconds, most of it spent loading its subsolvers,
+# and 0.24-0.5 in solves of 18-54 s on the models of tests/models; at 0.1 throughout, the 60 s limit ended
+# bert's, transformer_encoder's and onnx_shape_ops's (cuda:0 capped) searches 20-40 s early, unproved, all three
+# proved since.  Where the wall clock ends a search first, `Schedule.stopped` says so (``"cp-sat": "clock"``).
 WORKERS = 2
 DETERMINISTIC_PER_SECOND = 0.1
+STARTUP_S = 10.0
+LONG_PER_SECOND = 0.3
+# Subsolvers left out where the model has a reservoir (memory limits): they spend far more wall time per
+# deterministic unit there than the others (onnx_shape_ops with cuda:0 capped: `fixed` 53.6 s for 0.52 units,
+# `reduced_costs` 20 s for 1.0, the others 0.2-0.5 units a second), so in a 60 s limit the rest got 2 units.
+SLOW_WITH_RESERVOIRS = ("fixed", "reduced_costs")
 # Reservoirs of at most this many events in all are expanded into Booleans (see solve_exact).
 EXPAND_EVENTS = 40
 # At most this share of the time limit goes to the second phase (`cpsat_bytes`).
@@ -90,9 +100,11 @@ FEWEST_BYTES_SHARE = 0.25
 
 class ExactResult:
     """CP-SAT's answer: `status` (``"optimal"``, ``"feasible"``, ``"infeasible"``, ``"unknown"``),
-    the plan (`placement`, real `timing`) when one was found, and the proved lower `bound` in seconds."""
+    the plan (`placement`, real `timing`) when one was found, the proved lower `bound` in seconds, and
+    whether the wall clock ended the search before its deterministic limit (`clock`, `clock_ended`), and the
+    deterministic time its searches took (`units`: the same on every machine where `clock` is False)."""
 
-    __slots__ = ("status", "placement", "timing", "bound", "unit", "tasks")
+    __slots__ = ("status", "placement", "timing", "bound", "unit", "tasks", "clock", "units")
 
     @property
     def slack(self) -> float:
@@ -106,6 +118,8 @@ class ExactResult:
         self.bound = bound
         self.unit = unit
         self.tasks = tasks
+        self.clock = False
+        self.units = 0.0
 
 
 def applicable(g: TaskGraph) -> bool:
@@ -138,8 +152,10 @@ def solve_exact(
     hint: tuple[list[int], Timing, bool] | None,
     seconds: float,
     heads_tails: tuple[list[dict[int, float]], list[dict[int, float]]] | None = None,
+    wall_s: float | None = None,
 ) -> ExactResult:
-    """The best plan and proved bound CP-SAT finds within `seconds` (module docstring).
+    """The best plan and proved bound CP-SAT finds within `seconds` (module docstring): its deterministic
+    limit is `deterministic_units(seconds)`, its wall-clock limit `wall_s` (`seconds` when None).
 
     `allowed`: the vdevices per unit (`bounds.effective_allowed`); `lower`: a proved lower bound in
     seconds; `hint`: (placement, timing, fits the limits) of a plan to start from; `heads_tails`:
@@ -156,24 +172,34 @@ def solve_exact(
         add_link_work(model, heads_tails[0])
     add_knapsacks(model)
     started = time.perf_counter()
-    solver = configured_solver(model, seconds)
+    wall = seconds if wall_s is None else wall_s
+    solver = configured_solver(model, seconds, wall)
     status = solver.solve(model.m)
     q, n = model.q, model.n_tasks
     if status == cp_model.INFEASIBLE:
-        return ExactResult("infeasible", math.inf, q, n)
+        out = ExactResult("infeasible", math.inf, q, n)
+        out.units = solver.deterministic_time
+        return out
     bound = max(0.0, (solver.best_objective_bound - n - 1) * q)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return ExactResult("unknown", bound, q, n)
-    out = ExactResult("optimal" if status == cp_model.OPTIMAL else "feasible", bound, q, n)
+    out = ExactResult({cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}.get(status, "unknown"), bound, q, n)
+    out.clock = clock_ended(solver, status)
+    out.units = solver.deterministic_time
+    if out.status == "unknown":
+        return out
     if status == cp_model.OPTIMAL:
-        left = min(seconds - (time.perf_counter() - started), seconds * FEWEST_BYTES_SHARE)
-        solver = fewest_bytes(model, solver, left) or solver
+        share = seconds * FEWEST_BYTES_SHARE
+        second = fewest_bytes(model, solver, share, min(share, wall - (time.perf_counter() - started)))
+        if second is not None:
+            solver, status = second
+            out.clock = clock_ended(solver, status)
+            out.units += solver.deterministic_time
     out.placement, out.timing = model.plan(solver)
     return out
 
 
-def configured_solver(model: _Model, seconds: float) -> Any:
-    """A CP-SAT solver set up for `model` and a search of `seconds` (deterministic: see `WORKERS`)."""
+def configured_solver(model: _Model, seconds: float, wall_s: float) -> Any:
+    """A CP-SAT solver set up for `model` and a search of `seconds` (deterministic: see `WORKERS`), stopped by
+    the wall clock at `wall_s`."""
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
@@ -186,9 +212,36 @@ def configured_solver(model: _Model, seconds: float) -> Any:
     # pair of events, an 11-op model took CP-SAT's whole time in presolve; not expanded, CP-SAT proved far less
     # on 2-op programs (10 s against 0.1 s).
     params.expand_reservoir_constraints = model.events <= EXPAND_EVENTS
-    params.max_time_in_seconds = max(0.05, seconds)
-    params.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)
+    if model.events:
+        params.ignore_subsolvers.extend(SLOW_WITH_RESERVOIRS)
+    params.max_time_in_seconds = max(0.05, wall_s)
+    params.max_deterministic_time = deterministic_units(seconds)
     return solver
+
+
+def deterministic_units(seconds: float) -> float:
+    """CP-SAT's deterministic limit for a search of `seconds` (see `DETERMINISTIC_PER_SECOND`)."""
+    units = min(seconds, STARTUP_S) * DETERMINISTIC_PER_SECOND + max(0.0, seconds - STARTUP_S) * LONG_PER_SECOND
+    return max(0.01, units)
+
+
+def nominal_seconds(units: float) -> float:
+    """The seconds of a search whose deterministic limit is `units` (the inverse of `deterministic_units`):
+    what a search that took `units` counts against the time limit, the same on every machine."""
+    startup = STARTUP_S * DETERMINISTIC_PER_SECOND
+    if units <= startup:
+        return units / DETERMINISTIC_PER_SECOND
+    return STARTUP_S + (units - startup) / LONG_PER_SECOND
+
+
+def clock_ended(solver: Any, status: Any) -> bool:
+    """Whether the wall clock, not the deterministic limit, ended `solver`'s search (that returned `status`)
+    unproved and unrefuted: where it did, the same model may end elsewhere on another run."""
+    from ortools.sat.python import cp_model
+
+    params = solver.parameters
+    unfinished = status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+    return unfinished and solver.deterministic_time < params.max_deterministic_time * 0.99
 
 
 class _Model:

@@ -17,9 +17,10 @@ from typing import Any
 from vdplace.placement.schedule.graph import INPUT
 
 
-def fewest_bytes(model: Any, first: Any, seconds: float) -> Any | None:
+def fewest_bytes(model: Any, first: Any, seconds: float, wall_s: float) -> tuple[Any, Any] | None:
     """A solver holding the second phase's solution for `model` (a `cpsat._Model` that `first` solved to a
-    proved optimum), or None when there is nothing to gain or no solution came within `seconds`."""
+    proved optimum) and its status, or None when there is nothing to gain or no solution came within a
+    search of `seconds` (`cpsat.configured_solver`; the wall clock stops it at `wall_s`)."""
     from ortools.sat.python import cp_model
 
     from vdplace.placement.schedule.cpsat import configured_solver
@@ -32,7 +33,7 @@ def fewest_bytes(model: Any, first: Any, seconds: float) -> Any | None:
             row = model.x[g.val_unit[v]]
             if kind == INPUT and len(row) > 1:
                 terms += [(2 * int(g.val_bytes[v]) + 1, lit) for d, lit in row.items() if d != g.host]
-    if seconds <= 0.05 or not terms or sum(b for b, lit in terms if first.boolean_value(lit)) == 0:
+    if seconds <= 0.05 or wall_s <= 0.05 or not terms or sum(b for b, lit in terms if first.boolean_value(lit)) == 0:
         return None
     m.add(model.makespan <= first.value(model.makespan))
     m.minimize(sum(b * y for b, y in terms))
@@ -44,6 +45,6 @@ def fewest_bytes(model: Any, first: Any, seconds: float) -> Any | None:
         m.add_hint(y, int(first.boolean_value(y)))
     for start in model.s:
         m.add_hint(start, first.value(start))
-    solver = configured_solver(model, seconds)
+    solver = configured_solver(model, seconds, wall_s)
     status = solver.solve(m)
-    return solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+    return (solver, status) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None

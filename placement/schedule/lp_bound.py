@@ -65,13 +65,13 @@ class _LP:
         self.time.append(time)
         return len(self.ub) - 1
 
-    def solve_integer(self, objective: int, upper: float, seconds: float) -> tuple[float, list[int] | None]:
+    def solve_integer(self, objective: int, upper: float, seconds: float) -> tuple[float, list[int] | None, float]:
         """A proved lower bound on the least `objective` with every 0/1 variable whole, by CP-SAT within
         `seconds`.  Times are in units q (a power of two): a row with a time variable (``sum a y + S_p - S_i
         <= 0`` and the like, every a >= 0) holds for floor(S / q) with every a floored to whole units, since
         floor(u + w) >= floor(u) + floor(w); a row without one has whole coefficients already (bytes, 1s).
         So CP-SAT's bound B on floor(T / q) gives T >= B q.  Also the values of its best solution (None
-        without one)."""
+        without one), and the deterministic time the search took."""
         import math
 
         from ortools.sat.python import cp_model
@@ -96,9 +96,9 @@ class _LP:
         solver.parameters.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)
         status = solver.solve(m)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return 0.0, None
+            return 0.0, None, solver.deterministic_time
         bound = max(0.0, math.floor(solver.best_objective_bound + 1e-6) * q)
-        return bound, [solver.value(var) for var in v]
+        return bound, [solver.value(var) for var in v], solver.deterministic_time
 
     def le(self, terms: dict[int, float], rhs: float) -> None:
         self.rows.append((terms, rhs))
@@ -157,19 +157,21 @@ def integer_bound(
     ht: tuple[list[dict[int, float]], list[dict[int, float]]],
     upper: float,
     seconds: float,
-) -> tuple[float, list[int] | None]:
+) -> tuple[float, list[int] | None, float]:
     """The relaxation with whole placements, solved by CP-SAT for at most `seconds`: its proved bound
-    (module docstring, *Integer*; 0 when it proves nothing), and the placement of its best solution (a
-    vdevice per unit; None without one), a plan worth scheduling."""
+    (module docstring, *Integer*; 0 when it proves nothing), the placement of its best solution (a
+    vdevice per unit; None without one), a plan worth scheduling, and the seconds of the limit the search
+    counts for (its deterministic time over `DETERMINISTIC_PER_SECOND`: the same on every machine)."""
     built = _build(g, allowed, ht, upper)
     if built is None or seconds <= 0:
-        return 0.0, None
+        return 0.0, None, 0.0
     lp, _ = built
-    bound, values = lp.solve_integer(built[1], upper, seconds)
+    bound, values, units = lp.solve_integer(built[1], upper, seconds)
+    counted = min(seconds, units / DETERMINISTIC_PER_SECOND)
     if values is None:
-        return bound, None
+        return bound, None, counted
     placement = [next((d for d, var in row.items() if values[var]), allowed[u][0]) for u, row in enumerate(lp.x)]
-    return bound, placement
+    return bound, placement, counted
 
 
 def _build(g: TaskGraph, allowed: list[list[int]], ht: tuple, upper: float) -> tuple[_LP, int] | None:

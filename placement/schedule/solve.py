@@ -234,7 +234,8 @@ def solve_time(
     out.method = "list"
     slack = 0.0
     if use_exact:
-        res, lower = _exact(g, allowed, lower, best, end + MARGIN_S)
+        nominal = free_s * (1 - SEARCH_SHARE) - MARGIN_S  # counted: what the limit leaves past the search's share
+        res, lower = _exact(g, allowed, lower, best, _Allotted(nominal, end + MARGIN_S), out.stopped)
         if res.status == "infeasible":
             out.status, out.best = "infeasible", best
             out.seconds = time.perf_counter() - start
@@ -294,20 +295,63 @@ def _searched(
     return search(g, starts, budget)
 
 
-def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, deadline: float) -> tuple:
-    """CP-SAT's result and the best lower bound (module docstring, step 4); with limits, first without them.
+class _Allotted:
+    """The exact solver's time: `nominal` seconds left, from the time limit and the counted work alone, which
+    every CP-SAT search's deterministic limit is computed from and charged to by the deterministic time it
+    took (`cpsat.nominal_seconds`), so the same program and limit run the same searches on every machine;
+    and the wall-clock `deadline`, each search's safety net (`cpsat.clock_ended` says when it ended one)."""
+
+    def __init__(self, nominal: float, deadline: float) -> None:
+        self.nominal = nominal
+        self.deadline = deadline
+
+    @property
+    def left(self) -> float:
+        return max(0.05, self.nominal)
+
+    def wall(self, seconds: float | None = None) -> float:
+        """The wall-clock limit of a search of `seconds` (twice that, within the deadline; the deadline alone
+        for the last search, `seconds` None)."""
+        until = self.deadline - time.perf_counter() - MARGIN_S
+        return max(0.05, until if seconds is None else min(2 * seconds, until))
+
+    def solve(
+        self,
+        g: TaskGraph,
+        allowed: list[list[int]],
+        lower: float,
+        hint: tuple[list[int], Timing, bool] | None,
+        seconds: float | None,
+        ht: tuple[list[dict[int, float]], list[dict[int, float]]],
+        stopped: dict[str, str],
+    ) -> cpsat.ExactResult:
+        """`cpsat.solve_exact` for `seconds` (the rest when None), charged, a clock's end noted in `stopped`."""
+        limit = self.left if seconds is None else seconds
+        res = cpsat.solve_exact(g, allowed, lower, hint, limit, ht, self.wall(seconds))
+        self.nominal -= cpsat.nominal_seconds(res.units)
+        if res.clock:
+            stopped["cp-sat"] = "clock"
+        return res
+
+
+def _exact(
+    g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, clock: _Allotted, stopped: dict[str, str]
+) -> tuple:
+    """CP-SAT's result and the best lower bound (module docstring, step 4) within `clock`; with limits, first
+    without them.  A CP-SAT search the wall clock ended before its deterministic limit is recorded in
+    `stopped` as ``"cp-sat": "clock"``.
 
     The program without its limits is a relaxation: its optimum bounds the limited one, and when
     its optimal plan fits the limits it is optimal with them.
     """
-    best = _ordered(g, best, accelerate_runs(g), (deadline - time.perf_counter() - MARGIN_S) * ORDER_SHARE, deadline)
+    best = _ordered(g, best, accelerate_runs(g), clock, stopped)
     if any(lim is not None for lim in g.limits):
         free = copy.copy(g)
         free.limits = [None] * g.num_devices
         free_allowed = [list(a) for a in free.allowed]
-        seconds = max(0.05, (deadline - time.perf_counter() - MARGIN_S) * FREE_SHARE)
         hint = (best.placement, best.timing, True)
-        res = cpsat.solve_exact(free, free_allowed, lower_bound(free), hint, seconds, heads_tails(free, free_allowed))
+        ht_free = heads_tails(free, free_allowed)
+        res = clock.solve(free, free_allowed, lower_bound(free), hint, clock.left * FREE_SHARE, ht_free, stopped)
         if cpsat.relay_possible(free, free_allowed):
             _distrust(res, free)
         lower = max(lower, res.bound)
@@ -319,19 +363,18 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, dea
                 return res, lower
             if relaxed.better_than(best):
                 best = relaxed
-    seconds = max(0.05, deadline - time.perf_counter() - MARGIN_S)
     ht = heads_tails(g, allowed)
     upper = best.makespan if best.excess == 0 else None
     if upper is None and all(lim is None for lim in g.limits):
         upper = serial_total(g, allowed)
     if upper is not None and lower < upper * (1 - OPTIMAL_TOLERANCE):
-        began = time.perf_counter()
-        relaxed_lower, relaxed_placement = integer_bound(g, allowed, ht, upper, seconds * RELAX_SHARE)
+        share = clock.left * RELAX_SHARE
+        relaxed_lower, relaxed_placement, counted = integer_bound(g, allowed, ht, upper, share)
+        clock.nominal -= counted
         lower = max(lower, relaxed_lower)
         if relaxed_placement is not None and lower < best.makespan * (1 - OPTIMAL_TOLERANCE):
-            best = _relaxed_plan(g, relaxed_placement, best, seconds * RELAX_SHARE / 2)
-        seconds = max(0.05, seconds - (time.perf_counter() - began))
-    res = cpsat.solve_exact(g, allowed, lower, (best.placement, best.timing, best.excess == 0), seconds, ht)
+            best = _relaxed_plan(g, relaxed_placement, best, share / 2, clock, stopped)
+    res = clock.solve(g, allowed, lower, (best.placement, best.timing, best.excess == 0), None, ht, stopped)
     if best.excess == 0 and (res.timing is None or best.makespan < res.timing.makespan):
         res.placement, res.timing = best.placement, best.timing  # the relaxation's plan (CP-SAT's hint)
     if cpsat.relay_possible(g, allowed) or _calls_under_limits(g):
@@ -346,7 +389,9 @@ def _calls_under_limits(g: TaskGraph) -> bool:
     return any(lim is not None for lim in g.limits) and PASSED in g.val_kind
 
 
-def _relaxed_plan(g: TaskGraph, placement: list[int], best: Plan, seconds: float) -> Plan:
+def _relaxed_plan(
+    g: TaskGraph, placement: list[int], best: Plan, seconds: float, clock: _Allotted, stopped: dict[str, str]
+) -> Plan:
     """The better of `best` and the relaxation's placement, scheduled: by its list schedule, and with memory
     limits, by CP-SAT with the placement fixed for at most `seconds` (it may delay copies that the list
     schedule runs early and holds too long)."""
@@ -354,18 +399,17 @@ def _relaxed_plan(g: TaskGraph, placement: list[int], best: Plan, seconds: float
     if plan.better_than(best):
         best = plan
     if any(lim is not None for lim in g.limits):
-        best = _fixed_order(g, placement, best, seconds)
+        best = _fixed_order(g, placement, best, seconds, clock, stopped)
     return best
 
 
-def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], seconds: float, deadline: float) -> Plan:
+def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], clock: _Allotted, stopped: dict[str, str]) -> Plan:
     """The best of `best` and `placements`, each timed by its list schedules (`search.evaluate_streaming`),
     and ordered by CP-SAT with the placement fixed: `best` from its order (where it fits the limits), then
     the best `ORDERED` of `placements` by their timing twice, from the list schedule's order and from none
     (each finds orders the other misses: on the scaled attention and Llama block one each).  Each solve's
-    limit is `seconds` (at most `ORDER_S`), less where `deadline` (less `MARGIN_S`) is nearer, rounded down
-    to a multiple of `ORDER_STEP_S` (the same limits, so the same plans, wherever it rounds alike); none
-    below one step.
+    limit is `ORDER_SHARE` of `clock`'s nominal seconds left when the step starts, at most `ORDER_S` and at
+    most what is left, rounded down to a multiple of `ORDER_STEP_S`; none below one step.
 
     A list schedule orders the ops by rank and its copies by one rule, which under a memory limit can leave
     a placement far slower than its best order (accelerate's own run of a Llama block: 0.87 ms listed, 0.62
@@ -375,24 +419,32 @@ def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], seconds: flo
     plans = sorted((evaluate_streaming(g, p) for p in {tuple(p): p for p in placements}.values()), key=Plan.key)
     solves: list[tuple[Plan, Plan | None]] = [(best, best)] if best.excess == 0 else []
     solves += [(plan, hint) for plan in plans[:ORDERED] for hint in (plan, None)]
+    seconds = clock.left * ORDER_SHARE
     for plan, hint in solves:
         if plan.better_than(best):
             best = plan
-        left = min(seconds, ORDER_S, deadline - MARGIN_S - time.perf_counter())
-        each = math.floor(left / ORDER_STEP_S) * ORDER_STEP_S
+        each = math.floor(min(seconds, ORDER_S, clock.nominal) / ORDER_STEP_S) * ORDER_STEP_S
         if each >= ORDER_STEP_S:
-            best = _fixed_order(g, plan.placement, best, each, hint)
+            best = _fixed_order(g, plan.placement, best, each, clock, stopped, hint)
     return best
 
 
-def _fixed_order(g: TaskGraph, placement: list[int], best: Plan, seconds: float, hint: Plan | None = None) -> Plan:
-    """The better of `best` and `placement` ordered by CP-SAT within `seconds` (none below 0.05 s), from the
-    order of `hint` (a `Plan` of `placement` that fits the limits) where given."""
+def _fixed_order(
+    g: TaskGraph,
+    placement: list[int],
+    best: Plan,
+    seconds: float,
+    clock: _Allotted,
+    stopped: dict[str, str],
+    hint: Plan | None = None,
+) -> Plan:
+    """The better of `best` and `placement` ordered by CP-SAT within `seconds` of `clock` (none below 0.05 s),
+    from the order of `hint` (a `Plan` of `placement` that fits the limits) where given."""
     if seconds <= 0.05:
         return best
     fixed = [[d] for d in placement]
     start = None if hint is None or hint.excess else (hint.placement, hint.timing, True)
-    res = cpsat.solve_exact(g, fixed, 0.0, start, seconds, heads_tails(g, fixed))
+    res = clock.solve(g, fixed, 0.0, start, seconds, heads_tails(g, fixed), stopped)
     if res.timing is not None and res.placement is not None and not cpsat.relay_possible(g, fixed):
         scheduled = Plan(g, res.placement, res.timing)
         if scheduled.better_than(best):

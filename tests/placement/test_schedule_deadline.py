@@ -116,3 +116,45 @@ def test_a_small_program_past_its_limit_skips_the_exact_solver(monkeypatch) -> N
     s = place(build_transformer(36), objective=Time(MODEL), time_limit_s=0.0001).schedule
     assert s.method == "list" and s.stopped["cp-sat"] == "budget"
     assert 0 < s.lower_bound <= s.makespan
+
+
+def _hard_sat() -> object:
+    """A CP-SAT model no search decides within a fraction of a second: random 3-SAT past the threshold (350
+    variables, 1540 clauses, from a fixed generator: one worker leaves it undecided after 20 s)."""
+    import random
+
+    from ortools.sat.python import cp_model
+
+    rng = random.Random(8)
+    m = cp_model.CpModel()
+    x = [m.new_bool_var(f"x{i}") for i in range(350)]
+    for _ in range(1540):
+        picked = rng.sample(range(350), 3)
+        m.add_bool_or([x[i] if rng.random() < 0.5 else ~x[i] for i in picked])
+    return m
+
+
+def test_clock_ended_tells_the_wall_clock_from_the_deterministic_limit() -> None:
+    """`cpsat.clock_ended` is what `Schedule.stopped` records as ``"cp-sat": "clock"``."""
+    from ortools.sat.python import cp_model
+
+    from vdplace.placement.schedule.cpsat import clock_ended
+
+    by_clock = cp_model.CpSolver()
+    by_clock.parameters.max_time_in_seconds = 0.2
+    by_clock.parameters.max_deterministic_time = 1e6
+    clock_status = by_clock.solve(_hard_sat())
+    by_units = cp_model.CpSolver()
+    by_units.parameters.max_time_in_seconds = 60.0
+    by_units.parameters.max_deterministic_time = 0.005
+    units_status = by_units.solve(_hard_sat())
+    assert clock_status == cp_model.UNKNOWN and clock_ended(by_clock, clock_status)
+    assert units_status == cp_model.UNKNOWN and not clock_ended(by_units, units_status)
+
+
+def test_a_cp_sat_search_ended_by_the_clock_is_in_stopped(monkeypatch) -> None:
+    from vdplace.placement.schedule import cpsat
+
+    monkeypatch.setattr(cpsat, "clock_ended", lambda solver, status: True)
+    s = place(build_transformer(12), objective=Time(MODEL), time_limit_s=5).schedule
+    assert s.method == "cp-sat" and s.stopped.get("cp-sat") == "clock"

@@ -66,13 +66,13 @@ def free_cpsat_finds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """CP-SAT on the free problem (and the relaxation's plan) finds nothing: only fixed placements are solved."""
     real = cpsat.solve_exact
 
-    def fixed_only(g, allowed, lower, hint, seconds, ht=None):
+    def fixed_only(g, allowed, lower, hint, seconds, ht=None, wall_s=None):
         if any(len(a) > 1 for a in allowed):
             return cpsat.ExactResult("unknown", 0.0, 1e-12, g.num_ops)
-        return real(g, allowed, lower, hint, seconds, ht)
+        return real(g, allowed, lower, hint, seconds, ht, wall_s)
 
     monkeypatch.setattr(cpsat, "solve_exact", fixed_only)
-    monkeypatch.setattr(solve, "integer_bound", lambda *args: (0.0, None))
+    monkeypatch.setattr(solve, "integer_bound", lambda *args: (0.0, None, 0.0))
 
 
 @pytest.mark.usefixtures("free_cpsat_finds_nothing")
