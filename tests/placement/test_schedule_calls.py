@@ -405,7 +405,7 @@ def _fits(prog: Program, stays: list[_Stay], starts, ends, span) -> bool:
 
 
 # Without limits: f reads only x0, so v1_0 (a reader of c0) runs on cuda:0 right after f0, while v0_0 (x1's
-# argument, 4 us on llvm only) waits for p0's copy; a wait of v1_0 for v0_0 would cost 1 us (1.5e-5 claimed optimal).
+# argument, 4 us on llvm only) waits for p0's copy: the optimum, 14.0026 us, has v1_0 wait for nothing else.
 UNREAD_ARGUMENT = Program(
     side=4,
     params=["p0"],
@@ -452,9 +452,9 @@ def limited(draw) -> Program:
     return prog
 
 
-# Found by hypothesis: ``f`` reads only x0, yet v2_0 (a reader of c0) waited for v0_0 (x1's argument), so CP-SAT
-# proved 2 us optimal under the limit where a plan of 1.0026 us fits it: v2_0 on cuda at once, v0_0 on llvm after
-# p0's copy there.  A reader of a call's result waits for what the callee returns, not for the call's arguments.
+# Under a limit (found by hypothesis): ``f`` reads only x0, so v2_0 (a reader of c0) runs on cuda at once and v0_0
+# (x1's argument) on llvm after p0's copy there, 1.0026 us within the limit: a reader of a call's result waits for
+# what the callee returns, not for the call's arguments.
 CALL_UNDER_LIMIT = Program(
     side=4,
     params=["p0", "p1"],
