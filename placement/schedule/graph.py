@@ -39,7 +39,8 @@ and one more walk over the entry function's bindings:
   fields of a tuple it reads an item of (``t[1]`` of ``t = (a, b)`` waits
   for a's op, through aliases, items and nested tuples): it reads b only,
   but the program binds t, so a, before it, and the run (the VM, each Ray
-  actor) keeps that order;
+  actor) keeps that order; a call's variable stands for what its callee
+  returns (its arguments make no wait of its readers);
 * a *view* is an op's value that shares the memory of the operand it reads
   locally (`vdplace.ir.views` decides which, as the runtime does): it holds
   no bytes of its own where it is made, and keeps its operand's (there:
@@ -396,6 +397,11 @@ class _Walk(RootWalk):
         self.running.append(name)
         self.seq(func.body)
         self.running.pop()
+        # The call's variable names what the callee returns: a reader of it waits for what that depends on,
+        # not for the arguments (the callee's ops wait for what they read; one that reads no argument does not).
+        self.deps[binding.var] = frozenset().union(
+            *(self.deps.get(var, frozenset()) for var in _variables(func.body.body))
+        )
         ret = self.tree(func.body.body)
         returned = {leaf: self.value.get(self.of(leaf)) for leaf in tree_leaves(ret)}
         g.current, self.root, self.value = caller, caller_root, caller_value

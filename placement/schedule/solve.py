@@ -58,7 +58,7 @@ from vdplace.placement.schedule import cpsat
 from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lower_bound, serial_total, subset_bound
 from vdplace.placement.schedule.deadline import Allowance
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
-from vdplace.placement.schedule.graph import PASSED, TaskGraph, build_graph
+from vdplace.placement.schedule.graph import TaskGraph, build_graph
 from vdplace.placement.schedule.lp_bound import integer_bound
 from vdplace.placement.schedule.search import (
     OPS_PER_SECOND,
@@ -377,16 +377,9 @@ def _exact(
     res = clock.solve(g, allowed, lower, (best.placement, best.timing, best.excess == 0), None, ht, stopped)
     if best.excess == 0 and (res.timing is None or best.makespan < res.timing.makespan):
         res.placement, res.timing = best.placement, best.timing  # the relaxation's plan (CP-SAT's hint)
-    if cpsat.relay_possible(g, allowed) or _calls_under_limits(g):
+    if cpsat.relay_possible(g, allowed):
         _distrust(res, g)
     return res, max(lower, res.bound)
-
-
-def _calls_under_limits(g: TaskGraph) -> bool:
-    """A program that passes values to a callee (`calls`) with a memory limit: CP-SAT's memory model of what
-    a call holds has proved a bound above a plan that fits (a 4-op program, `tests/placement/
-    test_schedule_calls.py`), so its bound, optimality and infeasibility there prove nothing (`_distrust`)."""
-    return any(lim is not None for lim in g.limits) and PASSED in g.val_kind
 
 
 def _relaxed_plan(
@@ -454,8 +447,8 @@ def _fixed_order(
 
 def _distrust(res: cpsat.ExactResult, g: TaskGraph) -> None:
     """`res` of a program where a copy may come from another copy (`cpsat.relay_possible`), which CP-SAT's
-    model does not see, or with calls under memory limits (`_calls_under_limits`): its plan, re-timed, is kept
-    only where it fits the limits, and its bound, optimality and infeasibility prove nothing."""
+    model does not see: its plan, re-timed with the relay, is kept only where it fits the limits, and its
+    bound, optimality and infeasibility prove nothing."""
     res.bound = 0.0
     if res.status == "infeasible":
         res.status = "unknown"
