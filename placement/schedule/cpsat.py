@@ -178,12 +178,12 @@ def solve_exact(
     q, n = model.q, model.n_tasks
     if status == cp_model.INFEASIBLE:
         out = ExactResult("infeasible", math.inf, q, n)
-        out.units = solver.deterministic_time
+        out.units = units_taken(solver)
         return out
     bound = max(0.0, (solver.best_objective_bound - n - 1) * q)
     out = ExactResult({cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}.get(status, "unknown"), bound, q, n)
     out.clock = clock_ended(solver, status)
-    out.units = solver.deterministic_time
+    out.units = units_taken(solver)
     if out.status == "unknown":
         return out
     if status == cp_model.OPTIMAL:
@@ -192,7 +192,7 @@ def solve_exact(
         if second is not None:
             solver, status = second
             out.clock = clock_ended(solver, status)
-            out.units += solver.deterministic_time
+            out.units += units_taken(solver)
     out.placement, out.timing = model.plan(solver)
     return out
 
@@ -225,6 +225,12 @@ def deterministic_units(seconds: float) -> float:
     return max(0.01, units)
 
 
+def units_taken(solver: Any) -> float:
+    """The deterministic time `solver`'s last search took (from its response: OR-Tools 9.10 has no
+    `CpSolver.deterministic_time`)."""
+    return float(solver.response_proto.deterministic_time)
+
+
 def nominal_seconds(units: float) -> float:
     """The seconds of a search whose deterministic limit is `units` (the inverse of `deterministic_units`):
     what a search that took `units` counts against the time limit, the same on every machine."""
@@ -241,7 +247,7 @@ def clock_ended(solver: Any, status: Any) -> bool:
 
     params = solver.parameters
     unfinished = status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
-    return unfinished and solver.deterministic_time < params.max_deterministic_time * 0.99
+    return unfinished and units_taken(solver) < params.max_deterministic_time * 0.99
 
 
 class _Model:

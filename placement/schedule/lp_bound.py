@@ -76,6 +76,8 @@ class _LP:
 
         from ortools.sat.python import cp_model
 
+        from vdplace.placement.schedule.cpsat import units_taken
+
         q = 2.0 ** math.floor(math.log2(upper / 2**20))
         m = cp_model.CpModel()
         top = int(upper / q) + 1
@@ -96,9 +98,9 @@ class _LP:
         solver.parameters.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)
         status = solver.solve(m)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return 0.0, None, solver.deterministic_time
+            return 0.0, None, units_taken(solver)
         bound = max(0.0, math.floor(solver.best_objective_bound + 1e-6) * q)
-        return bound, [solver.value(var) for var in v], solver.deterministic_time
+        return bound, [solver.value(var) for var in v], units_taken(solver)
 
     def le(self, terms: dict[int, float], rhs: float) -> None:
         self.rows.append((terms, rhs))
