@@ -29,7 +29,20 @@ times of any schedule of the model (so its least ``T`` bounds the makespan):
   operands and results that are not views of weights are there too: per
   vdevice d with a limit, ``sum of weight bytes x + need_i x[u_i][d] <=
   limit`` (used only when every schedule has a positive makespan, so that
-  the whole run is an interval).
+  the whole run is an interval).  While an op i that takes time wherever it
+  runs is running, wherever that is, d also holds each value made by an
+  ancestor of i and read at home by a descendant (`_through`, when its home
+  is d), and each value two of whose readers on d straddle i, one a strict
+  ancestor of i and one a strict descendant (`_live_across`): a stay on d
+  (the home or the copy there) lasts from before its first reader there
+  starts to its last reader's end.  A 0/1 variable ``L >= A + D - 1`` says
+  so, with ``A`` at least each earlier reader's placement on d (by a pass
+  over the DAG) and ``D`` each later one's; a weight at home on d (held) and
+  a `_through` value at home count there once.  So a weight read on a capped
+  GPU at every step of a recurrence is resident there between its reads,
+  whether it lives there or is copied.  Fractional placements may leave ``L``
+  at 0 (half a unit on d makes ``A + D - 1`` zero): these rows serve the
+  whole-placement version.
 
 The bound is the Lagrangian value of HiGHS's duals with every variable in a
 box (``S`` and ``T`` within `upper`, a known upper bound on the optimum), so
