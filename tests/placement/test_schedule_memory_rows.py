@@ -9,7 +9,8 @@ placement, a row's left side is at most the bytes live on d (`liveness`)
 at the start of i when i takes time there, and at most d's peak otherwise.
 Random programs of `test_schedule` (weights, inputs, pins, shares),
 `test_schedule_views` (views of weights and values) and
-`test_schedule_calls` (callees' parameters), each under random placements
+`test_schedule_calls` (callees' parameters) and `test_schedule_devices`
+(two GPUs, two scopes of one GPU: relays), each under random placements
 and random orders (`simulate.ready_order`) with random delays.
 """
 
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.placement import test_schedule, test_schedule_calls, test_schedule_views
+from tests.placement import test_schedule, test_schedule_calls, test_schedule_devices, test_schedule_views
 from vdplace import ir
 
 pytest.importorskip("ortools")
@@ -124,4 +125,10 @@ def test_memory_rows_hold_for_random_plans_with_views(prog, data) -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(test_schedule_calls.programs(max_ops=5), st.data())
 def test_memory_rows_hold_for_random_plans_with_calls(prog, data) -> None:
+    check_rows(_graph(prog), data)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["gpus", "scopes"]).flatmap(test_schedule_devices.programs), st.data())
+def test_memory_rows_hold_for_random_plans_on_three_vdevices(prog, data) -> None:
     check_rows(_graph(prog), data)
