@@ -132,3 +132,24 @@ def test_memory_rows_hold_for_random_plans_with_calls(prog, data) -> None:
 @given(st.sampled_from(["gpus", "scopes"]).flatmap(test_schedule_devices.programs), st.data())
 def test_memory_rows_hold_for_random_plans_on_three_vdevices(prog, data) -> None:
     check_rows(_graph(prog), data)
+
+
+def test_a_weight_read_on_both_sides_of_an_op_is_held_across_it() -> None:
+    """w is read by v0 and v2 on cuda, so it is there while v1 runs (copied or not): with v1's working set (v0,
+    q, v1) that is 4 tensors, over a cap of 3, so not everything runs on cuda.  The rows of one op alone (3
+    tensors each) allowed it: the integer relaxation proved no more than the uncapped optimum.  With the rows
+    across v1 its bound is above that optimum, and still at most the capped one (the exhaustive search)."""
+    import math
+
+    from vdplace.placement.schedule import bounds, lp_bound
+
+    ops = [("v0", "add", ("p0", "w")), ("v1", "add", ("v0", "q")), ("v2", "add", ("v1", "w"))]
+    times = {(name, dev): 1.3e-5 if dev == "llvm" else 1e-6 for name, _, _ in ops for dev in ("llvm", "cuda")}
+    prog = test_schedule.Program(64, ["p0", "w", "q"], 1, ops, times, {("llvm", "cuda"): 1e-6, ("cuda", "llvm"): 1e-6})
+    free = test_schedule.exhaustive_better(prog, math.inf)
+    prog.limits = {"cuda:0:global": 3 * prog.nbytes}
+    optimum = test_schedule.exhaustive_better(prog, math.inf)
+    g = test_schedule._task_graph(prog)
+    allowed = bounds.effective_allowed(g)
+    bound = lp_bound.integer_bound(g, allowed, bounds.heads_tails(g, allowed), optimum, 5.0)[0]
+    assert free * 1.5 < bound <= optimum
