@@ -29,7 +29,20 @@ times of any schedule of the model (so its least ``T`` bounds the makespan):
   operands and results that are not views of weights are there too: per
   vdevice d with a limit, ``sum of weight bytes x + need_i x[u_i][d] <=
   limit`` (used only when every schedule has a positive makespan, so that
-  the whole run is an interval).
+  the whole run is an interval).  While an op i that takes time wherever it
+  runs is running, wherever that is, d also holds each value made by an
+  ancestor of i and read at home by a descendant (`_through`, when its home
+  is d), and each value two of whose readers on d straddle i, one a strict
+  ancestor of i and one a strict descendant (`_live_across`): a stay on d
+  (the home or the copy there) lasts from before its first reader there
+  starts to its last reader's end.  A 0/1 variable ``L >= A + D - 1`` says
+  so, with ``A`` at least each earlier reader's placement on d (by a pass
+  over the DAG) and ``D`` each later one's; a weight at home on d (held) and
+  a `_through` value at home count there once.  So a weight read on a capped
+  GPU at every step of a recurrence is resident there between its reads,
+  whether it lives there or is copied.  Fractional placements may leave ``L``
+  at 0 (half a unit on d makes ``A + D - 1`` zero): these rows serve the
+  whole-placement version.
 
 The bound is the Lagrangian value of HiGHS's duals with every variable in a
 box (``S`` and ``T`` within `upper`, a known upper bound on the optimum), so
@@ -59,6 +72,7 @@ class _LP:
         self.rows: list[tuple[dict[int, float], float]] = []
         self.eqs: list[tuple[dict[int, float], float]] = []
         self.x: list[dict[int, int]] = []  # the placement variables, per unit and vdevice
+        self.memory: list[tuple[int, int | None, int]] = []  # memory rows: (vdevice, op or None, row index)
 
     def var(self, ub: float, time: bool = False) -> int:
         self.ub.append(ub)
@@ -344,17 +358,26 @@ def memory_rows(g: TaskGraph, allowed: list[list[int]]) -> list[tuple[int, int, 
     * when op i takes time wherever it runs: also every value (not a view, not a weight) made by an ancestor
       of i and read at its home by a descendant of i, whose unit is on d: it is live there while i runs.
     """
+    return [(d, limit, coef) for d, limit, coef, _, _, extra in _tagged_rows(g, allowed) if extra]
+
+
+def _tagged_rows(
+    g: TaskGraph, allowed: list[list[int]]
+) -> list[tuple[int, int, dict[int, int], int | None, bool, bool]]:
+    """The rows of `memory_rows`, each with the op it holds during (None: the whole run), whether it counts
+    that op's working set on d, and whether it says more than the weights held (a row of an op i that takes
+    time wherever it runs is given even when it does not: `_memory` adds to it what lives across i)."""
     if not any(lim is not None for lim in g.limits):
         return []
     # the whole run is an interval only when every schedule takes time: some op takes time wherever it runs
-    positive = [all((g.op_time[i][d] or 0.0) > 0 for d in allowed[g.op_unit[i]]) for i in range(g.num_ops)]
+    positive = _positive(g, allowed)
     if not any(positive):
         return []
     held_values = [
         v for v in range(g.num_values) if g.val_kind[v] in (WEIGHT, CONST) and g.val_base[v] == v and loaded(g, v)
     ]  # a weight nothing reads is never loaded (`liveness.loaded`)
     through = _through(g)
-    out: list[tuple[int, int, dict[int, int]]] = []
+    out: list[tuple[int, int, dict[int, int], int | None, bool, bool]] = []
     for d, limit in enumerate(g.limits):
         if limit is None:
             continue
@@ -364,7 +387,7 @@ def memory_rows(g: TaskGraph, allowed: list[list[int]]) -> list[tuple[int, int, 
             if d in allowed[u] and g.val_bytes[v]:
                 held[u] = held.get(u, 0) + g.val_bytes[v]
         if held:
-            out.append((d, limit, dict(held)))
+            out.append((d, limit, dict(held), None, False, True))
         for i in range(g.num_ops):
             u = g.op_unit[i]
             live: dict[int, int] = {}
@@ -375,8 +398,8 @@ def memory_rows(g: TaskGraph, allowed: list[list[int]]) -> list[tuple[int, int, 
             base = dict(held)
             for w, b in live.items():
                 base[w] = base.get(w, 0) + b
-            if live:
-                out.append((d, limit, dict(base)))
+            if positive[i]:
+                out.append((d, limit, dict(base), i, False, bool(live)))
             if d not in allowed[u] or not (g.op_time[i][d] or 0.0) > 0:
                 continue
             need, reads = 0, {}
@@ -392,9 +415,13 @@ def memory_rows(g: TaskGraph, allowed: list[list[int]]) -> list[tuple[int, int, 
                     coef[w] -= nbytes
                 coef[u] = coef.get(u, 0) + nbytes
             coef[u] = coef.get(u, 0) + need
-            if need or reads:
-                out.append((d, limit, coef))
+            out.append((d, limit, coef, i, True, bool(need or reads)))
     return out
+
+
+def _positive(g: TaskGraph, allowed: list[list[int]]) -> list[bool]:
+    """Per op: whether it takes time wherever it may run."""
+    return [all((g.op_time[i][d] or 0.0) > 0 for d in allowed[g.op_unit[i]]) for i in range(g.num_ops)]
 
 
 def _through(g: TaskGraph) -> list[list[int]]:
@@ -431,6 +458,118 @@ def _through(g: TaskGraph) -> list[list[int]]:
 
 
 def _memory(g: TaskGraph, allowed: list[list[int]], x: list[dict[int, int]], lp: _LP) -> None:
-    """The rows of `memory_rows` over the relaxation's placement variables."""
-    for d, limit, coef in memory_rows(g, allowed):
-        lp.le({x[u][d]: float(c) for u, c in coef.items() if c}, float(limit))
+    """The rows of `memory_rows` over the relaxation's placement variables, with what lives across each op
+    (`_live_across`) added to the rows of the ops that take time wherever they run.  Each row is noted in
+    ``lp.memory`` as ``(vdevice, op or None, row index)``."""
+    rows = _tagged_rows(g, allowed)
+    if not rows:
+        return
+    through = _through(g)
+    across = {d: _live_across(g, x, lp, d, through) for d in {row[0] for row in rows}}
+    touched = [{g.val_base[w] for w in g.op_local[i] + g.op_home[i] + g.op_makes[i]} for i in range(g.num_ops)]
+    for d, limit, coef, i, during, extra in rows:
+        terms = {x[u][d]: float(c) for u, c in coef.items() if c}
+        added = False
+        if i is not None:
+            for v, var in across[d].get(i, ()):
+                if not (during and v in touched[i]):  # counted in i's working set
+                    terms[var] = float(g.val_bytes[v])
+                    added = True
+        if extra or added:
+            lp.le(terms, float(limit))
+            lp.memory.append((d, i, len(lp.rows) - 1))
+
+
+def _live_across(g: TaskGraph, x: list[dict[int, int]], lp: _LP, d: int, through: list[list[int]]) -> dict:
+    """Per op i that takes time wherever it runs: ``(value, L)`` for each value v (not a view, with bytes)
+    that two of its readers on d may hold on d across i, L a 0/1 variable at least 1 when they do.
+
+    A stay on d (`liveness`: v's home, or its copy there) covers every op that reads it there, from before
+    the op starts to after it ends.  So when some op reading v on d is a strict ancestor of i and another
+    a strict descendant, v is on d from before i starts to after i ends: ``L >= A + D - 1``, with ``A >= x``
+    of each earlier reader's unit on d (by a pass over the DAG: A at least A of each predecessor and the
+    witnesses among them) and D likewise of the later ones.  At home the producer is an earlier reader (the
+    stay starts with it), a reader at home (`op_home`) one of both, an input that starts at home (not sent
+    by the driver) is there from 0, and an output stays where it is returned to the end.  A weight or
+    constant at home on d is held the whole run and a value of `_through` at home already counted: their L
+    is at least ``A + D - 1 - [home on d]``, their copy only."""
+    n = g.num_ops
+    preds: list[set[int]] = [set() for _ in range(n)]
+    succs: list[set[int]] = [set() for _ in range(n)]
+    for i in range(n):
+        for v in g.op_local[i] + g.op_home[i]:
+            p = g.val_producer[v]
+            if p >= 0 and p != i:
+                preds[i].add(p)
+                succs[p].add(i)
+    anc, desc = [0] * n, [0] * n
+    for i in range(n):
+        for p in preds[i]:
+            anc[i] |= anc[p] | (1 << p)
+    for i in reversed(range(n)):
+        for s in succs[i]:
+            desc[i] |= desc[s] | (1 << s)
+    positive = _positive(g, [list(row) for row in x])
+    in_through = [set(vs) for vs in through]
+    everything = (1 << n) - 1
+    out: dict[int, list[tuple[int, int]]] = {}
+    for v in range(g.num_values):
+        kind = g.val_kind[v]
+        if g.val_view[v] >= 0 or not g.val_bytes[v] or not loaded(g, v):
+            continue
+        home = x[g.val_unit[v]].get(d)
+        before: dict[int, set[int]] = {}  # op -> variables: v on d while it runs, as an earlier reader of i
+        after: dict[int, set[int]] = {}  # as a later reader
+        for j in g.val_readers[v]:
+            var = x[g.op_unit[j]].get(d)
+            if var is not None:
+                before.setdefault(j, set()).add(var)
+                after.setdefault(j, set()).add(var)
+        if home is not None:
+            for j in g.val_home_readers[v]:
+                before.setdefault(j, set()).add(home)
+                after.setdefault(j, set()).add(home)
+            if kind == OP and g.val_producer[v] >= 0:
+                before.setdefault(g.val_producer[v], set()).add(home)
+        from_start = home if kind == INPUT and home is not None and (not g.inputs_from_driver or d == g.host) else None
+        to_end = {x[o][d] for w, o in g.outputs if w == v and d in x[o]}
+        has_before = everything if from_start is not None else 0
+        for j in before:
+            has_before |= desc[j]
+        has_after = everything if to_end else 0
+        for j in after:
+            has_after |= anc[j]
+        span = has_before & has_after
+        if not span:
+            continue
+        ops = [i for i in range(n) if (span >> i) & 1]
+        A: dict[int, int] = {}
+        for i in ops:
+            A[i] = lp.var(1.0)
+            lower = {from_start} if from_start is not None else set()
+            for p in preds[i]:
+                lower |= before.get(p, set())
+                if p in A:
+                    lower.add(A[p])
+            for var in lower:
+                lp.le({var: 1.0, A[i]: -1.0}, 0.0)
+        D: dict[int, int] = {}
+        for i in reversed(ops):
+            D[i] = lp.var(1.0)
+            lower = set(to_end)
+            for s in succs[i]:
+                lower |= after.get(s, set())
+                if s in D:
+                    lower.add(D[s])
+            for var in lower:
+                lp.le({var: 1.0, D[i]: -1.0}, 0.0)
+        for i in ops:
+            if not positive[i]:
+                continue
+            L = lp.var(1.0)
+            terms = {A[i]: 1.0, D[i]: 1.0, L: -1.0}
+            if home is not None and (kind in (WEIGHT, CONST) or v in in_through[i]):
+                terms[home] = -1.0
+            lp.le(terms, 1.0)
+            out.setdefault(i, []).append((v, L))
+    return out
