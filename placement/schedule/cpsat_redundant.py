@@ -9,7 +9,7 @@
   the link, the makespan is at least θ plus the sizes of all such copies
   that run.  (The no-overlap constraint says the same, but CP-SAT's linear
   relaxation does not see it.)
-* *Memory knapsacks* (`lp_bound.memory_rows`): the weights and constants
+* *Memory knapsacks* (`lp_memory.memory_rows`): the weights and constants
   held on a limited vdevice for the whole run fit its limit, together with
   each op's working set (and the values live across it) when its unit is
   there.  CP-SAT's reservoirs say the same of each schedule, but their
@@ -26,7 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from vdplace.placement.schedule.bounds import LEVELS
-from vdplace.placement.schedule.lp_bound import memory_rows, release
+from vdplace.placement.schedule.lp_bound import release
+from vdplace.placement.schedule.lp_memory import memory_rows
 
 # Head levels per stream in the head-level work constraints (`add_heads_tails`).
 HEAD_LEVELS = 16
@@ -53,7 +54,7 @@ def add_link_work(model: Any, head: list[dict[int, float]]) -> None:
 
 
 def add_knapsacks(model: Any) -> None:
-    """The memory rows of `lp_bound.memory_rows` over the model's placement Booleans."""
+    """The memory rows of `lp_memory.memory_rows` over the model's placement Booleans."""
     m, x = model.m, model.x
     for d, limit, coef in memory_rows(model.g, model.allowed):
         m.add(sum(c * x[u][d] for u, c in coef.items() if c) <= limit)

@@ -1,4 +1,4 @@
-"""The memory rows of the placement relaxation (`lp_bound._memory`) against the liveness of actual plans.
+"""The memory rows of the placement relaxation (`lp_memory.add_memory`) against the liveness of actual plans.
 
 Every row of an op i says that what it counts is on its vdevice d at once
 while i runs: the weights held there, the values live across i (`_through`,
@@ -43,11 +43,11 @@ def _graph(prog):
 
 def _rows(g, allowed):
     """The memory rows over fresh placement variables: the program and its placement variables."""
-    from vdplace.placement.schedule import lp_bound
+    from vdplace.placement.schedule import lp_bound, lp_memory
 
     lp = lp_bound._LP()
     x = lp.x = [{d: lp.var(1.0) for d in allowed[u]} for u in range(g.num_units)]
-    lp_bound._memory(g, allowed, x, lp)
+    lp_memory.add_memory(g, allowed, x, lp)
     return lp, x
 
 
