@@ -196,26 +196,8 @@ def _live_across(g: TaskGraph, x: list[dict[int, int]], lp: Any, d: int, through
         if not span:
             continue
         ops = [i for i in range(n) if (span >> i) & 1]
-        A: dict[int, int] = {}
-        for i in ops:
-            A[i] = lp.var(1.0)
-            lower = {from_start} if from_start is not None else set()
-            for p in preds[i]:
-                lower |= before.get(p, set())
-                if p in A:
-                    lower.add(A[p])
-            for var in lower:
-                lp.le({var: 1.0, A[i]: -1.0}, 0.0)
-        D: dict[int, int] = {}
-        for i in reversed(ops):
-            D[i] = lp.var(1.0)
-            lower = set(to_end)
-            for s in succs[i]:
-                lower |= after.get(s, set())
-                if s in D:
-                    lower.add(D[s])
-            for var in lower:
-                lp.le({var: 1.0, D[i]: -1.0}, 0.0)
+        A = _reach(lp, ops, preds, before, {from_start} if from_start is not None else set())
+        D = _reach(lp, list(reversed(ops)), succs, after, to_end)
         for i in ops:
             if not positive[i]:
                 continue
@@ -225,6 +207,23 @@ def _live_across(g: TaskGraph, x: list[dict[int, int]], lp: Any, d: int, through
                 terms[home] = -1.0
             lp.le(terms, 1.0)
             out.setdefault(i, []).append((v, L))
+    return out
+
+
+def _reach(lp: Any, ops: list[int], links: list[set[int]], witnesses: dict[int, set[int]], seed: set[int]) -> dict:
+    """Per op of `ops` (in an order where each op's `links` come first): a variable at least each of `seed`,
+    of the `witnesses` of each linked op, and of each linked op's own variable (A over predecessors; D, in
+    reverse order, over successors)."""
+    out: dict[int, int] = {}
+    for i in ops:
+        out[i] = lp.var(1.0)
+        lower = set(seed)
+        for j in links[i]:
+            lower |= witnesses.get(j, set())
+            if j in out:
+                lower.add(out[j])
+        for var in lower:
+            lp.le({var: 1.0, out[i]: -1.0}, 0.0)
     return out
 
 
