@@ -235,7 +235,7 @@ def solve_time(
     slack = 0.0
     if use_exact:
         nominal = free_s * (1 - SEARCH_SHARE) - MARGIN_S  # counted: what the limit leaves past the search's share
-        res, lower = _exact(g, allowed, lower, best, _Allotted(nominal, end + MARGIN_S), out.stopped)
+        res, lower = _exact(g, allowed, lower, best, _Allotted(nominal, end + MARGIN_S, out.stopped))
         if res.status == "infeasible":
             out.status, out.best = "infeasible", best
             out.seconds = time.perf_counter() - start
@@ -299,11 +299,13 @@ class _Allotted:
     """The exact solver's time: `nominal` seconds left, from the time limit and the counted work alone, which
     every CP-SAT search's deterministic limit is computed from and charged to by the deterministic time it
     took (`cpsat.nominal_seconds`), so the same program and limit run the same searches on every machine;
-    and the wall-clock `deadline`, each search's safety net (`cpsat.clock_ended` says when it ended one)."""
+    and the wall-clock `deadline`, each search's safety net: a search it ended (`cpsat.clock_ended`) is
+    recorded in `stopped` as ``"cp-sat": "clock"``."""
 
-    def __init__(self, nominal: float, deadline: float) -> None:
+    def __init__(self, nominal: float, deadline: float, stopped: dict[str, str]) -> None:
         self.nominal = nominal
         self.deadline = deadline
+        self.stopped = stopped
 
     @property
     def left(self) -> float:
@@ -323,35 +325,31 @@ class _Allotted:
         hint: tuple[list[int], Timing, bool] | None,
         seconds: float | None,
         ht: tuple[list[dict[int, float]], list[dict[int, float]]],
-        stopped: dict[str, str],
     ) -> cpsat.ExactResult:
-        """`cpsat.solve_exact` for `seconds` (the rest when None), charged, a clock's end noted in `stopped`."""
+        """`cpsat.solve_exact` for `seconds` (the rest when None), charged, a clock's end recorded."""
         limit = self.left if seconds is None else seconds
         res = cpsat.solve_exact(g, allowed, lower, hint, limit, ht, self.wall(seconds))
         self.nominal -= cpsat.nominal_seconds(res.units)
         if res.clock:
-            stopped["cp-sat"] = "clock"
+            self.stopped["cp-sat"] = "clock"
         return res
 
 
-def _exact(
-    g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, clock: _Allotted, stopped: dict[str, str]
-) -> tuple:
+def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, clock: _Allotted) -> tuple:
     """CP-SAT's result and the best lower bound (module docstring, step 4) within `clock`; with limits, first
-    without them.  A CP-SAT search the wall clock ended before its deterministic limit is recorded in
-    `stopped` as ``"cp-sat": "clock"``.
+    without them.
 
     The program without its limits is a relaxation: its optimum bounds the limited one, and when
     its optimal plan fits the limits it is optimal with them.
     """
-    best = _ordered(g, best, accelerate_runs(g), clock, stopped)
+    best = _ordered(g, best, accelerate_runs(g), clock)
     if any(lim is not None for lim in g.limits):
         free = copy.copy(g)
         free.limits = [None] * g.num_devices
         free_allowed = [list(a) for a in free.allowed]
         hint = (best.placement, best.timing, True)
         ht_free = heads_tails(free, free_allowed)
-        res = clock.solve(free, free_allowed, lower_bound(free), hint, clock.left * FREE_SHARE, ht_free, stopped)
+        res = clock.solve(free, free_allowed, lower_bound(free), hint, clock.left * FREE_SHARE, ht_free)
         if cpsat.relay_possible(free, free_allowed):
             _distrust(res, free)
         lower = max(lower, res.bound)
@@ -373,8 +371,8 @@ def _exact(
         clock.nominal -= counted
         lower = max(lower, relaxed_lower)
         if relaxed_placement is not None and lower < best.makespan * (1 - OPTIMAL_TOLERANCE):
-            best = _relaxed_plan(g, relaxed_placement, best, share / 2, clock, stopped)
-    res = clock.solve(g, allowed, lower, (best.placement, best.timing, best.excess == 0), None, ht, stopped)
+            best = _relaxed_plan(g, relaxed_placement, best, share / 2, clock)
+    res = clock.solve(g, allowed, lower, (best.placement, best.timing, best.excess == 0), None, ht)
     if best.excess == 0 and (res.timing is None or best.makespan < res.timing.makespan):
         res.placement, res.timing = best.placement, best.timing  # the relaxation's plan (CP-SAT's hint)
     if cpsat.relay_possible(g, allowed):
@@ -382,9 +380,7 @@ def _exact(
     return res, max(lower, res.bound)
 
 
-def _relaxed_plan(
-    g: TaskGraph, placement: list[int], best: Plan, seconds: float, clock: _Allotted, stopped: dict[str, str]
-) -> Plan:
+def _relaxed_plan(g: TaskGraph, placement: list[int], best: Plan, seconds: float, clock: _Allotted) -> Plan:
     """The better of `best` and the relaxation's placement, scheduled: by its list schedule, and with memory
     limits, by CP-SAT with the placement fixed for at most `seconds` (it may delay copies that the list
     schedule runs early and holds too long)."""
@@ -392,11 +388,11 @@ def _relaxed_plan(
     if plan.better_than(best):
         best = plan
     if any(lim is not None for lim in g.limits):
-        best = _fixed_order(g, placement, best, seconds, clock, stopped)
+        best = _fixed_order(g, placement, best, seconds, clock)
     return best
 
 
-def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], clock: _Allotted, stopped: dict[str, str]) -> Plan:
+def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], clock: _Allotted) -> Plan:
     """The best of `best` and `placements`, each timed by its list schedules (`search.evaluate_streaming`),
     and ordered by CP-SAT with the placement fixed: `best` from its order (where it fits the limits), then
     the best `ORDERED` of `placements` by their timing twice, from the list schedule's order and from none
@@ -418,7 +414,7 @@ def _ordered(g: TaskGraph, best: Plan, placements: list[list[int]], clock: _Allo
             best = plan
         each = math.floor(min(seconds, ORDER_S, clock.nominal) / ORDER_STEP_S) * ORDER_STEP_S
         if each >= ORDER_STEP_S:
-            best = _fixed_order(g, plan.placement, best, each, clock, stopped, hint)
+            best = _fixed_order(g, plan.placement, best, each, clock, hint)
     return best
 
 
@@ -428,7 +424,6 @@ def _fixed_order(
     best: Plan,
     seconds: float,
     clock: _Allotted,
-    stopped: dict[str, str],
     hint: Plan | None = None,
 ) -> Plan:
     """The better of `best` and `placement` ordered by CP-SAT within `seconds` of `clock` (none below 0.05 s),
@@ -437,7 +432,7 @@ def _fixed_order(
         return best
     fixed = [[d] for d in placement]
     start = None if hint is None or hint.excess else (hint.placement, hint.timing, True)
-    res = clock.solve(g, fixed, 0.0, start, seconds, heads_tails(g, fixed), stopped)
+    res = clock.solve(g, fixed, 0.0, start, seconds, heads_tails(g, fixed))
     if res.timing is not None and res.placement is not None and not cpsat.relay_possible(g, fixed):
         scheduled = Plan(g, res.placement, res.timing)
         if scheduled.better_than(best):
