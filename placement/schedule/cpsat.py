@@ -88,10 +88,12 @@ WORKERS = 2
 DETERMINISTIC_PER_SECOND = 0.1
 STARTUP_S = 10.0
 LONG_PER_SECOND = 0.3
-# Subsolvers left out where the model has a reservoir (memory limits): they spend far more wall time per
-# deterministic unit there than the others (onnx_shape_ops with cuda:0 capped: `fixed` 53.6 s for 0.52 units,
-# `reduced_costs` 20 s for 1.0, the others 0.2-0.5 units a second), so in a 60 s limit the rest got 2 units.
-SLOW_WITH_RESERVOIRS = ("fixed", "reduced_costs")
+# Subsolvers left out: they spend far more wall time per deterministic unit than the others, most of all with a
+# reservoir in the model (onnx_shape_ops with cuda:0 capped: `fixed` 53.6 s for 0.52 units, `reduced_costs` 20 s
+# for 1.0, the others 0.2-0.5 units a second, so in a 60 s limit the rest got 2 units); without limits too, gru on
+# 3 vdevices and bert on 2 were proved in 24 s and 35 s without them, left at gaps of 14.5% and 4.5% in 60 s
+# with them (docs/schedule.md, "Benchmarks").
+SLOW_SUBSOLVERS = ("fixed", "reduced_costs")
 # Reservoirs of at most this many events in all are expanded into Booleans (see solve_exact).
 EXPAND_EVENTS = 40
 # At most this share of the time limit goes to the second phase (`cpsat_bytes`).
@@ -212,8 +214,7 @@ def configured_solver(model: _Model, seconds: float, wall_s: float) -> Any:
     # pair of events, an 11-op model took CP-SAT's whole time in presolve; not expanded, CP-SAT proved far less
     # on 2-op programs (10 s against 0.1 s).
     params.expand_reservoir_constraints = model.events <= EXPAND_EVENTS
-    if model.events:
-        params.ignore_subsolvers.extend(SLOW_WITH_RESERVOIRS)
+    params.ignore_subsolvers.extend(SLOW_SUBSOLVERS)
     params.max_time_in_seconds = max(0.05, wall_s)
     params.max_deterministic_time = deterministic_units(seconds)
     return solver
