@@ -51,6 +51,8 @@ it holds whatever HiGHS's tolerances.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from vdplace.placement.schedule.bounds import LEVELS, PER_LEVEL
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
 from vdplace.placement.schedule.lp_memory import add_memory
@@ -79,18 +81,21 @@ class _LP:
         self.time.append(time)
         return len(self.ub) - 1
 
-    def solve_integer(self, objective: int, upper: float, seconds: float) -> tuple[float, list[int] | None, float]:
+    def solve_integer(
+        self, objective: int, upper: float, seconds: float, wall_s: float
+    ) -> tuple[float, list[int] | None, float, bool]:
         """A proved lower bound on the least `objective` with every 0/1 variable whole, by CP-SAT within
         `seconds`.  Times are in units q (a power of two): a row with a time variable (``sum a y + S_p - S_i
         <= 0`` and the like, every a >= 0) holds for floor(S / q) with every a floored to whole units, since
         floor(u + w) >= floor(u) + floor(w); a row without one has whole coefficients already (bytes, 1s).
         So CP-SAT's bound B on floor(T / q) gives T >= B q.  Also the values of its best solution (None
-        without one), and the deterministic time the search took."""
+        without one), the deterministic time the search took, and whether the wall clock (`wall_s`) ended
+        it before its deterministic limit (`cpsat.clock_ended`)."""
         import math
 
         from ortools.sat.python import cp_model
 
-        from vdplace.placement.schedule.cpsat import units_taken
+        from vdplace.placement.schedule.cpsat import clock_ended, units_taken
 
         q = 2.0 ** math.floor(math.log2(upper / 2**20))
         m = cp_model.CpModel()
@@ -108,13 +113,14 @@ class _LP:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
-        solver.parameters.max_time_in_seconds = 2 * seconds  # a safety net: the deterministic limit ends it
+        solver.parameters.max_time_in_seconds = max(0.05, wall_s)  # a safety net: the deterministic limit ends it
         solver.parameters.max_deterministic_time = max(0.01, seconds * DETERMINISTIC_PER_SECOND)
         status = solver.solve(m)
+        clock = clock_ended(solver, status)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return 0.0, None, units_taken(solver)
+            return 0.0, None, units_taken(solver), clock
         bound = max(0.0, math.floor(solver.best_objective_bound + 1e-6) * q)
-        return bound, [solver.value(var) for var in v], units_taken(solver)
+        return bound, [solver.value(var) for var in v], units_taken(solver), clock
 
     def le(self, terms: dict[int, float], rhs: float) -> None:
         self.rows.append((terms, rhs))
@@ -167,27 +173,40 @@ def relaxation_bound(
     return 0.0 if built is None else built[0].solve(built[1])
 
 
+class IntegerBound(NamedTuple):
+    """What `integer_bound` found: the proved `bound` (seconds; 0 when it proves nothing), the `placement` of
+    its best solution (a vdevice per unit, a plan worth scheduling; None without one), the seconds of the
+    limit the search `counted` for (its deterministic time over `DETERMINISTIC_PER_SECOND`: the same on every
+    machine), and whether the wall clock ended it before its deterministic limit (`clock`: only then may
+    another run's differ)."""
+
+    bound: float
+    placement: list[int] | None
+    counted: float
+    clock: bool
+
+
 def integer_bound(
     g: TaskGraph,
     allowed: list[list[int]],
     ht: tuple[list[dict[int, float]], list[dict[int, float]]],
     upper: float,
     seconds: float,
-) -> tuple[float, list[int] | None, float]:
-    """The relaxation with whole placements, solved by CP-SAT for at most `seconds`: its proved bound
-    (module docstring, *Integer*; 0 when it proves nothing), the placement of its best solution (a
-    vdevice per unit; None without one), a plan worth scheduling, and the seconds of the limit the search
-    counts for (its deterministic time over `DETERMINISTIC_PER_SECOND`: the same on every machine)."""
+    wall_s: float | None = None,
+) -> IntegerBound:
+    """The relaxation with whole placements (module docstring, *Integer*), solved by CP-SAT for at most
+    `seconds` of its deterministic limit, stopped by the wall clock at `wall_s` (twice `seconds` when None)."""
     built = _build(g, allowed, ht, upper)
     if built is None or seconds <= 0:
-        return 0.0, None, 0.0
+        return IntegerBound(0.0, None, 0.0, False)
     lp, _ = built
-    bound, values, units = lp.solve_integer(built[1], upper, seconds)
+    wall = 2 * seconds if wall_s is None else wall_s
+    bound, values, units, clock = lp.solve_integer(built[1], upper, seconds, wall)
     counted = min(seconds, units / DETERMINISTIC_PER_SECOND)
     if values is None:
-        return bound, None, counted
+        return IntegerBound(bound, None, counted, clock)
     placement = [next((d for d, var in row.items() if values[var]), allowed[u][0]) for u, row in enumerate(lp.x)]
-    return bound, placement, counted
+    return IntegerBound(bound, placement, counted, clock)
 
 
 def _build(g: TaskGraph, allowed: list[list[int]], ht: tuple, upper: float) -> tuple[_LP, int] | None:

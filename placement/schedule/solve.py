@@ -329,10 +329,14 @@ class _Allotted:
         """`cpsat.solve_exact` for `seconds` (the rest when None), charged, a clock's end recorded."""
         limit = self.left if seconds is None else seconds
         res = cpsat.solve_exact(g, allowed, lower, hint, limit, ht, self.wall(seconds))
-        self.nominal -= cpsat.nominal_seconds(res.units)
-        if res.clock:
-            self.stopped["cp-sat"] = "clock"
+        self.charge(cpsat.nominal_seconds(res.units), res.clock)
         return res
+
+    def charge(self, seconds: float, clock: bool) -> None:
+        """Count a search that took `seconds` of the nominal time; `clock`: the wall clock ended it."""
+        self.nominal -= seconds
+        if clock:
+            self.stopped["cp-sat"] = "clock"
 
 
 def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, clock: _Allotted) -> tuple:
@@ -367,11 +371,11 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, clo
         upper = serial_total(g, allowed)
     if upper is not None and lower < upper * (1 - OPTIMAL_TOLERANCE):
         share = clock.left * RELAX_SHARE
-        relaxed_lower, relaxed_placement, counted = integer_bound(g, allowed, ht, upper, share)
-        clock.nominal -= counted
-        lower = max(lower, relaxed_lower)
-        if relaxed_placement is not None and lower < best.makespan * (1 - OPTIMAL_TOLERANCE):
-            best = _relaxed_plan(g, relaxed_placement, best, share / 2, clock)
+        integer = integer_bound(g, allowed, ht, upper, share, clock.wall(share))
+        clock.charge(integer.counted, integer.clock)
+        lower = max(lower, integer.bound)
+        if integer.placement is not None and lower < best.makespan * (1 - OPTIMAL_TOLERANCE):
+            best = _relaxed_plan(g, integer.placement, best, share / 2, clock)
     res = clock.solve(g, allowed, lower, (best.placement, best.timing, best.excess == 0), None, ht)
     if best.excess == 0 and (res.timing is None or best.makespan < res.timing.makespan):
         res.placement, res.timing = best.placement, best.timing  # the relaxation's plan (CP-SAT's hint)

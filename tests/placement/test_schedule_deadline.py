@@ -158,3 +158,20 @@ def test_a_cp_sat_search_ended_by_the_clock_is_in_stopped(monkeypatch) -> None:
     monkeypatch.setattr(cpsat, "clock_ended", lambda solver, status: True)
     s = place(build_transformer(12), objective=Time(MODEL), time_limit_s=5).schedule
     assert s.method == "cp-sat" and s.stopped.get("cp-sat") == "clock"
+
+
+def test_an_integer_relaxation_ended_by_the_clock_is_in_stopped(monkeypatch) -> None:
+    """The relaxation's CP-SAT search (`lp_bound.integer_bound`) has the same safety net as the others: where
+    the wall clock ended it, `stopped` says ``"cp-sat": "clock"`` even when every other search finished."""
+    from vdplace.placement.schedule import cpsat, lp_bound, solve
+
+    calls = []
+
+    def ended_by_clock(*args: object) -> lp_bound.IntegerBound:
+        calls.append(args)
+        return lp_bound.IntegerBound(0.0, None, 0.0, True)
+
+    monkeypatch.setattr(cpsat, "clock_ended", lambda solver, status: False)
+    monkeypatch.setattr(solve, "integer_bound", ended_by_clock)
+    s = place(build_transformer(12), objective=Time(MODEL), time_limit_s=5).schedule
+    assert calls and s.stopped.get("cp-sat") == "clock"

@@ -21,7 +21,7 @@ from vdplace.ir.vdevice import VDevice
 from vdplace.placement import CostModel
 from vdplace.placement.cost.problem import coarsen
 from vdplace.placement.extract.extract import extract
-from vdplace.placement.schedule import cpsat, solve
+from vdplace.placement.schedule import cpsat, lp_bound, solve
 from vdplace.placement.schedule.bounds import heads_tails
 from vdplace.placement.schedule.graph import build_graph
 from vdplace.placement.schedule.search import evaluate_streaming
@@ -72,7 +72,7 @@ def free_cpsat_finds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(g, allowed, lower, hint, seconds, ht, wall_s)
 
     monkeypatch.setattr(cpsat, "solve_exact", fixed_only)
-    monkeypatch.setattr(solve, "integer_bound", lambda *args: (0.0, None, 0.0))
+    monkeypatch.setattr(solve, "integer_bound", lambda *args: lp_bound.IntegerBound(0.0, None, 0.0, False))
 
 
 @pytest.mark.usefixtures("free_cpsat_finds_nothing")
