@@ -108,14 +108,16 @@ def measure(label: str, mod: IRModule, scenario: str, limit_s: float, cap: int |
             s = sol.schedule
             row.update(makespan=s.makespan, bound=s.lower_bound, gap=s.gap, optimal=s.optimal)
             row["peak"] = s.peak_memory.get(GPU0)
-        row["reference peak"] = _reference_peak(g)
         _sum_objective(row, co, model, g, limit_s)
     return row
 
 
-def _reference_peak(g) -> int | None:
-    """cuda:0's peak in the list schedule of every unit on cuda:0 where it may go (else on its fastest
-    vdevice): the program's own size there, whatever plan a solver finds."""
+def reference_peak(mod: IRModule) -> int | None:
+    """cuda:0's peak in the list schedule of every unit of `mod` on cuda:0 where it may go (else on its
+    fastest vdevice): the program's own size there, whatever plan a solver finds (None without cuda:0)."""
+    model = cost_model(None)
+    with collector_paused():
+        g = build_graph(coarsen(extract(mod), model), model)
     gpu = [d for d, name in enumerate(g.names) if name == GPU0]
     if not gpu:
         return None
@@ -151,8 +153,8 @@ def models_part(limit_s: float, only: list[str] | None) -> list[dict[str, object
             free["part"] = "models"
             rows.append(free)
             _print(free)
-            peak = free.get("reference peak")
-            if isinstance(peak, int) and peak > 1:
+            peak = reference_peak(placed) if "ops" in free else None  # a model the solver refused has no cap
+            if peak is not None and peak > 1:
                 capped = measure(label, placed, f"{count}dev-cap", limit_s, peak // 2)
                 capped["cap"], capped["part"] = peak // 2, "models"
                 rows.append(capped)

@@ -175,3 +175,23 @@ def test_an_integer_relaxation_ended_by_the_clock_is_in_stopped(monkeypatch) -> 
     monkeypatch.setattr(solve, "integer_bound", ended_by_clock)
     s = place(build_transformer(12), objective=Time(MODEL), time_limit_s=5).schedule
     assert calls and s.stopped.get("cp-sat") == "clock"
+
+
+@pytest.mark.parametrize("memory", [None, {"cuda:0": "1GiB"}], ids=["free", "capped"])
+def test_every_search_leaves_the_slow_subsolvers_out(monkeypatch, memory) -> None:
+    """`cpsat.SLOW_SUBSOLVERS` are left out of every CP-SAT search, with memory limits and without them
+    (docs/schedule.md, "Time and determinism")."""
+    from vdplace.placement.schedule import cpsat
+
+    ignored = []
+    configured = cpsat.configured_solver
+
+    def recording(*args: object) -> object:
+        solver = configured(*args)
+        ignored.append(list(solver.parameters.ignore_subsolvers))
+        return solver
+
+    monkeypatch.setattr(cpsat, "configured_solver", recording)
+    s = place(build_transformer(12), objective=Time(MODEL, memory=memory), time_limit_s=5).schedule
+    assert s.method == "cp-sat" and ignored
+    assert all(set(cpsat.SLOW_SUBSOLVERS) <= set(names) for names in ignored)
