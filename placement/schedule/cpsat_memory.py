@@ -18,7 +18,10 @@ copies' ends, nested calls' included).  The run's entry
 before anything at time 0) is within each limit too, a sum over the
 placement's literals: it counts the inputs nothing reads, which have no
 stay, and no callee's parameter or second instance of a callee's constant
-(views: no bytes of their own).  `model` is the `cpsat_model.Model` being built.
+(views: no bytes of their own).  The largest stays on a vdevice, no two of
+which fit within its limit together, also go into a no-overlap (`_apart`):
+redundant with the reservoir, which CP-SAT propagates more weakly.
+`model` is the `cpsat._Model` being built.
 """
 
 from __future__ import annotations
@@ -102,6 +105,32 @@ def _limit(model: Any, d: int, items: list[tuple[tuple[Any, Any, Any], int]]) ->
         changes += [nbytes, -nbytes]
         actives += [present, present]
     model.m.add_reservoir_constraint_with_active(times, changes, actives, 0, model.g.limits[d])
+    _apart(model, d, items)
+
+
+def _apart(model: Any, d: int, items: list[tuple[tuple[Any, Any, Any], int]]) -> None:
+    """The largest stays on d, no two of which fit within d's limit together, never overlap in time: a
+    redundant no-overlap over them (the reservoir implies it; CP-SAT propagates a no-overlap more strongly).
+    A stay of no length holds nothing in the reservoir, so only stays of positive length take part."""
+    m, limit = model.m, model.g.limits[d]
+    big = sorted(items, key=lambda item: -item[1])
+    k = 1
+    while k < len(big) and big[k - 1][1] + big[k][1] > limit:
+        k += 1
+    if k < 2:
+        return
+    intervals = []
+    for n, ((start, end, present), _) in enumerate(big[:k]):
+        size = m.new_int_var(0, model.horizon, f"apart{d}_{n}_size")
+        held = m.new_bool_var(f"apart{d}_{n}_held")
+        m.add(size >= 1).only_enforce_if(held)
+        m.add(size == 0).only_enforce_if(~held)
+        both = m.new_bool_var(f"apart{d}_{n}")
+        m.add_bool_or([~present, ~held, both])
+        m.add_implication(both, present)
+        m.add_implication(both, held)
+        intervals.append(m.new_optional_interval_var(start, size, end, both, f"apart{d}_{n}_iv"))
+    m.add_no_overlap(intervals)
 
 
 def _stay(model: Any, name: str, start: Any, present: Any, ends: list[tuple[Any, list[Any]]]) -> tuple[Any, Any, Any]:

@@ -40,9 +40,16 @@ times of any schedule of the model (so its least ``T`` bounds the makespan):
   over the DAG) and ``D`` each later one's; a weight at home on d (held) and
   a `_through` value at home count there once.  So a weight read on a capped
   GPU at every step of a recurrence is resident there between its reads,
-  whether it lives there or is copied.  Fractional placements may leave ``L``
+  whether it lives there or is copied.  A view made on d extends the stay of
+  what it views there to its own readers' ends, so an op reading on d such a
+  view of v (as TVM's frontend reads a weight, through a transpose per use)
+  is a reader of v there too.  Fractional placements may leave ``L``
   at 0 (half a unit on d makes ``A + D - 1`` zero): these rows serve the
   whole-placement version.
+* *Apart.*  Two values of more than half of d's limit are never on d at
+  once, so the ops that read or make one there and the copies of one into d
+  take turns: ``T >= sum t x + sum c z`` (`lp_memory.add_apart`), which sees
+  weights streamed one at a time through a GPU too small to hold two.
 
 The bound is the Lagrangian value of HiGHS's duals with every variable in a
 box (``S`` and ``T`` within `upper`, a known upper bound on the optimum), so
@@ -55,7 +62,7 @@ from typing import NamedTuple
 
 from vdplace.placement.schedule.bounds import LEVELS, PER_LEVEL
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
-from vdplace.placement.schedule.lp_memory import add_memory
+from vdplace.placement.schedule.lp_memory import add_apart, add_memory
 
 # Programs with more op calls than this are not given the relaxation (its size grows with reads x vdevices^2).
 MAX_OPS = 400
@@ -285,6 +292,7 @@ def _build(g: TaskGraph, allowed: list[list[int]], ht: tuple, upper: float) -> t
         _levels(lp, T, items)
 
     add_memory(g, allowed, x, lp)
+    add_apart(g, allowed, x, lp, T)
     return lp, T
 
 
