@@ -292,7 +292,7 @@ def _build(g: TaskGraph, allowed: list[list[int]], ht: tuple, upper: float) -> t
         _levels(lp, T, items)
 
     add_memory(g, allowed, x, lp)
-    add_apart(g, allowed, x, lp, T)
+    add_apart(g, x, lp, T)
     return lp, T
 
 

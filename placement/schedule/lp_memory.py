@@ -227,10 +227,8 @@ def _view_readers(
     there, v's stay on d holds (a view made where its operand is extends that stay to its readers' ends).
     The variable is at least ``x[U][d]`` summed over the units U of j and of every view of the chain from w
     to v, less their number less one: 1 when all of them are on d.  `_live_across` asks it only for values
-    of more than half of d's limit, whose stays decide what else fits: for all values, the variables made
-    the integer relaxation slower to prove on the models of tests/models (llama_block capped: 113 us
-    proved in 6.4 s of counted time without them, 109 us unproved at 10 s with them), for the big ones
-    alone it proves as much or more (lstm capped: 163 us in 9.6 s, 116 us at 10 s without)."""
+    of more than half of d's limit, whose stays decide what else fits: for every value, the variables slow
+    the integer relaxation more than they lift it (docs/schedule.md, "Memory caps")."""
     out = []
     for w in views.get(v, ()):
         chain, link = [], w
@@ -289,7 +287,7 @@ def _dag(g: TaskGraph) -> tuple[list[set[int]], list[set[int]], list[int], list[
     return preds, succs, anc, desc
 
 
-def add_apart(g: TaskGraph, allowed: list[list[int]], x: list[dict[int, int]], lp: Any, T: int) -> None:
+def add_apart(g: TaskGraph, x: list[dict[int, int]], lp: Any, T: int) -> None:
     """Per limited vdevice d: ``T >= sum of t(i, d) x[u_i][d] + sum of c(v, d) z[v, d]``, over the ops i that
     take time on d and read (locally) or make a *big* value, one of more than half d's limit, and the big
     values v that may be copied to d (``z[v, d]`` at least ``x[w][d] - x[U_v][d]`` for each unit w that reads

@@ -134,7 +134,7 @@ def test_the_apart_row_holds_for_every_plan_that_fits(prog: Program, data) -> No
     lp = lp_bound._LP()
     T = lp.var(1.0, time=True)
     x = [{d: lp.var(1.0) for d in allowed[u]} for u in range(g.num_units)]
-    lp_memory.add_apart(g, allowed, x, lp, T)
+    lp_memory.add_apart(g, x, lp, T)
     placement = [data.draw(st.sampled_from(a)) for a in allowed]
     tasks = [("op", i) for i in range(g.num_ops)] + [("copy", key) for key in required_copies(g, placement)]
     order = ready_order(g, placement, data.draw(st.permutations(tasks)))
