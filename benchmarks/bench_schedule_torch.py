@@ -27,13 +27,12 @@ import time
 import zlib
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "models"))
 
 from bench_cost import cost_model  # noqa: E402
+from bench_models import flatten, max_abs_diff  # noqa: E402
 from bench_schedule import GPU0, reference_peak, render  # noqa: E402
 
 from vdplace import runtime  # noqa: E402
@@ -41,12 +40,6 @@ from vdplace.ir.vdevice import VDevice  # noqa: E402
 from vdplace.placement import Time, place  # noqa: E402
 
 COLUMNS = ("model", "scenario", "ops", "optimal", "makespan us", "bound us", "gap", "peak", "cap", "error", "s")
-
-
-def _flat(value: object) -> list[np.ndarray]:
-    if isinstance(value, (tuple, list)):
-        return [leaf for v in value for leaf in _flat(v)]
-    return [np.asarray(value)]
 
 
 def measure(name: str, limit_s: float) -> list[dict[str, object]]:
@@ -60,7 +53,7 @@ def measure(name: str, limit_s: float) -> list[dict[str, object]]:
     model, args = zoo_held_out.MODELS[name]()
     model = model.eval()
     with torch.no_grad():
-        want = _flat(model(*args))
+        want = flatten(model(*args))
     imported = from_torch(model, args, keep_params_as_input=True)
     mod = imported.module.replace(vdevices=[VDevice("llvm", 0), VDevice("cuda", 0)])
     inputs = [a.numpy() for a in args]
@@ -73,8 +66,7 @@ def measure(name: str, limit_s: float) -> list[dict[str, object]]:
         s = placed.schedule
         weights = [imported.params[p.name] for p in placed.module["main"].params[len(inputs) :]]
         vm = runtime.VirtualMachine(runtime.compile(placed.module), simulate_missing=True)
-        got = _flat(vm.run("main", *inputs, *weights))
-        error = max(float(np.max(np.abs(g.astype(float) - w.astype(float)))) for g, w in zip(got, want, strict=True))
+        error = max_abs_diff(flatten(vm.run("main", *inputs, *weights)), want)
         rows.append(
             {
                 "model": name,

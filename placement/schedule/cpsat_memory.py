@@ -122,10 +122,10 @@ def _apart(model: Any, d: int, items: list[tuple[tuple[Any, Any, Any], int]]) ->
     intervals = []
     for n, ((start, end, present), _) in enumerate(big[:k]):
         size = m.new_int_var(0, model.horizon, f"apart{d}_{n}_size")
-        held = m.new_bool_var(f"apart{d}_{n}_held")
+        held = m.new_bool_var(f"apart{d}_{n}_held")  # a positive length
         m.add(size >= 1).only_enforce_if(held)
         m.add(size == 0).only_enforce_if(~held)
-        both = m.new_bool_var(f"apart{d}_{n}")
+        both = m.new_bool_var(f"apart{d}_{n}")  # present and held
         m.add_bool_or([~present, ~held, both])
         m.add_implication(both, present)
         m.add_implication(both, held)

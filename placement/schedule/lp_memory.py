@@ -132,7 +132,11 @@ def add_memory(g: TaskGraph, allowed: list[list[int]], x: list[dict[int, int]], 
     if not rows:
         return
     through = _through(g)
-    across = {d: _live_across(g, x, lp, d, through) for d in {row[0] for row in rows}}
+    views: dict[int, list[int]] = {}  # value -> the views of it (of its views ...)
+    for w in range(g.num_values):
+        if g.val_view[w] >= 0:
+            views.setdefault(g.val_base[w], []).append(w)
+    across = {d: _live_across(g, x, lp, d, through, views) for d in {row[0] for row in rows}}
     touched = [{g.val_base[w] for w in g.op_local[i] + g.op_home[i] + g.op_makes[i]} for i in range(g.num_ops)]
     for d, limit, coef, i, during, extra in rows:
         terms = {x[u][d]: float(c) for u, c in coef.items() if c}
@@ -147,7 +151,9 @@ def add_memory(g: TaskGraph, allowed: list[list[int]], x: list[dict[int, int]], 
             lp.memory.append((d, i, len(lp.rows) - 1))
 
 
-def _live_across(g: TaskGraph, x: list[dict[int, int]], lp: Any, d: int, through: list[list[int]]) -> dict:
+def _live_across(
+    g: TaskGraph, x: list[dict[int, int]], lp: Any, d: int, through: list[list[int]], views: dict[int, list[int]]
+) -> dict:
     """Per op i that takes time wherever it runs: ``(value, L)`` for each value v (not a view, with bytes)
     that two of its readers on d may hold on d across i, L a 0/1 variable at least 1 when they do.
 
@@ -166,10 +172,6 @@ def _live_across(g: TaskGraph, x: list[dict[int, int]], lp: Any, d: int, through
     positive = _positive(g, [list(row) for row in x])
     in_through = [set(vs) for vs in through]
     limit = g.limits[d]
-    views: dict[int, list[int]] = {}
-    for w in range(g.num_values):
-        if g.val_view[w] >= 0:
-            views.setdefault(g.val_base[w], []).append(w)
     everything = (1 << n) - 1
     out: dict[int, list[tuple[int, int]]] = {}
     for v in range(g.num_values):
@@ -304,11 +306,12 @@ def add_apart(g: TaskGraph, x: list[dict[int, int]], lp: Any, T: int) -> None:
         big = [v for v in range(g.num_values) if 2 * g.val_bytes[v] > limit]
         if not big:
             continue
+        is_big = set(big)
         terms: dict[int, float] = {}
         for i in range(g.num_ops):
             var = x[g.op_unit[i]].get(d)
             t = g.op_time[i][d] or 0.0
-            if var is not None and t > 0 and any(2 * g.val_bytes[v] > limit for v in g.op_local[i] + g.op_makes[i]):
+            if var is not None and t > 0 and any(v in is_big for v in g.op_local[i] + g.op_makes[i]):
                 terms[var] = terms.get(var, 0.0) + t
         for v in big:
             table = g.val_copy[v]
