@@ -20,7 +20,7 @@ module, model and limit give the same plan on any machine:
   the optional steps: the critical-path bound (heads and tails, `BOUND_S` per
   task; without it the bound is the work over devices alone), then the
   search's budget of simulated op calls (`search.OPS_PER_SECOND` per second
-  left), from which the cost objective's plan, the weight rules, the splits,
+  left), from which the cost objective's plans, the weight rules, the splits,
   HEFT's and the other start plans and the group moves are paid, in that
   order (`solve.solve_time`).  A step the budget cannot pay is not taken:
   with less than one list schedule's worth (the program's op calls), the

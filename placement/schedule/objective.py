@@ -23,7 +23,7 @@ The driver's options mean here: ``time_limit_s`` the limit of the whole
 call (60 s when None), from extraction to the ordered placed module,
 honoured within a second where the program's fixed work fits it, else
 warned about (`deadline`); ``backend`` and ``propagate`` those of
-the cost objective's plan, which the placement search starts from
+the cost objective's plans, which the placement search starts from
 (`solve.solve_time`).  ``strict_hints``, ``default`` and ``specialize`` are
 refused (`ValueError`), as under `Cost`.
 """

@@ -4,7 +4,7 @@ A plan is judged by its list schedule (`list_scheduler.list_schedule`):
 first by how many bytes its memory peaks exceed the limits by (0 fits),
 then by its makespan.  The start plans are HEFT's (`list_scheduler.heft`),
 every unit on each vdevice in turn where it may go (else on its fastest),
-and whatever the caller adds (the cost objective's plan).  The best is then
+and whatever the caller adds (the cost objective's plans).  The best is then
 improved by moving *groups*: the units of consecutive op calls in program
 order, with the weights, constants and inputs that only they read, to
 another vdevice where every one of them may go; a move is kept when it

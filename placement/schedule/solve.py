@@ -4,8 +4,9 @@
    and of `memory` (the lower of the two where both give one).
 2. Proved lower bounds (`bounds`); a unit that no vdevice can hold under the
    limits makes them infeasible (proved).
-3. Start plans (the cost objective's plan, by `backend`, when its solver is deterministic:
-   min cut, or proved optimal; then `search.start_plans`: HEFT, every unit on
+3. Start plans (the cost objective's plans, by `backend`, when its solver is deterministic:
+   min cut, or proved optimal: without the limits, and with them as static limits, the plan
+   ``place(mod, cost=model)`` returns with the same limits; then `search.start_plans`: HEFT, every unit on
    each vdevice; then the best contiguous split, `splits.best_split`: the
    plans users get today, prefixes in program order and accelerate's rule;
    and the weight rules, `weight_rules.weight_rule_plans`: weights fixed by
@@ -76,7 +77,7 @@ from vdplace.placement.schedule.symmetry import renamed, renamings
 from vdplace.placement.schedule.timeline import to_schedule
 from vdplace.placement.schedule.weight_rules import accelerate_runs, weight_rule_plans
 
-# Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plan.
+# Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plans.
 SEARCH_SHARE = 0.1
 COST_SHARE = 0.1
 # Share of CP-SAT's time for the program without its memory limits, when it has any.
@@ -185,7 +186,7 @@ def solve_time(
     """The best plan for the time objective within `time_limit_s` (module docstring).
 
     `exact=False` skips CP-SAT (the search's plan and the bounds only).  `backend` and `propagate`
-    are those of the cost objective's plan the search starts from (`cost.solve.solve_cost`).
+    are those of the cost objective's plans the search starts from (`cost.solve.solve_cost`).
     `started`: the ``time.perf_counter()`` the limit counts from when it covers `place()`'s whole call
     (`deadline.Allowance`); None: the limit is this call's alone.
     `ValueError` for a limit that names no vdevice of the module.
@@ -285,12 +286,11 @@ def _searched(
     co: Coarsened, g: TaskGraph, budget: Budget, cost_seconds: float, backend: PlanBackend | str, propagate: bool
 ) -> Plan:
     """The placement search's best plan from the start plans (module docstring, steps 1-2), within `budget`;
-    the cost objective's plan gets at most `cost_seconds`."""
+    the cost objective's plans get at most `cost_seconds` in all."""
     began = time.perf_counter()
-    cost_plan = _cost_plan(co, cost_seconds, backend, propagate)
+    starts: list[list[int] | Plan] = list(_cost_plans(co, g.limits, cost_seconds, backend, propagate))
     ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
     split = best_split(g, budget)
-    starts: list[list[int] | Plan] = [] if cost_plan is None else [cost_plan]
     starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
     return search(g, starts, budget)
 
@@ -473,18 +473,30 @@ def _best_renaming(
     return best
 
 
-def _cost_plan(
-    co: Coarsened, seconds: float, backend: PlanBackend | str = "highs", propagate: bool = True
-) -> list[int] | None:
-    """The cost objective's plan without memory limits, when its solver is deterministic (module docstring)."""
-    if seconds <= 0:
-        return None
-    p = copy.copy(co.problem)
-    p.limits = [None] * p.num_devices
-    solution = solve_cost(p, max(0.01, seconds), backend, propagate)
-    if solution.plan is None or not (solution.optimal or solution.method in ("trivial", "mincut")):
-        return None
-    return list(solution.plan)
+def _cost_plans(
+    co: Coarsened,
+    limits: list[int | None],
+    seconds: float,
+    backend: PlanBackend | str = "highs",
+    propagate: bool = True,
+) -> list[list[int]]:
+    """The cost objective's plans, each where its solver is deterministic (module docstring): without memory
+    limits, then, when `limits` (bytes per vdevice, the task graph's) has any, with them as static limits,
+    within what is left of `seconds` in all.  A static count holds every value placed or copied on a vdevice for
+    the whole run, so the limited plan's list schedule fits the limits by liveness too, and the time plan is
+    never slower than it."""
+    deadline = time.perf_counter() + seconds
+    plans: list[list[int]] = []
+    for bounded in [None] + ([list(limits)] if any(lim is not None for lim in limits) else []):
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        p = copy.copy(co.problem)
+        p.limits = bounded if bounded is not None else [None] * p.num_devices
+        solution = solve_cost(p, max(0.01, left), backend, propagate)
+        if solution.plan is not None and (solution.optimal or solution.method in ("trivial", "mincut")):
+            plans.append(list(solution.plan))
+    return plans
 
 
 def evaluate_plan(co: Coarsened, model: CostModel, plan: list[int]) -> Plan:
