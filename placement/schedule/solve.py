@@ -212,12 +212,15 @@ def solve_time(
     total.ops = int(OPS_PER_SECOND * free_s)
     use_exact = exact and cpsat.applicable(g)
     share = SEARCH_SHARE if use_exact else 1.0
+    limited = None  # the cost objective's plan under the limits, solved before the search's clock starts
+    if total.ops >= g.num_ops and any(lim is not None for lim in g.limits):
+        cost_s = min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4)
+        limited = _cost_plan(co, g.limits, cost_s, backend, propagate)
     now = time.perf_counter()
     budget = total.part(share, min(end, now + (end - now) * share))
     if total.ops >= g.num_ops and budget.left:  # one list schedule paid: the start plans, as far as they go
-        best = _searched(
-            co, g, budget, min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4), backend, propagate
-        )
+        cost_s = min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4)
+        best = _searched(co, g, budget, cost_s, backend, propagate, limited)
     else:  # the least plan: every unit on its fastest vdevice
         budget.stop("start plans")
         budget.stop("search")
@@ -283,14 +286,21 @@ def _bound(g: TaskGraph, allowed: list[list[int]], allowance: Allowance, free_s:
 
 
 def _searched(
-    co: Coarsened, g: TaskGraph, budget: Budget, cost_seconds: float, backend: PlanBackend | str, propagate: bool
+    co: Coarsened,
+    g: TaskGraph,
+    budget: Budget,
+    cost_seconds: float,
+    backend: PlanBackend | str,
+    propagate: bool,
+    limited: list[int] | None,
 ) -> Plan:
     """The placement search's best plan from the start plans (module docstring, steps 1-2), within `budget`;
-    the cost objective's plans get at most `cost_seconds` in all."""
+    the cost objective's plan without limits gets at most `cost_seconds`; `limited` is its plan under them."""
     began = time.perf_counter()
-    starts: list[list[int] | Plan] = list(_cost_plans(co, g.limits, cost_seconds, backend, propagate))
+    free = _cost_plan(co, [None] * g.num_devices, cost_seconds, backend, propagate)
     ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
     split = best_split(g, budget)
+    starts: list[list[int] | Plan] = [plan for plan in (free, limited) if plan is not None]
     starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
     return search(g, starts, budget)
 
@@ -473,30 +483,24 @@ def _best_renaming(
     return best
 
 
-def _cost_plans(
+def _cost_plan(
     co: Coarsened,
     limits: list[int | None],
     seconds: float,
     backend: PlanBackend | str = "highs",
     propagate: bool = True,
-) -> list[list[int]]:
-    """The cost objective's plans, each where its solver is deterministic (module docstring): without memory
-    limits, then, when `limits` (bytes per vdevice, the task graph's) has any, with them as static limits,
-    within what is left of `seconds` in all.  A static count holds every value placed or copied on a vdevice for
-    the whole run, so the limited plan's list schedule fits the limits by liveness too, and the time plan is
-    never slower than it."""
-    deadline = time.perf_counter() + seconds
-    plans: list[list[int]] = []
-    for bounded in [None] + ([list(limits)] if any(lim is not None for lim in limits) else []):
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            break
-        p = copy.copy(co.problem)
-        p.limits = bounded if bounded is not None else [None] * p.num_devices
-        solution = solve_cost(p, max(0.01, left), backend, propagate)
-        if solution.plan is not None and (solution.optimal or solution.method in ("trivial", "mincut")):
-            plans.append(list(solution.plan))
-    return plans
+) -> list[int] | None:
+    """The cost objective's plan under `limits` (static: bytes per vdevice, or None) within `seconds`, when
+    its solver is deterministic (module docstring).  A static count holds every value placed or copied on
+    a vdevice for the whole run, so the plan's list schedule fits `limits` by liveness too."""
+    if seconds <= 0:
+        return None
+    p = copy.copy(co.problem)
+    p.limits = list(limits)
+    solution = solve_cost(p, max(0.01, seconds), backend, propagate)
+    if solution.plan is None or not (solution.optimal or solution.method in ("trivial", "mincut")):
+        return None
+    return list(solution.plan)
 
 
 def evaluate_plan(co: Coarsened, model: CostModel, plan: list[int]) -> Plan:
