@@ -4,14 +4,14 @@
    and of `memory` (the lower of the two where both give one).
 2. Proved lower bounds (`bounds`); a unit that no vdevice can hold under the
    limits makes them infeasible (proved).
-3. Start plans (the cost objective's plans, by `backend`, when its solver is deterministic:
-   min cut, or proved optimal: without the limits, and with them as static limits, the plan
-   ``place(mod, cost=model)`` returns with the same limits; then `search.start_plans`: HEFT, every unit on
-   each vdevice; then the best contiguous split, `splits.best_split`: the
-   plans users get today, prefixes in program order and accelerate's rule;
-   and the weight rules, `weight_rules.weight_rule_plans`: weights fixed by
-   accelerate's fill, all on the host, or sampled cuts, the rest placed by
-   the cost objective's exact solver),
+3. Start plans (`starts`: the cost objective's plans, by `backend`, when its solver is
+   deterministic, without the limits and with them as static limits; then
+   `search.start_plans`: HEFT, every unit on each vdevice; then the best
+   contiguous split, `splits.best_split`: the plans users get today,
+   prefixes in program order and accelerate's rule; and the weight rules,
+   `weight_rules.weight_rule_plans`: weights fixed by accelerate's fill, all
+   on the host, or sampled cuts, the rest placed by the cost objective's
+   exact solver),
    improved by group moves (`search.search`), each judged by its list
    schedule.  The budget (`deadline.Allowance`): the time limit less the
    fixed work estimated from the program's size, counted in simulated op
@@ -54,7 +54,7 @@ from collections.abc import Mapping
 
 from vdplace.placement.cost.model import CostModel
 from vdplace.placement.cost.problem import Coarsened
-from vdplace.placement.cost.solve import PlanBackend, solve_cost
+from vdplace.placement.cost.solve import PlanBackend
 from vdplace.placement.schedule import cpsat
 from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lower_bound, serial_total, subset_bound
 from vdplace.placement.schedule.deadline import Allowance
@@ -68,18 +68,15 @@ from vdplace.placement.schedule.search import (
     evaluate,
     evaluate_streaming,
     fastest,
-    search,
-    start_plans,
 )
 from vdplace.placement.schedule.simulate import Timing, run_order
-from vdplace.placement.schedule.splits import best_split
+from vdplace.placement.schedule.starts import cost_seconds, limited_cost_plan, searched
 from vdplace.placement.schedule.symmetry import renamed, renamings
 from vdplace.placement.schedule.timeline import to_schedule
-from vdplace.placement.schedule.weight_rules import accelerate_runs, weight_rule_plans
+from vdplace.placement.schedule.weight_rules import accelerate_runs
 
-# Share of the time limit for the placement search when CP-SAT follows, and for the cost objective's plans.
+# Share of the time limit for the placement search when CP-SAT follows.
 SEARCH_SHARE = 0.1
-COST_SHARE = 0.1
 # Share of CP-SAT's time for the program without its memory limits, when it has any.
 FREE_SHARE = 1 / 3
 # Share of the exact solver's time for the integer relaxation's bound (`lp_bound.integer_bound`) before it.
@@ -212,15 +209,11 @@ def solve_time(
     total.ops = int(OPS_PER_SECOND * free_s)
     use_exact = exact and cpsat.applicable(g)
     share = SEARCH_SHARE if use_exact else 1.0
-    limited = None  # the cost objective's plan under the limits, solved before the search's clock starts
-    if total.ops >= g.num_ops and any(lim is not None for lim in g.limits):
-        cost_s = min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4)
-        limited = _cost_plan(co, g.limits, cost_s, backend, propagate)
+    limited = limited_cost_plan(co, g, total, cost_seconds(time_limit_s, end), backend, propagate)
     now = time.perf_counter()
     budget = total.part(share, min(end, now + (end - now) * share))
     if total.ops >= g.num_ops and budget.left:  # one list schedule paid: the start plans, as far as they go
-        cost_s = min(time_limit_s * COST_SHARE, (end - time.perf_counter()) / 4)
-        best = _searched(co, g, budget, cost_s, backend, propagate, limited)
+        best = searched(co, g, budget, cost_seconds(time_limit_s, end), backend, propagate, limited)
     else:  # the least plan: every unit on its fastest vdevice
         budget.stop("start plans")
         budget.stop("search")
@@ -283,26 +276,6 @@ def _bound(g: TaskGraph, allowed: list[list[int]], allowance: Allowance, free_s:
         lower = max(lower, lower_bound(g))
         free_s -= allowance.bound_seconds(g)
     return lower, free_s
-
-
-def _searched(
-    co: Coarsened,
-    g: TaskGraph,
-    budget: Budget,
-    cost_seconds: float,
-    backend: PlanBackend | str,
-    propagate: bool,
-    limited: list[int] | None,
-) -> Plan:
-    """The placement search's best plan from the start plans (module docstring, steps 1-2), within `budget`;
-    the cost objective's plan without limits gets at most `cost_seconds`; `limited` is its plan under them."""
-    began = time.perf_counter()
-    free = _cost_plan(co, [None] * g.num_devices, cost_seconds, backend, propagate)
-    ruled = weight_rule_plans(g, co.problem, budget, backend, propagate, time.perf_counter() - began)
-    split = best_split(g, budget)
-    starts: list[list[int] | Plan] = [plan for plan in (free, limited) if plan is not None]
-    starts += start_plans(g) + [plan for plan in (ruled, split) if plan is not None]
-    return search(g, starts, budget)
 
 
 class _Allotted:
@@ -481,26 +454,6 @@ def _best_renaming(
             best = plan
     assert best is not None  # the identity is always tried
     return best
-
-
-def _cost_plan(
-    co: Coarsened,
-    limits: list[int | None],
-    seconds: float,
-    backend: PlanBackend | str = "highs",
-    propagate: bool = True,
-) -> list[int] | None:
-    """The cost objective's plan under `limits` (static: bytes per vdevice, or None) within `seconds`, when
-    its solver is deterministic (module docstring).  A static count holds every value placed or copied on
-    a vdevice for the whole run, so the plan's list schedule fits `limits` by liveness too."""
-    if seconds <= 0:
-        return None
-    p = copy.copy(co.problem)
-    p.limits = list(limits)
-    solution = solve_cost(p, max(0.01, seconds), backend, propagate)
-    if solution.plan is None or not (solution.optimal or solution.method in ("trivial", "mincut")):
-        return None
-    return list(solution.plan)
 
 
 def evaluate_plan(co: Coarsened, model: CostModel, plan: list[int]) -> Plan:
