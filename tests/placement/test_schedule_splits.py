@@ -322,17 +322,31 @@ SUM_UNDER_CAP = Program(
 )
 
 
+def check_never_loses_to_sum(prog: Program, exact: bool) -> None:
+    summed = sum_plan(prog)
+    if summed is None:
+        return  # `Cost` finds no plan within the cap
+    result = place(ir.parse(prog.text(), filename="prog.py"), objective=objective(prog, exact), time_limit_s=20)
+    s = result.schedule
+    assert s.peak_memory["cuda:0:global"] <= prog.cap
+    assert s.makespan <= summed * (1 + REL), (s.makespan, summed, prog.text())
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 @example(SUM_UNDER_CAP)
 def test_search_never_loses_to_the_sum_objective_under_the_same_cap(prog: Program) -> None:
     """The placement search alone: no slower than the plan ``place(mod, cost=model)`` returns with the cap,
     which fits it by liveness too (a static count holds every value all run)."""
-    summed = sum_plan(prog)
-    if summed is None:
-        return
-    result = place(ir.parse(prog.text(), filename="prog.py"), objective=objective(prog, exact=False), time_limit_s=20)
-    assert result.schedule.makespan <= summed * (1 + REL), (result.schedule.makespan, summed, prog.text())
+    check_never_loses_to_sum(prog, exact=False)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+@example(SUM_UNDER_CAP)
+def test_time_never_loses_to_the_sum_objective_under_the_same_cap(prog: Program) -> None:
+    """With the exact solver: CP-SAT's plan is kept only where it is no slower than the search's."""
+    check_never_loses_to_sum(prog, exact=True)
 
 
 @pytest.mark.parametrize("layers", [6, 12])
