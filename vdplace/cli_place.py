@@ -170,9 +170,12 @@ def _write_file(path: str, text: str) -> None:
 def _write_module(mod: IRModule, output: str | None) -> None:
     """The placed module's text, then an empty line: streamed to `output` (``-o``, replaced whole), else stdout.
 
-    `ir.write_script` holds a bounded part of the text in memory at a time;
-    a file is written beside `output` and renamed over it once complete.
+    `ir.write_script` holds a bounded part of the text in memory at a time.  A regular file (or a new one)
+    is written beside `output`'s target (through symbolic links) and renamed over it once complete, with the
+    mode of the file it replaces (a new one: 0o666 less the umask); anything else that exists there (a
+    device such as /dev/null, a pipe) is written to in place, never replaced.
     """
+    import stat
     import tempfile
 
     from vdplace import ir
@@ -182,21 +185,44 @@ def _write_module(mod: IRModule, output: str | None) -> None:
             ir.write_script(mod, sys.stdout)
             sys.stdout.write("\n")
         return
-    folder = os.path.dirname(os.path.abspath(output))
+    target = os.path.realpath(output)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".vdplace-", suffix=".py", dir=folder)
+        existing: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        existing = None
+    except OSError as err:
+        raise Failure(f"cannot write {output}: {err.strerror or err}") from None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        try:
+            with open(output, "w", encoding="utf-8") as f:
+                ir.write_script(mod, f)
+                f.write("\n")
+        except OSError as err:
+            raise Failure(f"cannot write {output}: {err.strerror or err}") from None
+        return
+    mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".vdplace-", suffix=".py", dir=os.path.dirname(target))
     except OSError as err:
         raise Failure(f"cannot write {output}: {err.strerror or err}") from None
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             ir.write_script(mod, f)
             f.write("\n")
-        os.replace(tmp, output)
+        os.replace(tmp, target)
     except OSError as err:
         raise Failure(f"cannot write {output}: {err.strerror or err}") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _nothing() -> Any:

@@ -2,9 +2,12 @@
 
 import argparse
 import json
+import os
 import re
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -69,6 +72,42 @@ def test_output_file_holds_the_placed_module_alone(capsys, tmp_path):
 def test_an_unwritable_output_file_is_bad_input(capsys, tmp_path):
     status, out, err = run_cli(capsys, "place", "-o", tmp_path / "no" / "such" / "dir.py", EXAMPLES / "rfc_backward.py")
     assert status == 2 and out == "" and err.startswith("error: cannot write") and "Traceback" not in err
+
+
+def test_output_to_a_device_or_a_pipe_writes_through_it(capsys, tmp_path):
+    """`-o /dev/null` or a named pipe is written to, never replaced by a file (a rename over it would, as root)."""
+    status, _, _ = run_cli(capsys, "place", "-o", os.devnull, EXAMPLES / "rfc_hint_copy.py")
+    assert status == 0 and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    read: list[str] = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_text()), daemon=True)
+    reader.start()
+    status, _, _ = run_cli(capsys, "place", "-o", pipe, EXAMPLES / "rfc_hint_copy.py")
+    reader.join(timeout=60)
+    assert status == 0 and stat.S_ISFIFO(os.stat(pipe).st_mode)
+    assert read and "@I.ir_module" in read[0]
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]  # no temporary file left beside it
+
+
+def test_output_file_keeps_its_mode_and_its_symbolic_link(capsys, tmp_path):
+    """A file replaced through `-o` keeps its permissions, a link to it stays a link; a new file follows the
+    umask, as a shell's redirection would make it."""
+    real = tmp_path / "real.py"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "link.py"
+    link.symlink_to(real)
+    status, _, _ = run_cli(capsys, "place", "-o", link, EXAMPLES / "rfc_hint_copy.py")
+    assert status == 0 and link.is_symlink() and "@I.ir_module" in real.read_text()
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    new = tmp_path / "new.py"
+    umask = os.umask(0o027)
+    try:
+        status, _, _ = run_cli(capsys, "place", "-o", new, EXAMPLES / "rfc_hint_copy.py")
+    finally:
+        os.umask(umask)
+    assert status == 0 and stat.S_IMODE(new.stat().st_mode) == 0o640
 
 
 def test_report_on_a_module_that_places_describes_devices_copies_and_bytes(capsys, tmp_path):
