@@ -25,7 +25,7 @@ from .expr import (
 from .metadata import MetadataRef
 from .module import IRModule, iter_bindings
 from .op import Op, Param, all_ops, get_op, register_op
-from .parser import parse, parse_file, parse_vdevice
+from .parser import parse, parse_file, parse_vdevice, read_text_bytes
 from .printer import script, write_script
 from .span import Span
 from .struct_info import (
@@ -89,6 +89,7 @@ __all__ = [
     "lookup_vdevice",
     "parse",
     "parse_file",
+    "read_text_bytes",
     "parse_vdevice",
     "register_op",
     "script",

@@ -94,10 +94,10 @@ def read_text(path: str) -> str:
 
     try:
         if path == "-":
-            data = sys.stdin.buffer.read()
+            data = ir.read_text_bytes(sys.stdin.buffer, "<stdin>")
         else:
             with open(path, "rb") as f:
-                data = f.read()
+                data = ir.read_text_bytes(f, path)
         return data.decode("utf-8")
     except OSError as err:
         raise ir.ParseError(f"cannot read {path}: {err.strerror or err}") from None

@@ -28,15 +28,16 @@ EXIT_CONFLICT = EXIT_FAILED
 def _read_module(path: str) -> IRModule:
     """Parse FILE (``-``: stdin), turning every way it can be unreadable into one `ParseError`."""
     from vdplace import ir
+    from vdplace.ir.source_file import universal_newlines
 
     with progress.stage(f"parse {path}"):
         if path != "-":
             return ir.parse_file(path)
         try:
-            text = sys.stdin.read()
+            text = ir.read_text_bytes(sys.stdin.buffer, "<stdin>").decode("utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise ir.ParseError(f"cannot read the module from stdin: {err}") from None
-        return ir.parse(text, filename="<stdin>")
+        return ir.parse(universal_newlines(text), filename="<stdin>")
 
 
 def _place(mod: IRModule, args: argparse.Namespace, dims: dict[str, int] | None = None) -> Placement:

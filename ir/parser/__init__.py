@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import os
 import stat
+from typing import BinaryIO
 
 from ..bind_constants import ConstantValues, bind_constants
 from ..collector import collector_paused
@@ -32,12 +33,17 @@ from .module import ModuleParser
 from .skeleton import Skeleton, build_skeleton
 from .source import Source, one_line, parse_python, quiet_parse
 
-__all__ = ["parse", "parse_file", "parse_vdevice"]
+__all__ = ["parse", "parse_file", "parse_vdevice", "read_text_bytes"]
 
 # Texts longer than this many lines are first probed from their beginning (see `_probe`), at most
 # this many characters of it: a `def` line of 400k parameters would otherwise be read twice.
 _PROBE_LINES = 2000
 _PROBE_CHARS = 1 << 20
+# The most bytes of text read for one module: about 7 million bindings (a million take 77-137 MB of text
+# and about 1 GB of memory to place, docs/scaling.md).  More is refused as it is read, so an endless stream
+# (``yes | vdplace place -``) ends; what is not a regular file is read in chunks of `_CHUNK`.
+MAX_TEXT_BYTES = 1 << 30
+_CHUNK = 1 << 20
 
 
 def parse(text: str | bytes, filename: str | None = None, *, constants: ConstantValues | None = None) -> IRModule:
@@ -88,14 +94,17 @@ def parse_file(path: str | os.PathLike[str], *, constants: ConstantValues | None
 
     The module's `source` is a `SourceFile` when `path` is a regular file:
     the text is not kept in memory but read back when a diagnostic quotes
-    it.  What cannot be read twice (a pipe, ``/dev/stdin``) keeps its text.
-    An unreadable file is a `ParseError` too.
+    it.  What cannot be read twice (a pipe, ``/dev/stdin``) keeps its text;
+    it is read as `read_text_bytes` reads (a device up to its first NUL byte).
+    An unreadable file, or one longer than `MAX_TEXT_BYTES`, is a `ParseError` too.
     """
     name = os.fspath(path)
     try:
         with open(name, "rb") as f:
             regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
-            data = f.read()
+            data = f.read(MAX_TEXT_BYTES + 1) if regular else read_text_bytes(f, name)
+        if len(data) > MAX_TEXT_BYTES:
+            raise _too_long(name)
     except OSError as err:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     source = SourceFile(name, data) if regular else None
@@ -105,6 +114,32 @@ def parse_file(path: str | os.PathLike[str], *, constants: ConstantValues | None
     if source is not None:
         mod.source = source
     return mod if constants is None else bind_constants(mod, constants, strict=False)
+
+
+def read_text_bytes(stream: BinaryIO, name: str | None) -> bytes:
+    """The bytes of a module's text from `stream` (`name` in messages): at most `MAX_TEXT_BYTES` (more is a
+    `ParseError`), and nothing past the chunk that holds the first NUL byte, which no text may hold (the
+    parser reports it where it is): a device such as ``/dev/zero`` is not read on.  `OSError` as reading
+    raises it."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = stream.read(min(_CHUNK, MAX_TEXT_BYTES + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > MAX_TEXT_BYTES:
+            raise _too_long(name)
+        chunks.append(chunk)
+        if b"\0" in chunk:
+            return b"".join(chunks)
+
+
+def _too_long(name: str | None) -> ParseError:
+    return ParseError(
+        f"the text is longer than {MAX_TEXT_BYTES >> 20} MiB, the most vdplace reads of one module",
+        Source("", name).start(),
+    )
 
 
 def _decoded(data: bytes, filename: str | None) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import io
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -107,3 +109,56 @@ def test_an_unknown_kind_in_i_vdevice_is_a_located_parse_error(target):
 def test_every_known_kind_round_trips(kind):
     mod = ir.parse(f'@I.ir_module\nclass M:\n    I.module_global_infos({{"vdevice": [I.vdevice("{kind}")]}})\n')
     assert mod.vdevices == [VDevice(kind)] and ir.parse(script(mod)).vdevices == mod.vdevices
+
+
+class _Endless(io.RawIOBase):
+    """A stream that never ends: `byte` repeated, as /dev/zero or `yes` give; counts what was read."""
+
+    def __init__(self, byte: bytes) -> None:
+        self.byte, self.read_bytes = byte, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        size = 1 << 16 if size is None or size < 0 else size
+        self.read_bytes += size
+        return self.byte * size
+
+
+def test_an_endless_stream_of_nul_bytes_is_read_one_chunk_then_refused():
+    stream = _Endless(b"\0")
+    data = ir.read_text_bytes(stream, "zeros")
+    assert stream.read_bytes == len(data) <= 1 << 20
+    with pytest.raises(ParseError, match=r"^zeros:1:1: the text contains a NUL byte"):
+        ir.parse(data, "zeros")
+
+
+def test_an_endless_text_is_refused_at_the_cap(monkeypatch):
+    """`yes | vdplace place -`: text without end, refused once past `MAX_TEXT_BYTES`, not read on."""
+    from vdplace.ir import parser
+
+    monkeypatch.setattr(parser, "MAX_TEXT_BYTES", 5000)
+    stream = _Endless(b"y\n")
+    with pytest.raises(ParseError, match=r"^<stdin>:1:1: the text is longer than .* the most vdplace reads"):
+        ir.read_text_bytes(stream, "<stdin>")
+    assert stream.read_bytes <= 2 * 5001
+
+
+def test_a_file_over_the_cap_is_refused_and_one_at_it_is_read(monkeypatch, tmp_path):
+    from vdplace.ir import parser
+
+    text = (Path(__file__).parents[2] / "examples" / "rfc_hint_copy.py").read_bytes()
+    path = tmp_path / "m.py"
+    path.write_bytes(text)
+    monkeypatch.setattr(parser, "MAX_TEXT_BYTES", len(text))
+    assert "main" in ir.parse_file(path).functions
+    path.write_bytes(text + b"\n")
+    with pytest.raises(ParseError, match=r"m\.py:1:1: the text is longer than"):
+        ir.parse_file(path)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_device_without_end_is_refused_at_once():
+    with pytest.raises(ParseError, match=r"^/dev/zero:1:1: the text contains a NUL byte"):
+        ir.parse_file("/dev/zero")
