@@ -26,6 +26,8 @@ def _read_npz(path: str, what: str) -> dict[str, Any]:
 
     `what` starts each message: ``"cannot load --inputs"``, ``"cannot bind --params"``.
     """
+    import os
+    import stat
     import zipfile
 
     import numpy as np
@@ -34,6 +36,8 @@ def _read_npz(path: str, what: str) -> dict[str, Any]:
 
     try:
         with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a zip is read from its end: a device has none
+                raise ir.ParseError(f"{what} {path}: not a regular file (an .npz, as numpy.savez writes)")
             is_zip = zipfile.is_zipfile(f)
         if not is_zip:
             raise ir.ParseError(f"{what} {path}: not an .npz file (a zip of .npy arrays, as numpy.savez writes)")

@@ -137,7 +137,7 @@ def read_text_bytes(stream: BinaryIO, name: str | None) -> bytes:
 
 def _too_long(name: str | None) -> ParseError:
     return ParseError(
-        f"the text is longer than {MAX_TEXT_BYTES >> 20} MiB, the most vdplace reads of one module",
+        f"the text is longer than {MAX_TEXT_BYTES >> 20} MiB, the most vdplace reads of one file",
         Source("", name).start(),
     )
 

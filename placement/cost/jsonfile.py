@@ -43,12 +43,17 @@ Document = tuple[Roofline | Table, dict[str, int], dict[str, Any], dict[tuple[st
 def load(path: str) -> Document:
     """The model, memory limits (bytes per vdevice name), notes and contention factors of the file at `path`;
     `ValueError` if bad."""
+    from vdplace.ir import ParseError, read_text_bytes
+    from vdplace.ir.source_file import universal_newlines
+
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            text = read_text_bytes(f, path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise ValueError(f"cannot read {path}: {err}") from None
-    return loads(text, path)
+    except ParseError as err:  # longer than any cost table
+        raise ValueError(str(err)) from None
+    return loads(universal_newlines(text), path)
 
 
 def loads(text: str, source: str = "<json>") -> Document:

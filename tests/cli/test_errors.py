@@ -137,6 +137,21 @@ def test_bad_input_files_and_values(capsys, tmp_path):
         assert status == 2 and expected in err, (argv, err)
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_device_without_end_as_any_input_file_is_refused_at_once(capsys):
+    """A module, a cost table, inputs or params read from /dev/zero: one line each, not a read without end."""
+    cases = [
+        (["place", "/dev/zero"], "/dev/zero:1:1: the text contains a NUL byte"),
+        (["fix", "/dev/zero"], "/dev/zero:1:1: the text contains a NUL byte"),
+        (["place", "--cost", "/dev/zero", EXAMPLES / "cost_offload.py"], "/dev/zero:1:1: invalid JSON"),
+        (["run", "--cpu", "--inputs", "/dev/zero", EXAMPLES / "rfc_backward.py"], "/dev/zero: not a regular file"),
+        (["run", "--cpu", "--params", "/dev/zero", EXAMPLES / "rfc_backward.py"], "/dev/zero: not a regular file"),
+    ]
+    for argv, expected in cases:
+        status, err = mistake(capsys, *argv)
+        assert status == 2 and expected in err, (argv, err)
+
+
 def test_an_internal_error_is_one_line_and_status_3(capsys, monkeypatch):
     def broken(args, out):
         raise KeyError("oops")

@@ -140,7 +140,9 @@ def test_an_endless_text_is_refused_at_the_cap(monkeypatch):
 
     monkeypatch.setattr(parser, "MAX_TEXT_BYTES", 5000)
     stream = _Endless(b"y\n")
-    with pytest.raises(ParseError, match=r"^<stdin>:1:1: the text is longer than .* the most vdplace reads"):
+    with pytest.raises(
+        ParseError, match=r"^<stdin>:1:1: the text is longer than .* the most vdplace reads of one file"
+    ):
         ir.read_text_bytes(stream, "<stdin>")
     assert stream.read_bytes <= 2 * 5001
 
