@@ -73,6 +73,9 @@ from vdplace.placement.schedule.symmetry import renamed, symmetric_classes, unit
 
 # Programs with more op calls than this are left to the placement search (docs/schedule.md).
 MAX_OPS = 300
+# Under memory limits, programs whose values' bytes add up to more than this (1 PiB) are left to the search
+# too: the reservoirs and knapsacks sum bytes in CP-SAT's 64-bit integers.
+MAX_BYTES = 1 << 50
 # The horizon in units stays below this: CP-SAT's presolve lost the optimum of a 5-op program once its
 # horizon reached 2e10 units with the redundant constraints in (tests/placement/test_schedule.py found it).
 MAX_UNITS = 2**30
@@ -125,8 +128,10 @@ class ExactResult:
 
 
 def applicable(g: TaskGraph) -> bool:
-    """CP-SAT is used for at most `MAX_OPS` op calls."""
-    return g.num_ops <= MAX_OPS
+    """CP-SAT is used for at most `MAX_OPS` op calls, and under memory limits for at most `MAX_BYTES` in all."""
+    if g.num_ops > MAX_OPS:
+        return False
+    return all(lim is None for lim in g.limits) or sum(g.val_bytes) + sum(lim or 0 for lim in g.limits) <= MAX_BYTES
 
 
 def relay_possible(g: TaskGraph, allowed: list[list[int]]) -> bool:

@@ -79,7 +79,9 @@ class TaskGraph:
     vdevices, names   the module's vdevices and their printed names
     physical          ``physical[d]``: the first vdevice index on d's physical device (a compute stream)
     host              the host vdevice index, or None
-    limits            ``limits[d]``: bytes available on d, or None
+    limits            ``limits[d]``: bytes available on d, or None; the solvers' (`solve.with_limits`: a limit
+                      of at least every value's bytes together, which no plan reaches, is None)
+    stated_limits     the limits as the model and the caller gave them (what a schedule reports)
     allowed           ``allowed[u]``: the vdevices unit u may go on
     op_*              name, span, unit, ``time[d]`` (seconds or None), ``local`` / ``home`` values read,
                       ``makes`` values made, ``after`` ops it waits for without reading what they make
@@ -127,6 +129,7 @@ class TaskGraph:
         self.host: int | None = cpus[-1] if cpus else None
         self.inputs_from_driver = False  # the model's `upload_time`: an input never sits on the host (Ray)
         self.limits: list[int | None] = list(p.limits)
+        self.stated_limits: list[int | None] = list(p.limits)
         self.allowed = [[d for d, t in enumerate(row) if t is not None] for row in p.compute]
         self.pinned = list(p.pinned)
         self.op_name: list[str] = []

@@ -160,14 +160,19 @@ class TimeSolution:
 
 
 def with_limits(g: TaskGraph, memory: Mapping[str, int | str] | None) -> None:
-    """Lower `g.limits` to those of `memory` (vdevice name -> bytes or ``"2GiB"``) where they are lower."""
-    if not memory:
-        return
-    extra = CostModel(memory=memory)
-    for d, v in enumerate(g.vdevices):
-        lim = extra.limit(v, g.vdevices)
-        if lim is not None and (g.limits[d] is None or lim < g.limits[d]):  # type: ignore[operator]
-            g.limits[d] = lim
+    """Lower `g.limits` to those of `memory` (vdevice name -> bytes or ``"2GiB"``) where they are lower, into
+    `g.stated_limits` too; then drop from `g.limits` every limit of at least the bytes of all of `g`'s values
+    together: a vdevice holds each value once at most (at home or as its copy), so no plan reaches it, and
+    the solvers need not count bytes up to it (a limit of 2**63 bytes is past CP-SAT's integers)."""
+    if memory:
+        extra = CostModel(memory=memory)
+        for d, v in enumerate(g.vdevices):
+            lim = extra.limit(v, g.vdevices)
+            if lim is not None and (g.limits[d] is None or lim < g.limits[d]):  # type: ignore[operator]
+                g.limits[d] = lim
+    g.stated_limits = list(g.limits)
+    total = sum(g.val_bytes)
+    g.limits = [None if lim is not None and lim >= total else lim for lim in g.limits]
 
 
 def solve_time(

@@ -45,5 +45,5 @@ def to_schedule(g: TaskGraph, t: Timing, copy_names: dict[tuple[int, int], str] 
         events.append(Event("copy", inst.function, name, device, start, end, span, nbytes, inst.call, send, strided))
     events.sort(key=lambda e: (e.start, e.end, e.kind != "copy"))
     stays = lives(g, t)
-    limits = {names[d]: lim for d, lim in enumerate(g.limits) if lim is not None}
+    limits = {names[d]: lim for d, lim in enumerate(g.stated_limits) if lim is not None}
     return Schedule(events, list(names), peaks(list(names), stays, events, entry_lives(g, t)), stays, limits)

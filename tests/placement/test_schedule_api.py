@@ -176,6 +176,25 @@ def test_an_op_too_big_for_every_device_is_proved_at_once() -> None:
     assert "(proved)" in err.value.message and "m.py:" in err.value.message
 
 
+def test_limits_and_tensors_past_64_bit_integers_place() -> None:
+    """A limit no plan reaches (2**63 bytes and more) places as without it and is reported as given; tensors whose
+    bytes pass 64-bit integers (a dim of 2**62) are placed within a limit without the exact solver's integers."""
+    free = place(parse(), objective=Time(MODEL))
+    for limit in (2**63 - 1, 10**23):
+        capped = place(parse(), objective=Time(MODEL, memory={"cuda:0": limit}))
+        assert capped.schedule.optimal and capped.schedule.makespan == free.schedule.makespan
+        assert capped.schedule.limits == {"cuda:0:global": limit}
+    rows = "(4611686018427387904, 256)"  # x, and every value made from it: 2**72 bytes each
+    huge = parse(
+        EXAMPLE.replace("x: R.Tensor((256, 256)", f"x: R.Tensor({rows}").replace(
+            "-> R.Tensor((256, 256)", f"-> R.Tensor({rows}"
+        )
+    )
+    result = place(huge, objective=Time(MODEL, memory={"cuda:0": "1GiB"}))
+    assert result.schedule.peak_memory["cuda:0:global"] <= 2**30
+    assert result.schedule.lower_bound <= result.schedule.makespan
+
+
 def test_the_same_module_and_model_give_the_same_plan(monkeypatch) -> None:
     """Where no step is ended by the wall clock (`Schedule.stopped`), the plan is the same on every run: here
     CP-SAT's deterministic limit is made small enough for any machine to reach it before the clock."""
