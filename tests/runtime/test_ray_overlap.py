@@ -25,6 +25,7 @@ from vdplace.ir.expr import BindingBlock, Function, SeqExpr
 from vdplace.placement import CostModel, Time, place
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.usefixtures("blas_like_ray_actors")  # results compared bit for bit
 pytest.importorskip("ortools")
 
 from vdplace.runtime.ray import RayExecutor  # noqa: E402
