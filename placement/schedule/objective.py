@@ -99,7 +99,7 @@ class Time(UnitObjective):
         assert sol.plan is not None
         names = copy_names(sol.graph, sol.plan, decision.extraction.module, co, {c.var for c in copies})
         schedule = sol.make_schedule(names)
-        check_schedule(schedule, placed, copies, self)
+        check_schedule(schedule, placed, copies, self, co.ex.sizes)
         if not self.model.contention:
             return schedule
         vds = list(placed.vdevices)

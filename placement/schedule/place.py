@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from vdplace.ir.expr import Binding, Call, Function, GlobalVar, SeqExpr, TupleGetItem, Var
 from vdplace.ir.module import IRModule
 from vdplace.ir.op import Op
+from vdplace.ir.sizes import Sizes
 from vdplace.ir.struct_info import tensor_leaves
 from vdplace.ir.vdevice import VDevice, vdevice_name
 from vdplace.placement.cost.describe import op_info
@@ -100,8 +101,11 @@ def _leaf(tree: object, path: tuple[int, ...]) -> int | None:
     return tree if type(tree) is int else None
 
 
-def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], objective: UnitObjective) -> None:
-    """The schedule against the placed module alone, its durations by `objective.model` (module docstring)."""
+def check_schedule(
+    schedule: Schedule, placed: IRModule, copies: list[Copy], objective: UnitObjective, sizes: Sizes | None = None
+) -> None:
+    """The schedule against the placed module alone, its durations by `objective.model` (module docstring), its
+    symbolic dims sized by `sizes` (those the solver priced them at; default: the placed module's bounds)."""
     model, vds = objective.model, list(placed.vdevices)
     ops = [e for e in schedule.events if e.kind == "op"]
     entry = "main" if "main" in placed.functions else next(iter(placed.functions), "")  # `graph.entry_function`
@@ -127,7 +131,7 @@ def check_schedule(schedule: Schedule, placed: IRModule, copies: list[Copy], obj
             found.clear()
         else:
             found.remove(event)
-        info = op_info(function, var.name, call, binding.span, var.struct_info)
+        info = op_info(function, var.name, call, binding.span, var.struct_info, sizes)
         seconds = model.kernel(info, vdevice, vds)
         if seconds is None or seconds != event.duration:
             _same(seconds, event.duration, f"{function}:{var.name} on {device}")

@@ -176,6 +176,23 @@ def test_an_op_too_big_for_every_device_is_proved_at_once() -> None:
     assert "(proved)" in err.value.message and "m.py:" in err.value.message
 
 
+def test_symbolic_dims_are_timed_at_the_bound_or_the_size_given() -> None:
+    """Durations of ops on a symbolic dim follow its ``tir_var_upper_bound``, or `dims` where given, in the
+    schedule and in its check against the placed module alike."""
+    text = EXAMPLE.replace('(256, 256), "float32"), w', '("n", 256), "float32"), w', 1)
+    text = text.replace('-> R.Tensor((256, 256), "float32")', '-> R.Tensor(("n", 256), "float32")', 1)
+    text = text.replace(
+        'R.func_attr({"num_input": 1})', 'R.func_attr({"num_input": 1, "tir_var_upper_bound": {"n": 128}})'
+    )
+    assert '"n"' in text and "tir_var_upper_bound" in text
+    for dims, rows in ((None, 128), ({"n": 64}, 64)):
+        result = place(parse(text), objective=Time(MODEL), dims=dims)
+        (a,) = [e for e in result.schedule.events if e.kind == "op" and e.name == "a"]
+        flops = 2 * rows * 256 * 256
+        assert a.end - a.start == pytest.approx(flops / (20e12 if a.device.startswith("cuda") else 0.2e12))
+        assert result.stats.dims == {"n": rows}
+
+
 def test_limits_and_tensors_past_64_bit_integers_place() -> None:
     """A limit no plan reaches (2**63 bytes and more) places as without it and is reported as given; tensors whose
     bytes pass 64-bit integers (a dim of 2**62) are placed within a limit without the exact solver's integers."""

@@ -3,8 +3,9 @@
 One local Ray cluster serves the whole module (CPU only: "GPU" vdevices are
 CPU actors with simulated device memory).  Every example and every hinted
 text of the model corpus runs with results equal to the local VM's, bit for
-bit (the same kernels run, the local VM's BLAS on one thread as each actor's); copies go actor to actor, never through the
-driver (the profile's byte counts); a kernel that raises, an actor that
+bit (the same kernels run, the local VM's BLAS on one thread as each
+actor's); copies go actor to actor, never through the driver (the
+profile's byte counts); a kernel that raises, an actor that
 dies, a run past its timeout each end in one error naming the vdevice and
 the instruction, and leave the inputs untouched.  Skipped without Ray.
 """
