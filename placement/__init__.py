@@ -11,7 +11,7 @@ from vdplace.placement.bytes_objective import Bytes
 from vdplace.placement.cost import CostModel
 from vdplace.placement.cost.cost_objective import Cost
 from vdplace.placement.cost.plan_problem import PlanProblem, PlanResult
-from vdplace.placement.errors import PlacementConflict, PlacementError, PlacementInternalError
+from vdplace.placement.errors import CostModelError, PlacementConflict, PlacementError, PlacementInternalError
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.model.constraints import ConstraintSet, Domain, Equal, Pin, Prefer, Site
 from vdplace.placement.objective import Decision, Objective, Settings
@@ -38,6 +38,7 @@ __all__ = [
     "ConstraintSet",
     "Cost",
     "CostModel",
+    "CostModelError",
     "Copy",
     "Decision",
     "Domain",

@@ -26,6 +26,12 @@ class PlacementError(IRError):
     """
 
 
+class CostModelError(PlacementError, ValueError):
+    """The cost model cannot price what the module needs: no entry for one of its vdevices or links, or a
+    callable of the model that raised `ValueError` or returned no number of seconds.  Bad input (a
+    `PlacementError`, located at the op where there is one) and a `ValueError`, as the model's own errors are."""
+
+
 def bound_twice(var: Var, func: str, span: Span | None) -> PlacementError:
     """The error for a variable object bound a second time (here in function `func`)."""
     return PlacementError(

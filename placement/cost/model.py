@@ -55,6 +55,7 @@ from vdplace.ir.sizes import Sizes
 from vdplace.ir.span import Span
 from vdplace.ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo, tensor_leaves
 from vdplace.ir.vdevice import VDevice, lookup_vdevice, vdevice_name
+from vdplace.placement.errors import CostModelError
 
 if TYPE_CHECKING:
     from .roofline import Link, Roof, Roofline
@@ -293,10 +294,15 @@ class CostModel:
         if self.kernel_time is None:
             return 0.0
         name = vdevice_name(vdevices, vdevice)
-        seconds = self.kernel_time(op, name)
+        try:
+            seconds = self.kernel_time(op, name)
+        except ValueError as err:
+            raise CostModelError(
+                f"the cost model cannot time {op.function}:{op.name} on {name}: {err}", op.span
+            ) from None
         if type(seconds) is float and 0.0 <= seconds < math.inf:
             return seconds  # what `_checked` returns, without writing the message it would need
-        return None if seconds is None else _checked(seconds, f"kernel_time({op!r}, {name!r})")
+        return None if seconds is None else _checked(seconds, f"kernel_time({op!r}, {name!r})", op.span)
 
     def copy(self, nbytes: int, src: VDevice, dst: VDevice, vdevices: Sequence[VDevice]) -> float:
         """Seconds to move `nbytes` from `src` to `dst`: 0 on one physical device."""
@@ -305,7 +311,10 @@ class CostModel:
         if self.copy_time is None:
             return 0.0
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
-        seconds = self.copy_time(nbytes, *names)
+        try:
+            seconds = self.copy_time(nbytes, *names)
+        except ValueError as err:
+            raise CostModelError(f"the cost model cannot time a copy from {names[0]} to {names[1]}: {err}") from None
         if type(seconds) is float and 0.0 <= seconds < math.inf:
             return seconds  # as in `kernel`
         return _checked(seconds, f"copy_time({nbytes}, {names[0]!r}, {names[1]!r})")
@@ -319,10 +328,13 @@ class CostModel:
         if self.send_time is None or src.physical == dst.physical or nbytes == 0:
             return 0.0
         names = vdevice_name(vdevices, src), vdevice_name(vdevices, dst)
-        if strided and self._send_strided:
-            seconds = self.send_time(nbytes, *names, strided=True)
-        else:
-            seconds = self.send_time(nbytes, *names)
+        try:
+            if strided and self._send_strided:
+                seconds = self.send_time(nbytes, *names, strided=True)
+            else:
+                seconds = self.send_time(nbytes, *names)
+        except ValueError as err:
+            raise CostModelError(f"the cost model cannot time a send from {names[0]} to {names[1]}: {err}") from None
         if type(seconds) is not float or not 0.0 <= seconds < math.inf:  # as in `kernel`
             where = f"send_time({nbytes}, {names[0]!r}, {names[1]!r}{', strided=True' if strided else ''})"
             seconds = _checked(seconds, where)
@@ -337,7 +349,11 @@ class CostModel:
         if self.upload_time is None:
             return self.copy(nbytes, host, dst, vdevices)
         name = vdevice_name(vdevices, dst)
-        return _checked(self.upload_time(nbytes, name), f"upload_time({nbytes}, {name!r})")
+        try:
+            seconds = self.upload_time(nbytes, name)
+        except ValueError as err:
+            raise CostModelError(f"the cost model cannot time an upload to {name}: {err}") from None
+        return _checked(seconds, f"upload_time({nbytes}, {name!r})")
 
     def slowdown(self, a: VDevice, b: VDevice, vdevices: Sequence[VDevice]) -> float:
         """How many times slower an op on `a` runs while `b` is busy too (module docstring); 1 without an entry."""
@@ -376,8 +392,9 @@ def _takes_keyword(function: Callable[..., Any] | None, name: str) -> bool:
     return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-def _checked(value: object, where: str) -> float:
-    """`value` (what a cost model's callable returned) as seconds; anything else is a `ValueError`."""
+def _checked(value: object, where: str, span: Span | None = None) -> float:
+    """`value` (what a cost model's callable returned) as seconds; anything else is a `CostModelError` (at
+    `span`, the op's, where given)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{where} returned {value!r}; expected a finite number of seconds >= 0")
+        raise CostModelError(f"{where} returned {value!r}; expected a finite number of seconds >= 0", span)
     return float(value)

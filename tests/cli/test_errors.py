@@ -131,6 +131,8 @@ def test_bad_input_files_and_values(capsys, tmp_path):
         (["place", "-o", tmp_path / "no" / "dir" / "out.py", EXAMPLES / "rfc_backward.py"], "cannot write"),
         (["place", "--cost", tmp_path / "missing.json", EXAMPLES / "cost_offload.py"], "cannot use the cost model"),
         (["place", "--memory", "cuda:0=lots", EXAMPLES / "cost_offload.py"], "cannot use the cost model"),
+        (["place", "--cost", "roofline", EXAMPLES / "rfc_vdevice_names.py"], "the cost model cannot time main:"),
+        (["place", "--objective", "time", "--cost", "roofline", EXAMPLES / "rfc_vdevice_names.py"], "on metal:0"),
     ]
     for argv, expected in cases:
         status, err = mistake(capsys, *argv)

@@ -108,6 +108,27 @@ def test_a_vdevice_without_an_entry_and_an_unknown_key_are_errors():
         CostModel.roofline({"cuda": {"peak": 1, "flops": 1, "bandwidth": 1}})
 
 
+def test_a_model_that_cannot_price_the_module_is_bad_input_at_the_op():
+    """No entry for one of the module's vdevices, or a callable that raises `ValueError` or returns no
+    seconds: a `CostModelError` (a `PlacementError`, a `ValueError`) located at the op, for both objectives."""
+    from vdplace.placement import CostModelError, PlacementError, Time, place
+
+    text = (ROOT / "examples" / "rfc_vdevice_names.py").read_text()
+    mod = ir.parse(text, filename="names.py")  # declares a metal vdevice, which the default roofline lacks
+    for run in (lambda m: place(mod, cost=m), lambda m: place(mod, objective=Time(m))):
+        with pytest.raises(CostModelError, match=r"^names\.py:\d+:\d+: the cost model cannot time main:\w+ on metal"):
+            run(CostModel.roofline())
+
+    def raising(op, vdevice):
+        raise ValueError("unknown op")
+
+    for bad, message in ((lambda op, d: -1.0, "returned -1.0; expected a finite number"), (raising, "unknown op")):
+        with pytest.raises(CostModelError, match=message) as err:
+            place(mod, cost=CostModel(bad, copy_time=lambda n, s, d: 1e-5))
+        assert isinstance(err.value, PlacementError) and isinstance(err.value, ValueError)
+        assert err.value.span is not None and err.value.span.file == "names.py"
+
+
 def test_copies_cost_latency_plus_bytes_over_bandwidth_and_nothing_on_one_physical_device():
     model = CostModel.roofline(links={("cpu", "cuda"): {"latency": 2e-6, "bandwidth": 1e9}})
     assert model.copy(10**6, CPU, GPU, VDEVICES) == pytest.approx(2e-6 + 1e-3)
