@@ -329,6 +329,7 @@ def _command_of(argv: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command `argv` names (default: ``sys.argv[1:]``); the exit status (`EXIT_STATUSES`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    stdout_closed = _open_missing_streams()
     figures.warnings_to_stderr()
     parser = build_parser()
     out = Output(_command_of(argv), json="--json" in argv, color=_color_of(argv))
@@ -336,6 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse(argv)
         out = Output(args.command, json=args.json, path=args.output, color=args.color)
+        if stdout_closed and args.output in (None, "-"):
+            raise Failure("stdout is closed: there is nowhere to write the result (give -o FILE)", "bad-input")
         return args.func(args, out)
     except BrokenPipeError:  # `vdplace place big.py | head`: the reader left; nothing more to say
         _silence_stdout()
@@ -357,6 +360,16 @@ def _color_of(argv: Sequence[str]) -> str:
         if word == "--color" and i + 1 < len(argv):
             return argv[i + 1]
     return "auto"
+
+
+def _open_missing_streams() -> bool:
+    """Give a standard stream the process was started without (``2>&-``: `sys.stderr` is None) /dev/null, so
+    that what would go there is lost and the command runs as it would with it; whether stdout was missing."""
+    missing = sys.stdout is None
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115  (the process's, to its end)
+    return missing
 
 
 def _silence_stdout() -> None:

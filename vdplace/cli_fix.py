@@ -94,6 +94,8 @@ def read_text(path: str) -> str:
 
     try:
         if path == "-":
+            if sys.stdin is None:  # `vdplace fix - <&-`
+                raise ir.ParseError("cannot read the module from stdin: it is closed")
             data = ir.read_text_bytes(sys.stdin.buffer, "<stdin>")
         else:
             with open(path, "rb") as f:

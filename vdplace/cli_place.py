@@ -33,6 +33,8 @@ def _read_module(path: str) -> IRModule:
     with progress.stage(f"parse {path}"):
         if path != "-":
             return ir.parse_file(path)
+        if sys.stdin is None:  # `vdplace place - <&-`
+            raise ir.ParseError("cannot read the module from stdin: it is closed")
         try:
             text = ir.read_text_bytes(sys.stdin.buffer, "<stdin>").decode("utf-8")
         except (OSError, UnicodeDecodeError) as err:

@@ -4,6 +4,8 @@ import argparse
 import json
 import os
 import re
+import shlex
+import shutil
 import stat
 import subprocess
 import sys
@@ -88,6 +90,30 @@ def test_output_to_a_device_or_a_pipe_writes_through_it(capsys, tmp_path):
     assert status == 0 and stat.S_ISFIFO(os.stat(pipe).st_mode)
     assert read and "@I.ir_module" in read[0]
     assert [p.name for p in tmp_path.iterdir()] == ["pipe"]  # no temporary file left beside it
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="closes descriptors with bash")
+def test_a_closed_stdin_stdout_or_stderr_is_one_line_or_nothing(tmp_path):
+    """Started without stdout (``>&-``): one line on stderr, exit status 2, unless -o takes the result; without
+    stderr (``2>&-``): the diagnostics are lost and the exit status is the command's own; without stdin, ``-``
+    is one line, exit status 2."""
+
+    def status(redirect: str, *args: str) -> subprocess.CompletedProcess[str]:
+        command = " ".join([shlex.quote(sys.executable), "-m", "vdplace", *map(shlex.quote, args), redirect])
+        return subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120)
+
+    example = str(EXAMPLES / "rfc_hint_copy.py")
+    closed = status(">&-", "place", example)
+    assert (
+        closed.returncode == 2
+        and closed.stderr == "error: stdout is closed: there is nowhere to write the result (give -o FILE)\n"
+    )
+    assert status(">&-", "place", "-o", str(tmp_path / "p.py"), example).returncode == 0
+    placed = status("2>&-", "place", example)
+    assert placed.returncode == 0 and "@I.ir_module" in placed.stdout
+    assert status("2>&-", "place", str(EXAMPLES / "conflict_add.py")).returncode == 1
+    no_input = status("<&-", "place", "-")
+    assert no_input.returncode == 2 and "cannot read the module from stdin: it is closed" in no_input.stderr
 
 
 def test_output_file_keeps_its_mode_and_its_symbolic_link(capsys, tmp_path):
