@@ -38,6 +38,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from vdplace.placement.schedule.graph import INPUT, OP, PASSED, TaskGraph
+from vdplace.placement.schedule.lp_allowance import LPAllowance
 
 # Subsets of at most this many streams are enumerated (2^k - 1 subsets); more: singletons and the whole set.
 MAX_SUBSET_STREAMS = 8
@@ -173,8 +174,12 @@ def subset_bound(g: TaskGraph, allowed: list[list[int]]) -> float:
     return best
 
 
-def energy_bound(g: TaskGraph, allowed: list[list[int]], ht: tuple | None = None) -> float:
-    """The linear relaxation of the work-over-devices bound with head and tail levels (module docstring)."""
+def energy_bound(
+    g: TaskGraph, allowed: list[list[int]], ht: tuple | None = None, lp: LPAllowance | None = None
+) -> float:
+    """The linear relaxation of the work-over-devices bound with head and tail levels (module docstring), within
+    `lp` (0 where it leaves the solve out or ends it)."""
+    lp = LPAllowance() if lp is None else lp
     import numpy as np
     from scipy.optimize import linprog
     from scipy.sparse import coo_matrix
@@ -213,7 +218,7 @@ def energy_bound(g: TaskGraph, allowed: list[list[int]], ht: tuple | None = None
                     vals.append(-1.0)
                     rhs.append(0.0)
                     row += 1
-    if not row:
+    if not row or not lp.admits(len(vals) + len(columns)):
         return 0.0
     scale = max(max(abs(x) for x in vals), 1e-300)
     a_ub = coo_matrix((np.array(vals) / scale, (rows, cols)), shape=(row, t_col + 1)).tocsr()
@@ -223,7 +228,17 @@ def energy_bound(g: TaskGraph, allowed: list[list[int]], ht: tuple | None = None
     a_eq = coo_matrix(([1.0] * len(columns), (eq_rows, range(len(columns)))), shape=(g.num_ops, t_col + 1)).tocsr()
     cost = np.zeros(t_col + 1)
     cost[t_col] = 1.0
-    res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=np.ones(g.num_ops), bounds=(0, None), method="highs")
+    res = linprog(
+        cost,
+        A_ub=a_ub,
+        b_ub=b_ub,
+        A_eq=a_eq,
+        b_eq=np.ones(g.num_ops),
+        bounds=(0, None),
+        method="highs",
+        options=lp.options(),
+    )
+    lp.ended(res.status)
     if res.status != 0:
         return 0.0
     # The bound is not HiGHS's objective (met to a tolerance) but the Lagrangian value of its duals y
@@ -254,11 +269,11 @@ def serial_total(g: TaskGraph, allowed: list[list[int]]) -> float:
     return total
 
 
-def lower_bound(g: TaskGraph, upper: float | None = None) -> float:
+def lower_bound(g: TaskGraph, upper: float | None = None, lp: LPAllowance | None = None) -> float:
     """The best of the bounds above, and `lp_bound`'s relaxation; infinity when the limits admit no vdevice for
     some unit.  `upper`: a proved upper bound on the optimum (a plan's makespan that fits the limits), which the
     relaxation needs; without one it is `serial_total` where no vdevice has a limit, else the relaxation is
-    left out."""
+    left out.  The linear programs spend within `lp` (`lp_allowance`; None: no limit)."""
     from vdplace.placement.schedule.lp_bound import relaxation_bound
 
     allowed = effective_allowed(g)
@@ -267,9 +282,9 @@ def lower_bound(g: TaskGraph, upper: float | None = None) -> float:
     ht = heads_tails(g, allowed, tails=g.num_ops <= LP_MAX_OPS)
     best = max(critical_path(g, allowed, ht), subset_bound(g, allowed))
     if g.num_ops <= LP_MAX_OPS:
-        best = max(best, energy_bound(g, allowed, ht))
+        best = max(best, energy_bound(g, allowed, ht, lp))
     if upper is None and all(lim is None for lim in g.limits):
         upper = serial_total(g, allowed)
     if upper is not None and best < upper:
-        best = max(best, relaxation_bound(g, allowed, ht, upper))
+        best = max(best, relaxation_bound(g, allowed, ht, upper, lp))
     return best

@@ -62,6 +62,7 @@ from typing import NamedTuple
 
 from vdplace.placement.schedule.bounds import LEVELS, PER_LEVEL
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
+from vdplace.placement.schedule.lp_allowance import LPAllowance
 from vdplace.placement.schedule.lp_memory import add_apart, add_memory
 
 # Programs with more op calls than this are not given the relaxation (its size grows with reads x vdevices^2).
@@ -132,9 +133,9 @@ class _LP:
     def le(self, terms: dict[int, float], rhs: float) -> None:
         self.rows.append((terms, rhs))
 
-    def solve(self, objective: int) -> float:
-        """The Lagrangian value (a proved lower bound on the least `objective`) from HiGHS's duals; 0 when
-        HiGHS finds no optimum."""
+    def solve(self, objective: int, lp: LPAllowance | None = None) -> float:
+        """The Lagrangian value (a proved lower bound on the least `objective`) from HiGHS's duals, within `lp`;
+        0 when HiGHS finds no optimum, or `lp` leaves the solve out or ends it."""
         import numpy as np
         from scipy.optimize import linprog
         from scipy.sparse import coo_matrix
@@ -150,14 +151,25 @@ class _LP:
                     v.append(a)
             return coo_matrix((v, (r, c)), shape=(len(rows), n)).tocsr(), np.array([b for _, b in rows])
 
+        lp = LPAllowance() if lp is None else lp
+        if not lp.admits(sum(len(terms) for terms, _ in self.rows) + sum(len(terms) for terms, _ in self.eqs)):
+            return 0.0
         a_ub, b_ub = matrix(self.rows)
         a_eq, b_eq = matrix(self.eqs)
         cost = np.zeros(n)
         cost[objective] = 1.0
         ub = np.array(self.ub)
         res = linprog(
-            cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=np.stack([np.zeros(n), ub], axis=1), method="highs"
+            cost,
+            A_ub=a_ub,
+            b_ub=b_ub,
+            A_eq=a_eq,
+            b_eq=b_eq,
+            bounds=np.stack([np.zeros(n), ub], axis=1),
+            method="highs",
+            options=lp.options(),
         )
+        lp.ended(res.status)
         if res.status != 0:
             return 0.0
         # For any y_ub <= 0 and y_eq: c x >= y_ub b_ub + y_eq b_eq + sum_j min over [0, ub_j] of r_j x_j,
@@ -174,10 +186,12 @@ def relaxation_bound(
     allowed: list[list[int]],
     ht: tuple[list[dict[int, float]], list[dict[int, float]]],
     upper: float,
+    lp: LPAllowance | None = None,
 ) -> float:
-    """The least makespan of the linear relaxation (module docstring); `upper` bounds the optimum from above."""
+    """The least makespan of the linear relaxation (module docstring), solved within `lp` (0 where it is left
+    out or ended); `upper` bounds the optimum from above."""
     built = _build(g, allowed, ht, upper)
-    return 0.0 if built is None else built[0].solve(built[1])
+    return 0.0 if built is None else built[0].solve(built[1], lp)
 
 
 class IntegerBound(NamedTuple):

@@ -60,6 +60,7 @@ from vdplace.placement.schedule.bounds import effective_allowed, heads_tails, lo
 from vdplace.placement.schedule.deadline import Allowance
 from vdplace.placement.schedule.events import OPTIMAL_TOLERANCE, Schedule
 from vdplace.placement.schedule.graph import TaskGraph, build_graph
+from vdplace.placement.schedule.lp_allowance import LPAllowance
 from vdplace.placement.schedule.lp_bound import integer_bound
 from vdplace.placement.schedule.search import (
     OPS_PER_SECOND,
@@ -81,6 +82,8 @@ SEARCH_SHARE = 0.1
 FREE_SHARE = 1 / 3
 # Share of the exact solver's time for the integer relaxation's bound (`lp_bound.integer_bound`) before it.
 RELAX_SHARE = 0.2
+# Share of the seconds left that a bound's linear programs may spend (`lp_allowance`).
+LP_SHARE = 0.25
 # The search's best and accelerate's runs ordered with their placement fixed (`_ordered`): the best, then at
 # most `ORDERED` runs with two solves each, each under a CP-SAT limit of `ORDER_SHARE` of the exact solver's
 # time, at most `ORDER_S` seconds, in steps of `ORDER_STEP_S`.  CP-SAT's deterministic limit ends such a solve
@@ -230,8 +233,7 @@ def solve_time(
         budget.cut_by_clock = True
         budget.stop("cp-sat")
         use_exact = False
-    if best.excess == 0 and any(lim is not None for lim in g.limits) and "bound" not in out.stopped:
-        lower = max(lower, lower_bound(g, best.makespan))  # the relaxation of `lp_bound` needs a plan's makespan
+    lower, free_s = _planned_bound(g, best, lower, free_s, total)
     chosen: tuple[list[int], Timing] | None = (best.placement, best.timing) if best.excess == 0 else None
     out.method = "list"
     slack = 0.0
@@ -278,9 +280,23 @@ def _bound(g: TaskGraph, allowed: list[list[int]], allowance: Allowance, free_s:
         total.cut_by_clock = True
         total.stop("bound")
     else:
-        lower = max(lower, lower_bound(g))
         free_s -= allowance.bound_seconds(g)
+        lp = LPAllowance.share_of(free_s, LP_SHARE, total.deadline)
+        lower = max(lower, lower_bound(g, lp=lp))
+        free_s -= lp.spent
+        total.cut_by_clock |= lp.record(total.stopped)
     return lower, free_s
+
+
+def _planned_bound(g: TaskGraph, best: Plan, lower: float, free_s: float, total: Budget) -> tuple[float, float]:
+    """``(lower bound, seconds left)``: with limits, `lower` raised by the relaxation of `lp_bound`, which needs a
+    plan's makespan (`best`'s, where it fits them), unless the first bound was stopped."""
+    if best.excess or all(lim is None for lim in g.limits) or "bound" in total.stopped:
+        return lower, free_s
+    lp = LPAllowance.share_of(free_s, LP_SHARE, total.deadline)
+    lower = max(lower, lower_bound(g, best.makespan, lp))
+    total.cut_by_clock |= lp.record(total.stopped)
+    return lower, free_s - lp.spent
 
 
 class _Allotted:
@@ -341,7 +357,11 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, clo
         free_allowed = [list(a) for a in free.allowed]
         hint = (best.placement, best.timing, True)
         ht_free = heads_tails(free, free_allowed)
-        res = clock.solve(free, free_allowed, lower_bound(free), hint, clock.left * FREE_SHARE, ht_free)
+        share = clock.left * LP_SHARE
+        lp = LPAllowance(share, time.perf_counter() + clock.wall(share))
+        free_lower = lower_bound(free, lp=lp)
+        clock.charge(lp.spent, lp.clocked)
+        res = clock.solve(free, free_allowed, free_lower, hint, clock.left * FREE_SHARE, ht_free)
         if cpsat.relay_possible(free, free_allowed):
             _distrust(res, free)
         lower = max(lower, res.bound)

@@ -195,3 +195,28 @@ def test_every_search_leaves_the_slow_subsolvers_out(monkeypatch, memory) -> Non
     s = place(build_transformer(12), objective=Time(MODEL, memory=memory), time_limit_s=5).schedule
     assert s.method == "cp-sat" and ignored
     assert all(set(cpsat.SLOW_SUBSOLVERS) <= set(names) for names in ignored)
+
+
+def test_the_linear_relaxations_are_charged_before_they_run_and_ended_by_the_clock(monkeypatch) -> None:
+    """A relaxation whose estimate (`lp_allowance.SECONDS_PER_NONZERO` a nonzero) passes what is left is left
+    out, proving the cheap bounds alone; one past its wall-clock end is left out too; one that HiGHS's time
+    limit ends proves nothing and is noted as ``"clock"``."""
+    from vdplace.placement.schedule import lp_allowance
+    from vdplace.placement.schedule.lp_allowance import LPAllowance
+
+    g = build_graph(coarsen(extract(build_transformer(60), settle=False), MODEL), MODEL)
+    full = lower_bound(g)
+    cheap = LPAllowance(0.0)
+    assert lower_bound(g, lp=cheap) <= full and cheap.skipped and cheap.spent == 0.0
+    paid = LPAllowance(10.0)
+    assert lower_bound(g, lp=paid) == full and not paid.skipped and 0 < paid.spent <= 10.0
+    late = LPAllowance(10.0, until=time.perf_counter() - 1.0)
+    assert lower_bound(g, lp=late) <= full and late.skipped
+    stopped: dict[str, str] = {}
+    assert not cheap.record(stopped) and stopped == {"bound": "budget"}
+    ended = LPAllowance(10.0)
+    ended.ended(1)  # linprog's status at HiGHS's time limit
+    assert ended.record(stopped) and stopped == {"bound": "clock"}
+    monkeypatch.setattr(lp_allowance, "SECONDS_PER_NONZERO", 1.0)  # every relaxation past a 5 s limit's share
+    s = place(build_transformer(60), objective=Time(MODEL), time_limit_s=5).schedule
+    assert s.stopped.get("bound") == "budget" and 0 < s.lower_bound <= s.makespan
