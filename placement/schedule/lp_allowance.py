@@ -51,10 +51,20 @@ class LPAllowance:
             stopped.setdefault("bound", "budget")
         return self.clocked
 
+    def in_time(self) -> bool:
+        """Whether the wall clock is before `until` (building a relaxation's rows takes seconds on many vdevices);
+        if not, the relaxation is left out (`skipped`)."""
+        if self.until is not None and time.perf_counter() >= self.until:
+            self.skipped = True
+            return False
+        return True
+
     def admits(self, nonzeros: int) -> bool:
         """Charge a solve of `nonzeros` if `left` pays it and the clock has not passed `until`; else leave it out."""
         cost = nonzeros * SECONDS_PER_NONZERO
-        if cost > self.left or (self.until is not None and time.perf_counter() >= self.until):
+        if not self.in_time():
+            return False
+        if cost > self.left:
             self.skipped = True
             return False
         self.left -= cost

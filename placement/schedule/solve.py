@@ -315,6 +315,15 @@ class _Allotted:
     def left(self) -> float:
         return max(0.05, self.nominal)
 
+    @property
+    def past(self) -> bool:
+        """Whether the wall clock is past the deadline (less `MARGIN_S`): the safety net starts no more searches,
+        whose models alone take seconds on many vdevices; each one left out is recorded as ended by the clock."""
+        if time.perf_counter() < self.deadline - MARGIN_S:
+            return False
+        self.stopped["cp-sat"] = "clock"
+        return True
+
     def wall(self, seconds: float | None = None) -> float:
         """The wall-clock limit of a search of `seconds` (twice that, within the deadline; the deadline alone
         for the last search, `seconds` None)."""
@@ -331,6 +340,8 @@ class _Allotted:
         ht: tuple[list[dict[int, float]], list[dict[int, float]]],
     ) -> cpsat.ExactResult:
         """`cpsat.solve_exact` for `seconds` (the rest when None), charged, a clock's end recorded."""
+        if self.past:
+            return cpsat.ExactResult("unknown", 0.0, 0.0, 0)
         limit = self.left if seconds is None else seconds
         res = cpsat.solve_exact(g, allowed, lower, hint, limit, ht, self.wall(seconds))
         self.charge(cpsat.nominal_seconds(res.units), res.clock)
@@ -377,7 +388,7 @@ def _exact(g: TaskGraph, allowed: list[list[int]], lower: float, best: Plan, clo
     upper = best.makespan if best.excess == 0 else None
     if upper is None and all(lim is None for lim in g.limits):
         upper = serial_total(g, allowed)
-    if upper is not None and lower < upper * (1 - OPTIMAL_TOLERANCE):
+    if upper is not None and lower < upper * (1 - OPTIMAL_TOLERANCE) and not clock.past:
         share = clock.left * RELAX_SHARE
         integer = integer_bound(g, allowed, ht, upper, share, clock.wall(share))
         clock.charge(integer.counted, integer.clock)

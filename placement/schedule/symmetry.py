@@ -53,7 +53,9 @@ def renamings(g: TaskGraph, allowed: list[list[int]], most: int = RENAMINGS) -> 
     alike), the identity first; at most `most` of them."""
     out: list[dict[int, int]] = []
     classes = symmetric_classes(g, allowed)
-    for perms in itertools.product(*(itertools.permutations(cls) for cls in classes)):
+    # `product` reads its inputs whole: each class's permutations cut to `most` first (12 like GPUs have 479M)
+    firsts = [list(itertools.islice(itertools.permutations(cls), most)) for cls in classes]
+    for perms in itertools.product(*firsts):
         out.append({d: e for cls, perm in zip(classes, perms, strict=True) for d, e in zip(cls, perm, strict=True)})
         if len(out) >= most:
             break

@@ -350,3 +350,31 @@ def test_free_plan_renamed_onto_the_unlimited_twin() -> None:
     assert Plan(g, on_gpu0, timing).excess > 0
     plan = _best_renaming(g, free, [list(a) for a in free.allowed], on_gpu0, timing)
     assert plan.excess == 0 and set(plan.placement) == {2} and plan.makespan == timing.makespan
+
+
+def test_twelve_like_gpus_are_renamed_in_a_few_ways_at_once() -> None:
+    """A class of 12 interchangeable vdevices has 479M permutations: the renamings tried are the first
+    `symmetry.RENAMINGS`, drawn without listing the rest (a 5 s call with one of them capped ran past 15 min)."""
+    from vdplace.ir.vdevice import VDevice
+    from vdplace.placement.cost.problem import coarsen
+    from vdplace.placement.extract.extract import extract
+    from vdplace.placement.schedule.graph import build_graph
+    from vdplace.placement.schedule.symmetry import RENAMINGS, renamings, symmetric_classes
+
+    text = """
+@I.ir_module
+class M:
+    @R.function
+    def main(x: R.Tensor((64, 64), "float32"), w: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        R.func_attr({"num_input": 1})
+        a = R.matmul(x, w)
+        b = R.nn.relu(a)
+        return b
+"""
+    mod = ir.parse(text).replace(vdevices=[VDevice("llvm", 0)] + [VDevice("cuda", i) for i in range(12)])
+    model = CostModel.roofline()
+    g = build_graph(coarsen(extract(mod), model), model)
+    allowed = [list(a) for a in g.allowed]
+    assert [len(c) for c in symmetric_classes(g, allowed)] == [12]
+    found = renamings(g, allowed)
+    assert len(found) == RENAMINGS and len({tuple(sorted(r.items())) for r in found}) == RENAMINGS
