@@ -173,7 +173,10 @@ def bind(
         usable = ", ".join([*COMMON_OPTIONS, *sorted(chosen.options)])
         raise ValueError(f"the {chosen.name} objective takes no {' or '.join(refused)} option (it uses {usable})")
     if time_limit_s is not None and not (
-        isinstance(time_limit_s, int | float) and math.isfinite(time_limit_s) and time_limit_s > 0
+        isinstance(time_limit_s, int | float)
+        and not isinstance(time_limit_s, bool)
+        and math.isfinite(time_limit_s)
+        and time_limit_s > 0
     ):
         raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
     decider = resolve_backend(

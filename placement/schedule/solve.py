@@ -196,7 +196,9 @@ def solve_time(
     (`deadline.Allowance`); None: the limit is this call's alone.
     `ValueError` for a limit that names no vdevice of the module.
     """
-    if not (isinstance(time_limit_s, (int, float)) and math.isfinite(time_limit_s) and time_limit_s > 0):
+    if isinstance(time_limit_s, bool) or not (
+        isinstance(time_limit_s, (int, float)) and math.isfinite(time_limit_s) and time_limit_s > 0
+    ):
         raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
     start = time.perf_counter()
     allowance = Allowance(time_limit_s, start if started is None else started, started is not None)

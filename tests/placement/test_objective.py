@@ -79,8 +79,9 @@ def test_an_option_the_objective_cannot_use_is_refused(option):
 
 def test_the_time_limit_means_the_same_under_every_objective():
     for objective in (Bytes(), Cost(_model())):
-        with pytest.raises(ValueError, match="time_limit_s must be a positive number"):
-            place(TWO, objective=objective, time_limit_s=0)
+        for wrong in (0, True, float("nan")):  # True is an int, not a number of seconds
+            with pytest.raises(ValueError, match="time_limit_s must be a positive number"):
+                place(TWO, objective=objective, time_limit_s=wrong)
         assert place(TWO, objective=objective, time_limit_s=5).module is not None
 
 
