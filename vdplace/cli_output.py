@@ -117,8 +117,7 @@ class Output:
             write_file(self.path, text)
             return
         with progress.paused():
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            write_stdout(text)
 
     def document(self, document: Mapping[str, Any]) -> None:
         """Write the result as one JSON document."""
@@ -137,10 +136,13 @@ class Output:
             try:
                 self.document(self.error_document(failure, message))
                 return failure.status
-            except Failure:  # the -o file cannot be written: the document goes to stdout
+            except Failure:  # the -o file (or stdout) cannot be written: the document goes to stdout, else a line
                 self.path = None
-                self.document(self.error_document(failure, message))
-                return failure.status
+                try:
+                    self.document(self.error_document(failure, message))
+                    return failure.status
+                except Failure:
+                    pass
         prefix = f"{_RED_BOLD}error{_RESET}:" if self.color else "error:"
         self.diagnostic(f"{prefix} {message}")
         return failure.status
@@ -157,6 +159,18 @@ class Output:
             "message": message,
             "location": None if failure.location is None else {"file": file, "line": line, "column": column},
         }
+
+
+def write_stdout(text: str) -> None:
+    """Write `text` to stdout and flush it; a stdout that cannot take it (a full disk: ``> /dev/full``) is a
+    `Failure` (a reader that left, `BrokenPipeError`, is the caller's)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise Failure(f"cannot write the result to stdout: {err.strerror or err}") from None
 
 
 def write_file(path: str, text: str) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vdplace import cli_figures as figures
 from vdplace import progress
-from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Failure, Output
+from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Failure, Output, write_stdout
 
 if TYPE_CHECKING:
     from vdplace.ir import IRModule
@@ -185,8 +185,13 @@ def _write_module(mod: IRModule, output: str | None) -> None:
 
     if not output or output == "-":
         with progress.paused() if sys.stdout.isatty() else _nothing():
-            ir.write_script(mod, sys.stdout)
-            sys.stdout.write("\n")
+            try:
+                ir.write_script(mod, sys.stdout)
+            except BrokenPipeError:
+                raise
+            except OSError as err:
+                raise Failure(f"cannot write the result to stdout: {err.strerror or err}") from None
+            write_stdout("\n")
         return
     target = os.path.realpath(output)
     try:

@@ -112,6 +112,10 @@ def test_a_closed_stdin_stdout_or_stderr_is_one_line_or_nothing(tmp_path):
     placed = status("2>&-", "place", example)
     assert placed.returncode == 0 and "@I.ir_module" in placed.stdout
     assert status("2>&-", "place", str(EXAMPLES / "conflict_add.py")).returncode == 1
+    if Path("/dev/full").exists():  # a stdout that cannot take the result: one line, exit status 2
+        for json_flag in ([], ["--json"]):
+            full = status(">/dev/full", "place", *json_flag, example)
+            assert full.returncode == 2 and "cannot write the result to stdout: No space left" in full.stderr
     no_input = status("<&-", "place", "-")
     assert no_input.returncode == 2 and "cannot read the module from stdin: it is closed" in no_input.stderr
 
