@@ -116,6 +116,8 @@ def test_a_closed_stdin_stdout_or_stderr_is_one_line_or_nothing(tmp_path):
         for json_flag in ([], ["--json"]):
             full = status(">/dev/full", "place", *json_flag, example)
             assert full.returncode == 2 and "cannot write the result to stdout: No space left" in full.stderr
+        rows = status(">/dev/full", "bench", "--family", "chain", "--sizes", "10")  # a table written row by row
+        assert rows.returncode == 2 and "cannot write the result to stdout: No space left" in rows.stderr
     no_input = status("<&-", "place", "-")
     assert no_input.returncode == 2 and "cannot read the module from stdin: it is closed" in no_input.stderr
 

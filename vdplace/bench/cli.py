@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 import io
-import sys
 from typing import Any
 
 from vdplace import progress
 from vdplace.bench.names import ENCODINGS, FAMILIES, GENERATOR_NAMES
-from vdplace.cli_output import Failure, Output
+from vdplace.cli_output import Failure, Output, write_stdout
 from vdplace.cli_parser import positive_int
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000, 300_000)
@@ -67,8 +66,7 @@ class _Rows(io.StringIO):
 
     def write(self, text: str) -> int:
         with progress.paused():
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            write_stdout(text)
         return len(text)
 
 
