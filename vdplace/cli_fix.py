@@ -11,11 +11,10 @@ that applies (the text written has the fixes that did), 2 bad input.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any
 
 from vdplace import progress
-from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Output
+from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Output, read_stdin
 
 if TYPE_CHECKING:
     from vdplace.ir import IRModule
@@ -94,9 +93,7 @@ def read_text(path: str) -> str:
 
     try:
         if path == "-":
-            if sys.stdin is None:  # `vdplace fix - <&-`
-                raise ir.ParseError("cannot read the module from stdin: it is closed")
-            data = ir.read_text_bytes(sys.stdin.buffer, "<stdin>")
+            data = read_stdin()
         else:
             with open(path, "rb") as f:
                 data = ir.read_text_bytes(f, path)

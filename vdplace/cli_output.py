@@ -161,6 +161,19 @@ class Output:
         }
 
 
+def read_stdin() -> bytes:
+    """The bytes of a module's text on stdin (`ir.read_text_bytes`); a process started without stdin (``<&-``)
+    is an `ir.ParseError`, and so is one whose reading raises `OSError`."""
+    from vdplace import ir
+
+    if sys.stdin is None:
+        raise ir.ParseError("cannot read the module from stdin: it is closed")
+    try:
+        return ir.read_text_bytes(sys.stdin.buffer, "<stdin>")
+    except OSError as err:
+        raise ir.ParseError(f"cannot read the module from stdin: {err.strerror or err}") from None
+
+
 def write_stdout(text: str) -> None:
     """Write `text` to stdout and flush it; a stdout that cannot take it (a full disk: ``> /dev/full``) is a
     `Failure` (a reader that left, `BrokenPipeError`, is the caller's)."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vdplace import cli_figures as figures
 from vdplace import progress
-from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Failure, Output, write_stdout
+from vdplace.cli_output import EXIT_FAILED, EXIT_OK, Failure, Output, read_stdin, write_stdout
 
 if TYPE_CHECKING:
     from vdplace.ir import IRModule
@@ -33,11 +33,9 @@ def _read_module(path: str) -> IRModule:
     with progress.stage(f"parse {path}"):
         if path != "-":
             return ir.parse_file(path)
-        if sys.stdin is None:  # `vdplace place - <&-`
-            raise ir.ParseError("cannot read the module from stdin: it is closed")
         try:
-            text = ir.read_text_bytes(sys.stdin.buffer, "<stdin>").decode("utf-8")
-        except (OSError, UnicodeDecodeError) as err:
+            text = read_stdin().decode("utf-8")
+        except UnicodeDecodeError as err:
             raise ir.ParseError(f"cannot read the module from stdin: {err}") from None
         return ir.parse(universal_newlines(text), filename="<stdin>")
 

@@ -102,9 +102,7 @@ def parse_file(path: str | os.PathLike[str], *, constants: ConstantValues | None
     try:
         with open(name, "rb") as f:
             regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
-            data = f.read(MAX_TEXT_BYTES + 1) if regular else read_text_bytes(f, name)
-        if len(data) > MAX_TEXT_BYTES:
-            raise _too_long(name)
+            data = read_text_bytes(f, name)
     except OSError as err:
         raise ParseError(f"cannot read {name}: {err.strerror or err}") from None
     source = SourceFile(name, data) if regular else None
@@ -120,7 +118,12 @@ def read_text_bytes(stream: BinaryIO, name: str | None) -> bytes:
     """The bytes of a module's text from `stream` (`name` in messages): at most `MAX_TEXT_BYTES` (more is a
     `ParseError`), and nothing past the chunk that holds the first NUL byte, which no text may hold (the
     parser reports it where it is): a device such as ``/dev/zero`` is not read on.  `OSError` as reading
-    raises it."""
+    raises it.  A regular file is read at once."""
+    if _regular(stream):
+        data = stream.read(MAX_TEXT_BYTES + 1)
+        if len(data) > MAX_TEXT_BYTES:
+            raise _too_long(name)
+        return data
     chunks: list[bytes] = []
     total = 0
     while True:
@@ -133,6 +136,14 @@ def read_text_bytes(stream: BinaryIO, name: str | None) -> bytes:
         chunks.append(chunk)
         if b"\0" in chunk:
             return b"".join(chunks)
+
+
+def _regular(stream: BinaryIO) -> bool:
+    """Whether `stream` reads a regular file (a stream without a descriptor is taken as one that is not)."""
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError and a ValueError
+        return False
 
 
 def _too_long(name: str | None) -> ParseError:
