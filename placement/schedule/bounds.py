@@ -179,10 +179,11 @@ def energy_bound(
 ) -> float:
     """The linear relaxation of the work-over-devices bound with head and tail levels (module docstring), within
     `lp` (0 where it leaves the solve out or ends it)."""
-    lp = LPAllowance() if lp is None else lp
     import numpy as np
     from scipy.optimize import linprog
     from scipy.sparse import coo_matrix
+
+    lp = LPAllowance() if lp is None else lp
 
     head, tail = ht or heads_tails(g, allowed)
     columns: list[tuple[int, int, float]] = []  # (op, vdevice, seconds)

@@ -190,7 +190,8 @@ def relaxation_bound(
 ) -> float:
     """The least makespan of the linear relaxation (module docstring), solved within `lp` (0 where it is left
     out or ended); `upper` bounds the optimum from above."""
-    if lp is not None and not lp.in_time():
+    lp = LPAllowance() if lp is None else lp
+    if not lp.in_time():
         return 0.0
     built = _build(g, allowed, ht, upper)
     return 0.0 if built is None else built[0].solve(built[1], lp)
