@@ -162,7 +162,8 @@ def solve_exact(
     wall_s: float | None = None,
 ) -> ExactResult:
     """The best plan and proved bound CP-SAT finds within `seconds` (module docstring): its deterministic
-    limit is `deterministic_units(seconds)`, its wall-clock limit `wall_s` (`seconds` when None).
+    limit is `deterministic_units(seconds)`, its wall-clock limit `wall_s` from now, the model's build
+    included (`seconds` when None).
 
     `allowed`: the vdevices per unit (`bounds.effective_allowed`); `lower`: a proved lower bound in
     seconds; `hint`: (placement, timing, fits the limits) of a plan to start from; `heads_tails`:
@@ -173,13 +174,18 @@ def solve_exact(
 
     from vdplace.placement.schedule.cpsat_bytes import fewest_bytes
 
+    end = time.perf_counter() + (seconds if wall_s is None else wall_s)
     model = _Model(g, allowed, lower, hint)
     if heads_tails is not None:
         add_heads_tails(model, *heads_tails)
-        add_link_work(model, heads_tails[0])
+        add_link_work(model, heads_tails[0], end)
     add_knapsacks(model)
     started = time.perf_counter()
-    wall = seconds if wall_s is None else wall_s
+    wall = end - started
+    if wall <= 0:  # the model's build took the wall clock's time
+        out = ExactResult("unknown", 0.0, model.q, model.n_tasks)
+        out.clock = True
+        return out
     solver = configured_solver(model, seconds, wall)
     status = solver.solve(model.m)
     q, n = model.q, model.n_tasks

@@ -58,9 +58,11 @@ it holds whatever HiGHS's tolerances.
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 from vdplace.placement.schedule.bounds import LEVELS, PER_LEVEL
+from vdplace.placement.schedule.cpsat_proto import INT_MIN, add_linear
 from vdplace.placement.schedule.graph import INPUT, OP, TaskGraph
 from vdplace.placement.schedule.lp_allowance import LPAllowance
 from vdplace.placement.schedule.lp_memory import add_apart, add_memory
@@ -71,6 +73,10 @@ MAX_OPS = 400
 # the wall clock, at twice the limit, is a safety net).  One worker does about 0.2 units a second on the shared
 # 2-core box under load.
 DETERMINISTIC_PER_SECOND = 0.1
+# Nominal seconds a nonzero of the integer relaxation costs before its search: its rows built, written into
+# CP-SAT's model and loaded by CP-SAT.  About 1.1 us on the idle 2-core box (the corpus's GRU on 13 vdevices,
+# 2.3M nonzeros: 0.4 s, 0.8 s and 1.2 s), doubled for a loaded box.
+BUILD_SECONDS_PER_NONZERO = 2e-6
 
 
 class _LP:
@@ -89,16 +95,21 @@ class _LP:
         self.time.append(time)
         return len(self.ub) - 1
 
+    def nonzeros(self) -> int:
+        """The nonzeros of the rows and equations: what building and solving them costs grows with."""
+        return sum(len(terms) for terms, _ in self.rows) + sum(len(terms) for terms, _ in self.eqs)
+
     def solve_integer(
-        self, objective: int, upper: float, seconds: float, wall_s: float
+        self, objective: int, upper: float, seconds: float, wall_end: float
     ) -> tuple[float, list[int] | None, float, bool]:
         """A proved lower bound on the least `objective` with every 0/1 variable whole, by CP-SAT within
         `seconds`.  Times are in units q (a power of two): a row with a time variable (``sum a y + S_p - S_i
         <= 0`` and the like, every a >= 0) holds for floor(S / q) with every a floored to whole units, since
         floor(u + w) >= floor(u) + floor(w); a row without one has whole coefficients already (bytes, 1s).
         So CP-SAT's bound B on floor(T / q) gives T >= B q.  Also the values of its best solution (None
-        without one), the deterministic time the search took, and whether the wall clock (`wall_s`) ended
-        it before its deterministic limit (`cpsat.clock_ended`)."""
+        without one), the deterministic time the search took, and whether the wall clock (the
+        ``time.perf_counter()`` `wall_end`, reached while the model was built or during the search) ended it
+        before its deterministic limit (`cpsat.clock_ended`)."""
         import math
 
         from ortools.sat.python import cp_model
@@ -109,15 +120,19 @@ class _LP:
         m = cp_model.CpModel()
         top = int(upper / q) + 1
         v = [m.new_int_var(0, top, f"t{j}") if t else m.new_bool_var(f"b{j}") for j, t in enumerate(self.time)]
-        for terms, rhs in self.rows:
+        index = [var.index for var in v]
+        for terms, rhs in self.rows:  # written into the model's proto directly (`cpsat_proto`)
             if any(self.time[j] for j in terms):
-                expr = sum((int(a) if self.time[j] else int(math.floor(a / q))) * v[j] for j, a in terms.items() if a)
-                m.add(expr <= 0)
+                whole = {index[j]: int(a) if self.time[j] else math.floor(a / q) for j, a in terms.items()}
+                add_linear(m, whole, INT_MIN, 0)
             else:
-                m.add(sum(int(a) * v[j] for j, a in terms.items()) <= int(math.floor(rhs)))
+                add_linear(m, {index[j]: int(a) for j, a in terms.items()}, INT_MIN, math.floor(rhs))
         for terms, rhs in self.eqs:
-            m.add(sum(int(a) * v[j] for j, a in terms.items()) == int(rhs))
+            add_linear(m, {index[j]: int(a) for j, a in terms.items()}, int(rhs), int(rhs))
         m.minimize(v[objective])
+        wall_s = wall_end - time.perf_counter()
+        if wall_s <= 0:
+            return 0.0, None, 0.0, True
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
@@ -218,15 +233,22 @@ def integer_bound(
     seconds: float,
     wall_s: float | None = None,
 ) -> IntegerBound:
-    """The relaxation with whole placements (module docstring, *Integer*), solved by CP-SAT for at most
-    `seconds` of its deterministic limit, stopped by the wall clock at `wall_s` (twice `seconds` when None)."""
+    """The relaxation with whole placements (module docstring, *Integer*), solved by CP-SAT within `seconds`
+    counted, stopped by the wall clock `wall_s` from now (twice `seconds` when None).
+
+    Its model's build and load are charged first, `BUILD_SECONDS_PER_NONZERO` a nonzero (the same on every
+    machine); a model whose charge passes half of `seconds` is not built (it proves nothing), else the search
+    has the rest as its deterministic limit."""
+    end = time.perf_counter() + (2 * seconds if wall_s is None else wall_s)
     built = _build(g, allowed, ht, upper)
     if built is None or seconds <= 0:
         return IntegerBound(0.0, None, 0.0, False)
     lp, _ = built
-    wall = 2 * seconds if wall_s is None else wall_s
-    bound, values, units, clock = lp.solve_integer(built[1], upper, seconds, wall)
-    counted = min(seconds, units / DETERMINISTIC_PER_SECOND)
+    build_s = lp.nonzeros() * BUILD_SECONDS_PER_NONZERO
+    if build_s > seconds / 2:
+        return IntegerBound(0.0, None, 0.0, False)
+    bound, values, units, clock = lp.solve_integer(built[1], upper, seconds - build_s, end)
+    counted = build_s + min(seconds - build_s, units / DETERMINISTIC_PER_SECOND)
     if values is None:
         return IntegerBound(bound, None, counted, clock)
     placement = [next((d for d, var in row.items() if values[var]), allowed[u][0]) for u, row in enumerate(lp.x)]

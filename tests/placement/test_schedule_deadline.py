@@ -17,7 +17,7 @@ from vdplace.placement import CostModel, Time, place
 from vdplace.placement.cost.problem import coarsen
 from vdplace.placement.extract.extract import extract
 from vdplace.placement.schedule import deadline
-from vdplace.placement.schedule.bounds import lower_bound, subset_bound
+from vdplace.placement.schedule.bounds import lower_bound, serial_total, subset_bound
 from vdplace.placement.schedule.graph import build_graph
 from vdplace.placement.schedule.solve import solve_time
 
@@ -220,3 +220,53 @@ def test_the_linear_relaxations_are_charged_before_they_run_and_ended_by_the_clo
     monkeypatch.setattr(lp_allowance, "SECONDS_PER_NONZERO", 1.0)  # every relaxation past a 5 s limit's share
     s = place(build_transformer(60), objective=Time(MODEL), time_limit_s=5).schedule
     assert s.stopped.get("bound") == "budget" and 0 < s.lower_bound <= s.makespan
+
+
+def _graph_with_heads(n: int, count: int = 2):
+    """The task graph of a transformer of `n` layers on llvm:0 and `count - 1` GPUs, its vdevices per unit and
+    its heads and tails (`bounds.heads_tails`)."""
+    from vdplace.ir.vdevice import VDevice
+    from vdplace.placement.schedule.bounds import effective_allowed, heads_tails
+
+    mod = build_transformer(n)
+    mod = mod.replace(vdevices=[VDevice("llvm", 0), *(VDevice("cuda", i) for i in range(count - 1))])
+    model = CostModel.roofline()
+    g = build_graph(coarsen(extract(mod, settle=False), model), model)
+    allowed = effective_allowed(g)
+    assert allowed is not None
+    return g, allowed, heads_tails(g, allowed)
+
+
+def test_the_integer_relaxation_is_charged_its_build_and_one_past_half_its_share_is_not_built(monkeypatch) -> None:
+    """`lp_bound.integer_bound` counts its model's build (`BUILD_SECONDS_PER_NONZERO` a nonzero, the same on
+    every machine) with its search; a model whose build passes half the seconds it is given is left out: it
+    proves nothing and counts nothing, and CP-SAT never sees it."""
+    from vdplace.placement.schedule import cpsat, lp_bound
+
+    g, allowed, ht = _graph_with_heads(3)
+    upper = serial_total(g, allowed)
+    built = lp_bound._build(g, allowed, ht, upper)
+    assert built is not None
+    charge = built[0].nonzeros() * lp_bound.BUILD_SECONDS_PER_NONZERO
+    found = lp_bound.integer_bound(g, allowed, ht, upper, 5.0)
+    assert found.bound > 0 and found.placement is not None and charge <= found.counted <= 5.0
+    searches = []
+    monkeypatch.setattr(cpsat, "units_taken", lambda solver: searches.append(solver) or 0.0)
+    skipped = lp_bound.integer_bound(g, allowed, ht, upper, 1.99 * charge)
+    assert skipped == lp_bound.IntegerBound(0.0, None, 0.0, False) and not searches
+
+
+def test_a_search_whose_model_took_the_wall_clock_is_not_started(monkeypatch) -> None:
+    """The wall-clock limit of a CP-SAT search counts from before its model is built: where the build took it
+    all, the search is not started and is recorded as ended by the clock (`cpsat.solve_exact`), and the
+    integer relaxation's likewise (`lp_bound.integer_bound`)."""
+    from vdplace.placement.schedule import cpsat, lp_bound
+
+    g, allowed, ht = _graph_with_heads(3)
+    started = []
+    monkeypatch.setattr(cpsat, "configured_solver", lambda *args: started.append(args))
+    monkeypatch.setattr(time, "perf_counter", Clock(1.0))  # every reading a second later
+    res = cpsat.solve_exact(g, allowed, 0.0, None, 5.0, ht, wall_s=0.5)
+    assert res.status == "unknown" and res.clock and not started
+    found = lp_bound.integer_bound(g, allowed, ht, serial_total(g, allowed), 5.0, wall_s=0.5)
+    assert found.bound == 0.0 and found.placement is None and found.clock
