@@ -36,7 +36,7 @@ from .struct_info import StructInfo, TensorStructInfo, TupleStructInfo
 if TYPE_CHECKING:
     from .module import IRModule
 
-DEFAULT_DIM = 4  # what `vdplace run --inputs random` makes a symbolic dim, too (`runtime.inputs`)
+DEFAULT_DIM = 4  # also `runtime.random_inputs`' size for a symbolic dim `dims` does not name
 UPPER, LOWER = "tir_var_upper_bound", "tir_var_lower_bound"
 
 log = logging.getLogger(__name__)

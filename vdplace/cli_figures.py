@@ -35,12 +35,19 @@ def dims(args: argparse.Namespace) -> dict[str, int]:
 
 
 def run_dims(args: argparse.Namespace, mod: IRModule, load_inputs: Callable[[str, IRModule, str], list[Any]]) -> dict:
-    """The sizes `run` runs at (``--dim``, else the input arrays', else the random inputs' default), so the
-    placement's bytes are weighed at the sizes the run moves; `load_inputs(spec, mod, entry)` reads a file."""
+    """The sizes `run` runs at: the input arrays' where ``--inputs`` names a file, else those its random inputs
+    are made at (``--dim``, else the entry's ``tir_var_upper_bound``, else 4 with a warning: `ir.sizes.Sizes`,
+    as `place` weighs them).  The placement's figures and the run then size every symbol alike;
+    `load_inputs(spec, mod, entry)` reads a file."""
+    from vdplace.ir.sizes import Sizes
     from vdplace.runtime import input_dims
 
-    arrays = None if args.inputs == "random" else load_inputs(args.inputs, mod, args.entry)
-    return input_dims(mod, args.entry, arrays, dims(args))
+    given = dims(args)
+    if args.inputs != "random":
+        return input_dims(mod, args.entry, load_inputs(args.inputs, mod, args.entry), given)
+    sizes = Sizes(mod, given)
+    named = input_dims(mod, args.entry)  # every symbol that names a whole dim of a tensor parameter
+    return {**given, **{name: sizes.size(name, args.entry) for name in named if name not in given}}
 
 
 def summary(result: Placement) -> str:

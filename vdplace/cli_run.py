@@ -108,15 +108,17 @@ def cmd_run(args: argparse.Namespace, out: Output) -> int:
         if args.entry not in mod:
             raise Failure(f"{args.file}: no function {args.entry!r}; the module has {', '.join(mod) or 'none'}")
         try:
-            result = _place(mod, args, figures.run_dims(args, mod, _load_inputs))
+            sized = figures.run_dims(args, mod, _load_inputs)
+            result = _place(mod, args, sized)
         except PlacementConflict as err:
             return _report_conflict(err, args, out)
         _report_placement(result, args)
-    return _execute(result.module, mod, args, out)
+    return _execute(result.module, mod, args, out, sized)
 
 
-def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace, out: Output) -> int:
-    """Compile and run `placed`; write the outputs (and profile) as the result."""
+def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace, out: Output, sized: dict[str, int]) -> int:
+    """Compile and run `placed` on inputs whose symbolic dims have the sizes `sized` (`cli_figures.run_dims`); write
+    the outputs (and profile) as the result."""
     from vdplace import ir, runtime
 
     params = None if args.params is None else _read_npz(args.params, "cannot bind --params")
@@ -138,11 +140,11 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace, out: Out
     if args.ray is not None:
         from vdplace.runtime.ray.cli import execute
 
-        outputs, table = execute(executable, lambda k: _inputs(args, mod, microbatches=k), args, memory)
+        outputs, table = execute(executable, lambda k: _inputs(args, mod, sized, microbatches=k), args, memory)
         return _write_outputs(outputs, table or None, None, args, out)
     devices = "cpu" if args.cpu else None
     vm = runtime.VirtualMachine(executable, devices=devices, simulate_missing=args.simulate, memory=memory)
-    inputs = _inputs(args, mod)
+    inputs = _inputs(args, mod, sized)
     try:
         outputs = vm.run(args.entry, *inputs, profile=args.profile)
     except runtime.InputError as err:
@@ -155,8 +157,8 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace, out: Out
     )
 
 
-def _inputs(args: argparse.Namespace, mod: IRModule, microbatches: int = 1) -> list[Any]:
-    return _load_inputs(args.inputs, mod, args.entry, microbatches=microbatches, dims=figures.dims(args))
+def _inputs(args: argparse.Namespace, mod: IRModule, sized: dict[str, int], microbatches: int = 1) -> list[Any]:
+    return _load_inputs(args.inputs, mod, args.entry, microbatches=microbatches, dims=sized)
 
 
 def _missing_constants(err: Any, path: str) -> str:

@@ -416,3 +416,33 @@ def test_run_places_at_the_sizes_it_runs(tmp_path, capsys, monkeypatch):
     assert main(["run", path, "--simulate", "--inputs", str(tmp_path / "in.npz")]) == 0
     assert main(["run", path, "--simulate"]) == 0
     assert seen == [{"n": 6}, {"n": 3}, {"n": DEFAULT_DIM}]
+
+
+def test_run_makes_random_inputs_at_the_functions_upper_bound(tmp_path, capsys, monkeypatch):
+    """Without --dim, `vdplace run`'s random inputs take the entry's tir_var_upper_bound, as the placement weighs
+    it; a symbol without a bound takes the default, with the placement's warning, once."""
+    from vdplace import placement
+    from vdplace.cli import main
+
+    source = """
+    @R.function
+    def main(x: R.Tensor(("n", "m"), "float32", "llvm:0")):
+        n = T.int64()
+        m = T.int64()
+        R.func_attr({"tir_var_upper_bound": {"n": 7}})
+        y = R.hint_on_device(x, R.device(2, 0))
+        z = R.exp(y)
+        return z
+"""
+    path = _write(tmp_path, source)
+    seen = []
+    real = placement.api.bind
+    monkeypatch.setattr(placement.api, "bind", lambda **kw: seen.append(kw["dims"]) or real(**kw))
+    assert main(["run", path, "--simulate", "--profile"]) == 0
+    captured = capsys.readouterr()
+    assert f"out: shape (7, {DEFAULT_DIM}) float32" in captured.out
+    assert f"cpu -> sim:cuda:0       1  {7 * DEFAULT_DIM * 4} B" in captured.out
+    assert captured.err.count("symbolic dimension 'm' has no size") == 1 and "'n'" not in captured.err
+    assert main(["run", path, "--simulate", "--dim", "n=2"]) == 0
+    assert f"out: shape (2, {DEFAULT_DIM}) float32" in capsys.readouterr().out
+    assert seen == [{"n": 7, "m": DEFAULT_DIM}, {"n": 2, "m": DEFAULT_DIM}]
