@@ -105,11 +105,14 @@ def _cost_model(args: argparse.Namespace) -> Any:
 
     try:
         model = CostModel.from_json(args.cost) if args.cost and args.cost != "roofline" else CostModel.roofline()
-        limits = _memory_limits(args)
-        if not time_objective:
-            model.memory.update(limits)
     except (OSError, ValueError) as err:
         raise ir.ParseError(f"cannot use the cost model: {err}") from None
+    try:
+        limits = _memory_limits(args)
+    except ValueError as err:
+        raise ir.ParseError(str(err)) from None
+    if not time_objective:
+        model.memory.update(limits)
     return model
 
 
@@ -122,7 +125,10 @@ def _memory_limits(args: argparse.Namespace) -> dict[str, int]:
         name, sep, size = spec.partition("=")
         if not sep or not name.strip():
             raise ValueError(f"--memory {spec!r}: write VDEVICE=SIZE, e.g. cuda:0=2GiB")
-        limits[name.strip()] = parse_bytes(size)
+        try:
+            limits[name.strip()] = parse_bytes(size)
+        except ValueError as err:
+            raise ValueError(f"--memory {spec!r}: {err}") from None
     return limits
 
 

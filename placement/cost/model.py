@@ -43,6 +43,7 @@ the op and the vdevice.
 
 from __future__ import annotations
 
+import fractions
 import functools
 import inspect
 import math
@@ -186,7 +187,8 @@ _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)\s*([a-zA-Z]*)\s*$")
 
 
 def parse_bytes(text: str | int) -> int:
-    """``"2GiB"`` -> 2147483648; ``"512 MB"``, ``"1.5gib"``, ``"4096"`` and ints accepted; else `ValueError`."""
+    """``"2GiB"`` -> 2147483648; ``"512 MB"``, ``"1.5gib"`` (a fraction of a unit rounds down to whole bytes),
+    ``"4096"`` and ints accepted; else (``"1.5"`` bytes too) `ValueError`."""
     if isinstance(text, bool):
         raise ValueError(f"not a size in bytes: {text!r}")
     if isinstance(text, int):
@@ -197,7 +199,10 @@ def parse_bytes(text: str | int) -> int:
     unit = match.group(2).lower() if match else None
     if match is None or unit not in _UNITS:
         raise ValueError(f"not a size in bytes: {text!r} (write e.g. 2GiB, 512MB, 4096)")
-    return int(float(match.group(1)) * _UNITS[unit])
+    amount = fractions.Fraction(match.group(1))
+    if _UNITS[unit] == 1 and amount.denominator != 1:
+        raise ValueError(f"not a whole number of bytes: {text!r} (write e.g. 2GiB, 512MB, 4096)")
+    return math.floor(amount * _UNITS[unit])  # exact: 1.3GiB is 1395864371 bytes, not a float's rounding
 
 
 class CostModel:

@@ -130,7 +130,8 @@ def test_bad_input_files_and_values(capsys, tmp_path):
         (["run", "--entry", "nosuch", EXAMPLES / "rfc_backward.py"], "no function 'nosuch'"),
         (["place", "-o", tmp_path / "no" / "dir" / "out.py", EXAMPLES / "rfc_backward.py"], "cannot write"),
         (["place", "--cost", tmp_path / "missing.json", EXAMPLES / "cost_offload.py"], "cannot use the cost model"),
-        (["place", "--memory", "cuda:0=lots", EXAMPLES / "cost_offload.py"], "cannot use the cost model"),
+        (["place", "--memory", "cuda:0=lots", EXAMPLES / "cost_offload.py"], "--memory 'cuda:0=lots': not a size"),
+        (["run", "--cpu", "--memory", "cuda:0=1.5", EXAMPLES / "cost_offload.py"], "not a whole number of bytes"),
         (["place", "--cost", "roofline", EXAMPLES / "rfc_vdevice_names.py"], "the cost model cannot time main:"),
         (["place", "--objective", "time", "--cost", "roofline", EXAMPLES / "rfc_vdevice_names.py"], "on metal:0"),
     ]

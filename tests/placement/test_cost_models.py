@@ -402,3 +402,21 @@ def test_the_offload_example_needs_more_than_its_memory_limit_and_prefers_the_gp
     for op in describe_ops(mod):
         if op.op == "matmul":
             assert model.kernel(op, mod.vdevices[1], mod.vdevices) < model.kernel(op, mod.vdevices[0], mod.vdevices)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2GiB", 2**31), ("1.5gib", 3 * 2**29), ("512 MB", 512 * 10**6), ("4096", 4096), ("1.3GiB", 1395864371), (7, 7)],
+)
+def test_a_size_is_whole_bytes_a_fraction_of_a_unit_rounded_down_exactly(text, expected):
+    from vdplace.placement.cost.model import parse_bytes
+
+    assert parse_bytes(text) == expected
+
+
+@pytest.mark.parametrize("text", ["1.5", "0.5b", 1.5, "lots", True, -1])
+def test_a_size_that_is_no_whole_number_of_bytes_is_refused(text):
+    from vdplace.placement.cost.model import parse_bytes
+
+    with pytest.raises(ValueError, match="bytes"):
+        parse_bytes(text)
