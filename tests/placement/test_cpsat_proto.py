@@ -40,11 +40,13 @@ def test_linear_rows_and_implications_match_what_cp_model_writes() -> None:
 
 def _rows(model) -> list[tuple]:
     """Each constraint of `model` as (enforcement literals, implied literals, linear terms sorted by variable,
-    domain): OR-Tools versions before 9.15 may write a row's terms in another order."""
+    domain): OR-Tools before 9.15 may write a row's terms in another order, and an implication as a one-literal
+    clause (``bool_or``) where 9.15 writes a one-literal conjunction (``bool_and``): the same constraint."""
     rows = []
     for ct in model.proto.constraints:
         terms = sorted(zip(ct.linear.vars, ct.linear.coeffs, strict=True))
-        rows.append((list(ct.enforcement_literal), list(ct.bool_and.literals), terms, list(ct.linear.domain)))
+        implied = list(ct.bool_and.literals) or list(ct.bool_or.literals)
+        rows.append((list(ct.enforcement_literal), implied, terms, list(ct.linear.domain)))
     return rows
 
 
