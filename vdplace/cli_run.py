@@ -158,7 +158,22 @@ def _execute(placed: IRModule, mod: IRModule, args: argparse.Namespace, out: Out
 
 
 def _inputs(args: argparse.Namespace, mod: IRModule, sized: dict[str, int], microbatches: int = 1) -> list[Any]:
-    return _load_inputs(args.inputs, mod, args.entry, microbatches=microbatches, dims=sized)
+    """The run's arguments, symbolic dims sized by `sized`; random ones too big for the host name the sizes that
+    ``--dim`` did not give (a ``tir_var_upper_bound`` may be far past what a run on this machine can hold)."""
+    from vdplace import runtime
+
+    try:
+        return _load_inputs(args.inputs, mod, args.entry, microbatches=microbatches, dims=sized)
+    except runtime.DeviceMemoryError as err:
+        given = figures.dims(args)
+        taken = [f"{name}={size}" for name, size in sized.items() if name not in given]
+        if args.inputs != "random" or not taken:
+            raise
+        raise Failure(
+            f"{err}; the random inputs took {', '.join(taken)} (the function's bound, else the default): "
+            "give smaller sizes with --dim NAME=SIZE",
+            "run",
+        ) from None
 
 
 def _missing_constants(err: Any, path: str) -> str:

@@ -446,3 +446,24 @@ def test_run_makes_random_inputs_at_the_functions_upper_bound(tmp_path, capsys, 
     assert main(["run", path, "--simulate", "--dim", "n=2"]) == 0
     assert f"out: shape (2, {DEFAULT_DIM}) float32" in capsys.readouterr().out
     assert seen == [{"n": 7, "m": DEFAULT_DIM}, {"n": 2, "m": DEFAULT_DIM}]
+
+
+def test_random_inputs_too_big_at_the_bound_name_the_sizes_to_give(tmp_path, capsys):
+    """A tir_var_upper_bound past what the host can hold: `vdplace run` says which sizes its random inputs took
+    and that --dim gives smaller ones (exit status 1, as for any run that does not fit); with --dim it runs."""
+    from vdplace.cli import main
+
+    source = """
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32")):
+        n = T.int64()
+        R.func_attr({"num_input": 1, "tir_var_upper_bound": {"n": 1000000000000}})
+        y = R.exp(x)
+        return y
+"""
+    path = _write(tmp_path, source)
+    assert main(["run", path]) == 1
+    err = capsys.readouterr().err
+    assert "the random inputs took n=1000000000000" in err and "--dim NAME=SIZE" in err
+    assert main(["run", path, "--dim", "n=3"]) == 0
+    assert "out: shape (3, 4) float32" in capsys.readouterr().out
