@@ -167,7 +167,7 @@ class _LP:
             return coo_matrix((v, (r, c)), shape=(len(rows), n)).tocsr(), np.array([b for _, b in rows])
 
         lp = LPAllowance() if lp is None else lp
-        if not lp.admits(sum(len(terms) for terms, _ in self.rows) + sum(len(terms) for terms, _ in self.eqs)):
+        if not lp.admits(self.nonzeros()):
             return 0.0
         a_ub, b_ub = matrix(self.rows)
         a_eq, b_eq = matrix(self.eqs)
